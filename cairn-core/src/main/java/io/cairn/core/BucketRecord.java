@@ -1,0 +1,23 @@
+package io.cairn.core;
+
+/**
+ * A bucket's record on one replicaset. {@code generation} grows by one on every change of
+ * owner; {@code bsn} is the replicaset's sequence number of the last change of this record;
+ * {@code peer} is the other replicaset of a move (or empty).
+ */
+public record BucketRecord(int id, BucketState state, long generation, long bsn, String peer, int flags) {
+    public static final int FLAG_DOUBLED = 1;
+    public static final int FLAG_ARCHIVED = 2;
+
+    public BucketRecord {
+        if (id <= 0) throw new IllegalArgumentException("bucket id must be positive: " + id);
+        if (state == null) throw new IllegalArgumentException("state is required");
+        peer = peer == null ? "" : peer;
+    }
+
+    /** The next version of this record in {@code to}, checked against the transition table. */
+    public BucketRecord transition(BucketState to, long newBsn, String newPeer) {
+        BucketTransitions.check(id, state, to);
+        return new BucketRecord(id, to, generation, newBsn, newPeer, flags);
+    }
+}

@@ -1,0 +1,46 @@
+package io.cairn.core;
+
+/**
+ * The one error catalogue. Codes are stable and never reused; add new ones at the end.
+ * {@link #redisPrefix} is the first word of the RESP error reply a client sees.
+ */
+public enum ErrorCode {
+    WRONG_BUCKET(1, RetryClass.REROUTE, "WRONGBUCKET", "bucket is not owned by this replicaset"),
+    BUCKET_LOCKED(2, RetryClass.RETRY_LATER, "TRYAGAIN", "bucket is being moved; retry shortly"),
+    NO_ROUTE(3, RetryClass.RETRY_LATER, "CLUSTERDOWN", "no replicaset is known to own the bucket yet"),
+    NOT_LEADER(4, RetryClass.REROUTE, "TRYAGAIN", "node is not the replicaset leader"),
+    TIMEOUT(5, RetryClass.FATAL, "TIMEOUT", "request deadline exceeded"),
+    UNAVAILABLE(6, RetryClass.RETRY_LATER, "CLUSTERDOWN", "replicaset unavailable"),
+    VALUE_TOO_LARGE(7, RetryClass.FATAL, "ERR", "value exceeds the configured maximum size"),
+    NOT_INTEGER(8, RetryClass.FATAL, "ERR", "value is not an integer or out of range"),
+    SYNTAX(9, RetryClass.FATAL, "ERR", "syntax error"),
+    WRONG_ARITY(10, RetryClass.FATAL, "ERR", "wrong number of arguments"),
+    UNKNOWN_COMMAND(11, RetryClass.FATAL, "ERR", "unknown command"),
+    PROTOCOL(12, RetryClass.FATAL, "ERR", "protocol error"),
+    ILLEGAL_TRANSITION(13, RetryClass.FATAL, "ERR", "illegal bucket state transition"),
+    INVALID_CONFIG(14, RetryClass.FATAL, "ERR", "invalid configuration"),
+    UNKNOWN_NODE(15, RetryClass.FATAL, "ERR", "node is not in the topology"),
+    STALE_EPOCH(16, RetryClass.REFRESH_TOPOLOGY, "TRYAGAIN", "topology epoch is stale"),
+    GUARDRAIL(17, RetryClass.FATAL, "ERR", "topology change refused by a guardrail"),
+    BUCKET_READONLY(18, RetryClass.FATAL, "READONLY", "bucket is a contained doubled copy and refuses writes"),
+    KEY_TOO_LARGE(19, RetryClass.FATAL, "ERR", "key exceeds the configured maximum size"),
+    INVALID_EXPIRE(20, RetryClass.FATAL, "ERR", "invalid expire time"),
+    INTERNAL(21, RetryClass.FATAL, "ERR", "internal error");
+
+    public final int code;
+    public final RetryClass retry;
+    public final String redisPrefix;
+    public final String description;
+
+    ErrorCode(int code, RetryClass retry, String redisPrefix, String description) {
+        this.code = code;
+        this.retry = retry;
+        this.redisPrefix = redisPrefix;
+        this.description = description;
+    }
+
+    public static ErrorCode ofCode(int code) {
+        for (ErrorCode c : values()) if (c.code == code) return c;
+        return INTERNAL;
+    }
+}

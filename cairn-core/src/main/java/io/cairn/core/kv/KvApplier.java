@@ -1,0 +1,138 @@
+package io.cairn.core.kv;
+
+import io.cairn.core.ErrorCode;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Redis string semantics over a {@link KvView}, deterministic in {@code nowMs}. The same code
+ * runs on every replica with the leader's timestamp of the log entry, so expiry decisions
+ * never differ between replicas. Expired values read as absent and are deleted when a write
+ * touches them.
+ */
+public final class KvApplier {
+    private final int maxValueBytes;
+
+    public KvApplier(int maxValueBytes) {
+        this.maxValueBytes = maxValueBytes;
+    }
+
+    public OpResult apply(KvOp op, KvView view, long nowMs) {
+        byte[] stored = live(view.get(op.bucket(), op.key()), nowMs);
+        return switch (op.type()) {
+            case GET -> OpResult.bulk(stored == null ? null : StoredValue.data(stored));
+            case EXISTS -> OpResult.integer(stored == null ? 0 : 1);
+            case STRLEN -> OpResult.integer(stored == null ? 0 : StoredValue.dataLength(stored));
+            case PTTL -> OpResult.integer(pttl(stored, nowMs));
+            case SET -> set(op, stored, view, nowMs);
+            case DEL -> delete(op, stored, view, false);
+            case GETDEL -> delete(op, stored, view, true);
+            case INCRBY -> incrBy(op, stored, view);
+            case APPEND -> append(op, stored, view);
+            case PEXPIRE -> expire(op, stored, view, nowMs);
+            case PERSIST -> persist(op, stored, view);
+        };
+    }
+
+    private static byte[] live(byte[] stored, long nowMs) {
+        return stored == null || StoredValue.isExpired(stored, nowMs) ? null : stored;
+    }
+
+    private static long pttl(byte[] stored, long nowMs) {
+        if (stored == null) return -2;
+        long at = StoredValue.expireAtMs(stored);
+        return at == 0 ? -1 : Math.max(0, at - nowMs);
+    }
+
+    private OpResult set(KvOp op, byte[] stored, KvView view, long nowMs) {
+        if (op.value().length > maxValueBytes) return tooLarge(op.value().length);
+        boolean exists = stored != null;
+        OpResult previous = op.has(KvOp.FLAG_GET) ? OpResult.bulk(exists ? StoredValue.data(stored) : null) : OpResult.OK;
+        if (op.has(KvOp.FLAG_NX) && exists || op.has(KvOp.FLAG_XX) && !exists) {
+            return op.has(KvOp.FLAG_GET) ? previous : OpResult.NIL;
+        }
+        long expireAt = 0;
+        if (op.has(KvOp.FLAG_EXPIRE_REL)) expireAt = nowMs + op.arg();
+        else if (op.has(KvOp.FLAG_EXPIRE_ABS)) expireAt = op.arg();
+        else if (op.has(KvOp.FLAG_KEEPTTL) && exists) expireAt = StoredValue.expireAtMs(stored);
+        if (expireAt != 0 && expireAt <= nowMs) {
+            // An absolute time in the past: Redis stores and immediately expires the key.
+            view.delete(op.bucket(), op.key());
+        } else {
+            view.put(op.bucket(), op.key(), StoredValue.encode(op.value(), expireAt));
+        }
+        return previous;
+    }
+
+    private static OpResult delete(KvOp op, byte[] stored, KvView view, boolean returnValue) {
+        if (stored != null || view.get(op.bucket(), op.key()) != null) view.delete(op.bucket(), op.key());
+        if (returnValue) return OpResult.bulk(stored == null ? null : StoredValue.data(stored));
+        return OpResult.integer(stored == null ? 0 : 1);
+    }
+
+    private OpResult incrBy(KvOp op, byte[] stored, KvView view) {
+        long current = 0;
+        if (stored != null) {
+            Long parsed = parseLong(StoredValue.data(stored));
+            if (parsed == null) return OpResult.error(ErrorCode.NOT_INTEGER, null);
+            current = parsed;
+        }
+        long next;
+        try {
+            next = Math.addExact(current, op.arg());
+        } catch (ArithmeticException overflow) {
+            return OpResult.error(ErrorCode.NOT_INTEGER, "increment or decrement would overflow");
+        }
+        long expireAt = stored == null ? 0 : StoredValue.expireAtMs(stored);
+        view.put(op.bucket(), op.key(), StoredValue.encode(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
+        return OpResult.integer(next);
+    }
+
+    private OpResult append(KvOp op, byte[] stored, KvView view) {
+        byte[] old = stored == null ? new byte[0] : StoredValue.data(stored);
+        long length = (long) old.length + op.value().length;
+        if (length > maxValueBytes) return tooLarge(length);
+        byte[] joined = new byte[(int) length];
+        System.arraycopy(old, 0, joined, 0, old.length);
+        System.arraycopy(op.value(), 0, joined, old.length, op.value().length);
+        long expireAt = stored == null ? 0 : StoredValue.expireAtMs(stored);
+        view.put(op.bucket(), op.key(), StoredValue.encode(joined, expireAt));
+        return OpResult.integer(length);
+    }
+
+    private static OpResult expire(KvOp op, byte[] stored, KvView view, long nowMs) {
+        if (stored == null) return OpResult.integer(0);
+        if (op.arg() <= 0) {
+            view.delete(op.bucket(), op.key());
+        } else {
+            view.put(op.bucket(), op.key(), StoredValue.encode(StoredValue.data(stored), nowMs + op.arg()));
+        }
+        return OpResult.integer(1);
+    }
+
+    private static OpResult persist(KvOp op, byte[] stored, KvView view) {
+        if (stored == null || StoredValue.expireAtMs(stored) == 0) return OpResult.integer(0);
+        view.put(op.bucket(), op.key(), StoredValue.encode(StoredValue.data(stored), 0));
+        return OpResult.integer(1);
+    }
+
+    private OpResult tooLarge(long length) {
+        return OpResult.error(ErrorCode.VALUE_TOO_LARGE,
+                "value of " + length + " bytes exceeds the maximum of " + maxValueBytes + " bytes");
+    }
+
+    /** Redis integer parsing: optional '-', digits, no leading '+', no spaces, fits in a long. */
+    public static Long parseLong(byte[] bytes) {
+        if (bytes.length == 0 || bytes.length > 20) return null;
+        try {
+            String s = new String(bytes, StandardCharsets.US_ASCII);
+            if (s.charAt(0) == '+' || Character.isWhitespace(s.charAt(0)) || Character.isWhitespace(s.charAt(s.length() - 1))) {
+                return null;
+            }
+            if (s.length() > 1 && (s.startsWith("0") || s.startsWith("-0"))) return null;
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+}
