@@ -1,0 +1,63 @@
+package io.cairn.core.wire;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.BucketState;
+import io.cairn.core.kv.OpCodec;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A replicaset's answer to DISCOVER: bucket records changed after the cursor, in BSN order.
+ * {@code resync} means the cursor is unusable (other incarnation, or older than the
+ * tombstone horizon) and the records are a full listing from the start.
+ */
+public record DiscoveryPage(long incarnation, long nextBsn, long horizonBsn, boolean resync, boolean more,
+                            List<BucketRecord> records) {
+    private static final BucketState[] STATES = BucketState.values();
+
+    public byte[] encode() {
+        int size = 8 + 8 + 8 + 1 + 1 + 4;
+        for (BucketRecord r : records) size += 4 + 1 + 8 + 8 + 4 + 4 + r.peer().getBytes(StandardCharsets.UTF_8).length;
+        ByteBuffer out = ByteBuffer.allocate(size);
+        out.putLong(incarnation).putLong(nextBsn).putLong(horizonBsn).put((byte) (resync ? 1 : 0)).put((byte) (more ? 1 : 0));
+        out.putInt(records.size());
+        for (BucketRecord r : records) encodeRecord(out, r);
+        return out.array();
+    }
+
+    public static DiscoveryPage decode(ByteBuffer in) {
+        long incarnation = in.getLong();
+        long next = in.getLong();
+        long horizon = in.getLong();
+        boolean resync = in.get() == 1;
+        boolean more = in.get() == 1;
+        int n = in.getInt();
+        List<BucketRecord> records = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) records.add(decodeRecord(in));
+        return new DiscoveryPage(incarnation, next, horizon, resync, more, records);
+    }
+
+    public static void encodeRecord(ByteBuffer out, BucketRecord r) {
+        out.putInt(r.id()).put((byte) r.state().ordinal()).putLong(r.generation()).putLong(r.bsn()).putInt(r.flags());
+        OpCodec.writeBytes(out, r.peer().getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static BucketRecord decodeRecord(ByteBuffer in) {
+        int id = in.getInt();
+        BucketState state = STATES[in.get()];
+        long generation = in.getLong();
+        long bsn = in.getLong();
+        int flags = in.getInt();
+        String peer = new String(OpCodec.readBytes(in), StandardCharsets.UTF_8);
+        return new BucketRecord(id, state, generation, bsn, peer, flags);
+    }
+
+    public static byte[] encodeRecord(BucketRecord r) {
+        ByteBuffer out = ByteBuffer.allocate(4 + 1 + 8 + 8 + 4 + 4 + r.peer().getBytes(StandardCharsets.UTF_8).length);
+        encodeRecord(out, r);
+        return out.array();
+    }
+}

@@ -1,0 +1,67 @@
+package io.cairn.core.wire;
+
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpCodec;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * Messages a router (or an admin) sends to a replicaset through its Raft group. The first
+ * byte is the {@link Kind}. Writes go through the Raft log; the leader stamps its clock into
+ * WRITE and BOOTSTRAP entries (bytes 1..8) before they are appended, so every replica
+ * applies them with the same "now". Queries are read-only and never enter the log.
+ *
+ * <pre>
+ * WRITE      [kind][stampMs:8][ops]                      -> results
+ * BOOTSTRAP  [kind][stampMs:8][first:4][last:4]          -> results (one OK or error)
+ * READ       [kind][ops]                                 -> results
+ * DISCOVER   [kind][incarnation:8][afterBsn:8][limit:4]  -> {@link DiscoveryPage}
+ * STATS      [kind]                                      -> {@link StorageStats}
+ * </pre>
+ */
+public final class StorageRequest {
+    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS }
+
+    private static final Kind[] KINDS = Kind.values();
+    /** Offset of the leader's timestamp in WRITE and BOOTSTRAP messages. */
+    public static final int STAMP_OFFSET = 1;
+
+    private StorageRequest() {}
+
+    public static Kind kindOf(ByteBuffer message) {
+        return KINDS[message.get(0)];
+    }
+
+    public static byte[] write(List<KvOp> ops) {
+        return encodeOps(Kind.WRITE, ops, 8);
+    }
+
+    public static byte[] read(List<KvOp> ops) {
+        return encodeOps(Kind.READ, ops, 0);
+    }
+
+    public static byte[] bootstrap(int firstBucket, int lastBucket) {
+        return ByteBuffer.allocate(1 + 8 + 8).put((byte) Kind.BOOTSTRAP.ordinal()).putLong(0)
+                .putInt(firstBucket).putInt(lastBucket).array();
+    }
+
+    public static byte[] discover(long incarnation, long afterBsn, int limit) {
+        return ByteBuffer.allocate(1 + 8 + 8 + 4).put((byte) Kind.DISCOVER.ordinal())
+                .putLong(incarnation).putLong(afterBsn).putInt(limit).array();
+    }
+
+    public static byte[] stats() {
+        return new byte[] {(byte) Kind.STATS.ordinal()};
+    }
+
+    private static byte[] encodeOps(Kind kind, List<KvOp> ops, int headerBytes) {
+        int size = 1 + headerBytes + 4;
+        for (KvOp op : ops) size += OpCodec.encodedSize(op);
+        ByteBuffer out = ByteBuffer.allocate(size);
+        out.put((byte) kind.ordinal());
+        out.position(1 + headerBytes);
+        OpCodec.writeOps(out, ops);
+        return out.array();
+    }
+}

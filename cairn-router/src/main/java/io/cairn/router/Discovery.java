@@ -1,0 +1,93 @@
+package io.cairn.router;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.wire.DiscoveryPage;
+import io.cairn.core.wire.StorageRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The discovery cursor of one replicaset: (incarnation, last BSN seen). A round asks only for
+ * records changed after the cursor, page by page; a "resync" answer (other incarnation, or
+ * cursor past the horizon) drops what we believed about this replicaset and starts over.
+ */
+final class Discovery {
+    private static final Logger log = LoggerFactory.getLogger(Discovery.class);
+
+    private final ReplicasetClient client;
+    private final RouteMap routes;
+    private final int pageLimit;
+    private long incarnation = -1;
+    private long afterBsn;
+    private boolean inRound;
+    private long rounds;
+    private long resyncs;
+    private long records;
+
+    Discovery(ReplicasetClient client, RouteMap routes, int pageLimit) {
+        this.client = client;
+        this.routes = routes;
+        this.pageLimit = pageLimit;
+    }
+
+    /** One round; completes when the replicaset has no more changes for us (or failed). */
+    synchronized CompletableFuture<Void> round() {
+        if (inRound) return CompletableFuture.completedFuture(null);
+        inRound = true;
+        rounds++;
+        return nextPage().whenComplete((v, e) -> {
+            synchronized (this) {
+                inRound = false;
+            }
+            if (e != null) log.debug("discovery of {} failed: {}", client.id(), e.toString());
+        });
+    }
+
+    private CompletableFuture<Void> nextPage() {
+        long inc;
+        long after;
+        synchronized (this) {
+            inc = incarnation;
+            after = afterBsn;
+        }
+        return client.query(StorageRequest.discover(inc, after, pageLimit))
+                .thenApply(DiscoveryPage::decode)
+                .thenCompose(page -> {
+                    boolean more = accept(page);
+                    return more ? nextPage() : CompletableFuture.completedFuture(null);
+                });
+    }
+
+    private synchronized boolean accept(DiscoveryPage page) {
+        if (page.resync()) {
+            if (incarnation != -1) {
+                resyncs++;
+                log.info("replicaset {} asked for a full resync (incarnation {} -> {})", client.id(), incarnation, page.incarnation());
+            }
+            routes.forget(client.id());
+        }
+        for (BucketRecord r : page.records()) routes.learn(client.id(), r);
+        records += page.records().size();
+        incarnation = page.incarnation();
+        afterBsn = page.nextBsn();
+        return page.more();
+    }
+
+    synchronized long rounds() {
+        return rounds;
+    }
+
+    synchronized long resyncs() {
+        return resyncs;
+    }
+
+    synchronized long records() {
+        return records;
+    }
+
+    synchronized long cursor() {
+        return afterBsn;
+    }
+}

@@ -1,0 +1,308 @@
+package io.cairn.router;
+
+import io.cairn.core.ErrorCode;
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpResult;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.core.wire.StorageRequest;
+import io.cairn.core.wire.StorageStats;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The embeddable router: sends each operation to the replicaset that owns its bucket, learns
+ * owners by discovery, and hides moves and failovers from callers by retrying refusals that
+ * guarantee nothing was applied (wrong owner, bucket locked, owner unknown) until the request
+ * deadline. A failure whose outcome is unknown (a write that timed out inside Ratis) is
+ * reported, never blindly retried, so a non-idempotent INCR is not applied twice.
+ *
+ * <p>Threads: one scheduler thread for discovery rounds and retry timers; replies arrive on
+ * Ratis client threads.
+ */
+public final class Router implements KvBackend, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Router.class);
+    private static final long MIN_BACKOFF_MS = 5;
+    private static final long MAX_BACKOFF_MS = 200;
+    private static final long UNKNOWN_BUCKETS_ROUND_MS = 50;
+
+    private final RouterConfig config;
+    private final RouteMap routes;
+    private final Map<String, ReplicasetClient> clients = new ConcurrentHashMap<>();
+    private final Map<String, Discovery> discoveries = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService scheduler;
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong retries = new AtomicLong();
+    private volatile Topology topology;
+    private volatile boolean closed;
+
+    public Router(Topology topology, RouterConfig config) {
+        this.config = config;
+        this.routes = new RouteMap(topology.bucketCount());
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "cairn-router-scheduler");
+            t.setDaemon(true);
+            return t;
+        });
+        updateTopology(topology);
+    }
+
+    /** Starts discovery; requests before the first round completes wait for it (within their deadline). */
+    public Router start() {
+        scheduler.execute(this::discoveryLoop);
+        return this;
+    }
+
+    /** Adopts a newer topology (replicasets added, removed or with new members). */
+    public synchronized void updateTopology(Topology next) {
+        Topology current = topology;
+        if (current != null && next.epoch() < current.epoch()) return;
+        if (current != null && next.bucketCount() != current.bucketCount()) {
+            log.error("ignoring topology epoch {}: bucketCount {} differs from {}", next.epoch(), next.bucketCount(), current.bucketCount());
+            return;
+        }
+        for (ReplicasetSpec rs : next.replicasets()) {
+            ReplicasetSpec old = current == null ? null : current.replicaset(rs.id()).orElse(null);
+            if (old == null || !old.nodes().equals(rs.nodes())) {
+                ReplicasetClient client = new ReplicasetClient(rs, config);
+                closeQuietly(clients.put(rs.id(), client));
+                discoveries.put(rs.id(), new Discovery(client, routes, config.discoveryPageLimit()));
+            }
+        }
+        if (current != null) {
+            for (ReplicasetSpec rs : current.replicasets()) {
+                if (next.replicaset(rs.id()).isEmpty()) {
+                    discoveries.remove(rs.id());
+                    closeQuietly(clients.remove(rs.id()));
+                    routes.forget(rs.id());
+                }
+            }
+        }
+        topology = next;
+    }
+
+    public Topology topology() {
+        return topology;
+    }
+
+    @Override
+    public int bucketCount() {
+        return routes.bucketCount();
+    }
+
+    @Override
+    public CompletableFuture<List<OpResult>> execute(List<KvOp> ops) {
+        requests.incrementAndGet();
+        OpResult[] results = new OpResult[ops.size()];
+        int[] all = new int[ops.size()];
+        Arrays.setAll(all, i -> i);
+        long deadline = System.nanoTime() + config.requestTimeout().toNanos();
+        CompletableFuture<List<OpResult>> done = new CompletableFuture<>();
+        attempt(ops, all, results, deadline, 0, done);
+        return done;
+    }
+
+    private void attempt(List<KvOp> ops, int[] pending, OpResult[] results, long deadline, int attemptNo,
+                         CompletableFuture<List<OpResult>> done) {
+        Map<String, List<Integer>> byOwner = new LinkedHashMap<>();
+        for (int i : pending) {
+            String owner = routes.owner(ops.get(i).bucket());
+            ReplicasetClient client = owner == null ? null : clients.get(owner);
+            if (client == null) {
+                results[i] = OpResult.error(ErrorCode.NO_ROUTE, "no known owner for bucket " + ops.get(i).bucket());
+            } else {
+                byOwner.computeIfAbsent(owner, k -> new ArrayList<>()).add(i);
+            }
+        }
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        for (Map.Entry<String, List<Integer>> e : byOwner.entrySet()) {
+            List<Integer> idx = e.getValue();
+            List<KvOp> unit = idx.stream().map(ops::get).toList();
+            sent.add(clients.get(e.getKey()).submit(unit).thenAccept(rs -> {
+                for (int k = 0; k < idx.size(); k++) results[idx.get(k)] = rs.get(k);
+            }));
+        }
+        CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((v, err) -> {
+            int[] again = retryable(ops, pending, results, byOwner);
+            long now = System.nanoTime();
+            if (again.length == 0 || now >= deadline || closed) {
+                done.complete(Arrays.asList(results));
+                return;
+            }
+            retries.incrementAndGet();
+            long backoffMs = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attemptNo, 6));
+            long delayNs = Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadline - now);
+            scheduler.schedule(() -> attempt(ops, again, results, deadline, attemptNo + 1, done), delayNs, TimeUnit.NANOSECONDS);
+        });
+    }
+
+    /** Indices whose error guarantees the op was not applied, so sending again is safe. */
+    private int[] retryable(List<KvOp> ops, int[] pending, OpResult[] results, Map<String, List<Integer>> byOwner) {
+        List<Integer> again = new ArrayList<>();
+        boolean rediscover = false;
+        for (int i : pending) {
+            OpResult r = results[i];
+            if (r == null || !r.isError()) continue;
+            switch (r.error()) {
+                case WRONG_BUCKET -> {
+                    String owner = ownerOf(byOwner, i);
+                    if (owner != null) routes.forgetBucket(ops.get(i).bucket(), owner);
+                    rediscover = true;
+                    again.add(i);
+                }
+                case NO_ROUTE -> {
+                    rediscover = true;
+                    again.add(i);
+                }
+                case BUCKET_LOCKED -> again.add(i);
+                case UNAVAILABLE -> {
+                    if (ops.get(i).readOnly()) again.add(i);
+                }
+                default -> { }
+            }
+        }
+        if (rediscover) triggerDiscovery();
+        return again.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static String ownerOf(Map<String, List<Integer>> byOwner, int index) {
+        for (Map.Entry<String, List<Integer>> e : byOwner.entrySet()) if (e.getValue().contains(index)) return e.getKey();
+        return null;
+    }
+
+    @Override
+    public CompletableFuture<Long> dbSize() {
+        List<CompletableFuture<StorageStats>> all = new ArrayList<>();
+        for (ReplicasetClient c : clients.values()) {
+            all.add(c.query(StorageRequest.stats()).thenApply(StorageStats::decode));
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+                .thenApply(v -> all.stream().mapToLong(f -> f.join().keyCount()).sum());
+    }
+
+    /** Stats of every replicaset, answered by its leader. */
+    public CompletableFuture<Map<String, StorageStats>> replicasetStats() {
+        Map<String, CompletableFuture<StorageStats>> all = new LinkedHashMap<>();
+        clients.forEach((id, c) -> all.put(id, c.query(StorageRequest.stats()).thenApply(StorageStats::decode)));
+        return CompletableFuture.allOf(all.values().toArray(CompletableFuture[]::new)).handle((v, e) -> {
+            Map<String, StorageStats> out = new LinkedHashMap<>();
+            all.forEach((id, f) -> {
+                if (!f.isCompletedExceptionally()) out.put(id, f.join());
+            });
+            return out;
+        });
+    }
+
+    /** Routing table summary: buckets per replicaset as this router knows them. */
+    public Map<String, Integer> bucketsByReplicaset() {
+        return routes.countsByOwner();
+    }
+
+    public int unknownBuckets() {
+        return routes.unknownCount();
+    }
+
+    /** Last leader each replicaset client talked to (null while unknown). */
+    public Map<String, String> leaderHints() {
+        Map<String, String> out = new LinkedHashMap<>();
+        clients.forEach((id, c) -> out.put(id, c.leaderHint()));
+        return out;
+    }
+
+    /** Blocks until every bucket has a known owner or the timeout passes; true when all known. */
+    public boolean awaitRoutes(Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (routes.unknownCount() > 0) {
+            if (System.nanoTime() > end) return false;
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    @Override
+    public Map<String, Map<String, String>> info() {
+        Map<String, Map<String, String>> info = new LinkedHashMap<>();
+        Map<String, String> cluster = new LinkedHashMap<>();
+        Topology t = topology;
+        cluster.put("cluster_epoch", Long.toString(t.epoch()));
+        cluster.put("bucket_count", Integer.toString(t.bucketCount()));
+        cluster.put("replicasets", Integer.toString(t.replicasets().size()));
+        cluster.put("unknown_buckets", Integer.toString(routes.unknownCount()));
+        info.put("cluster", cluster);
+        Map<String, String> stats = new LinkedHashMap<>();
+        stats.put("router_requests", Long.toString(requests.get()));
+        stats.put("router_retries", Long.toString(retries.get()));
+        discoveries.forEach((id, d) -> {
+            stats.put("discovery_rounds_" + id, Long.toString(d.rounds()));
+            stats.put("discovery_resyncs_" + id, Long.toString(d.resyncs()));
+        });
+        info.put("stats", stats);
+        return info;
+    }
+
+    public long requests() {
+        return requests.get();
+    }
+
+    public long retries() {
+        return retries.get();
+    }
+
+    /** Discovery counters per replicaset: rounds, records, resyncs, cursor. */
+    public Map<String, long[]> discoveryCounters() {
+        Map<String, long[]> out = new HashMap<>();
+        discoveries.forEach((id, d) -> out.put(id, new long[] {d.rounds(), d.records(), d.resyncs(), d.cursor()}));
+        return out;
+    }
+
+    private void discoveryLoop() {
+        if (closed) return;
+        List<CompletableFuture<Void>> rounds = new ArrayList<>();
+        for (Discovery d : discoveries.values()) rounds.add(d.round());
+        CompletableFuture.allOf(rounds.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
+            if (closed) return;
+            long delay = routes.unknownCount() > 0 ? UNKNOWN_BUCKETS_ROUND_MS : config.discoveryInterval().toMillis();
+            try {
+                scheduler.schedule(this::discoveryLoop, delay, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                // shutting down
+            }
+        });
+    }
+
+    /** An extra round now (after a wrong-owner answer), besides the periodic ones. */
+    private void triggerDiscovery() {
+        for (Discovery d : discoveries.values()) d.round();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        scheduler.shutdownNow();
+        clients.values().forEach(Router::closeQuietly);
+        clients.clear();
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) return;
+        try {
+            c.close();
+        } catch (Exception e) {
+            log.debug("close failed: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.cairn.storage;
+
+import io.cairn.core.kv.KvView;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The view of one Raft entry being applied: reads see the writes made earlier in the same
+ * entry (an overlay over RocksDB), writes collect into one WriteBatch, and the change of the
+ * key count is tracked so the count stays exact without scanning.
+ */
+final class BatchView implements KvView {
+    private static final byte[] DELETED = new byte[0];
+
+    private final RocksStore store;
+    private final WriteBatch batch;
+    private final Map<ByteBuffer, byte[]> overlay = new HashMap<>();
+    private long keyCountDelta;
+
+    BatchView(RocksStore store, WriteBatch batch) {
+        this.store = store;
+        this.batch = batch;
+    }
+
+    long keyCountDelta() {
+        return keyCountDelta;
+    }
+
+    @Override
+    public byte[] get(int bucket, byte[] key) {
+        byte[] dataKey = RocksStore.dataKey(bucket, key);
+        byte[] local = overlay.get(ByteBuffer.wrap(dataKey));
+        if (local != null) return local == DELETED ? null : local;
+        return store.get(store.data, dataKey);
+    }
+
+    @Override
+    public void put(int bucket, byte[] key, byte[] stored) {
+        byte[] dataKey = RocksStore.dataKey(bucket, key);
+        if (get(bucket, key) == null) keyCountDelta++;
+        overlay.put(ByteBuffer.wrap(dataKey), stored);
+        try {
+            batch.put(store.data, dataKey, stored);
+        } catch (RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch put failed", e);
+        }
+    }
+
+    @Override
+    public void delete(int bucket, byte[] key) {
+        byte[] dataKey = RocksStore.dataKey(bucket, key);
+        if (get(bucket, key) == null) return;
+        keyCountDelta--;
+        overlay.put(ByteBuffer.wrap(dataKey), DELETED);
+        try {
+            batch.delete(store.data, dataKey);
+        } catch (RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch delete failed", e);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package io.cairn.storage;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.BucketState;
+import io.cairn.core.ErrorCode;
+import io.cairn.core.kv.KvApplier;
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.KvView;
+import io.cairn.core.kv.OpCodec;
+import io.cairn.core.kv.OpResult;
+import io.cairn.core.wire.DiscoveryPage;
+import io.cairn.core.wire.StorageRequest;
+import io.cairn.core.wire.StorageStats;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The replicated state of one replicaset member: key-value data, bucket records and the BSN
+ * counter, applied entry by entry from the Raft log.
+ *
+ * <p>Determinism: {@link #apply} reads no clock; "now" is the leader's stamp inside the
+ * entry. Every entry becomes one atomic RocksDB WriteBatch that also stores the applied index,
+ * so the database is always a consistent prefix of the log.
+ *
+ * <p>Concurrency: one writer (the Raft apply thread) and many readers (queries). Bucket
+ * records are mirrored in a concurrent map; readers of data go straight to RocksDB.
+ */
+final class ReplicasetState {
+    private final RocksStore store;
+    private final KvApplier applier;
+    private final Map<Integer, BucketRecord> buckets = new ConcurrentHashMap<>();
+    private volatile long lastBsn;
+    private volatile long keyCount;
+    private volatile long incarnation;
+    private volatile boolean bootstrapped;
+    private volatile long appliedTerm;
+    private volatile long appliedIndex;
+
+    ReplicasetState(RocksStore store, int maxValueBytes) {
+        this.store = store;
+        this.applier = new KvApplier(maxValueBytes);
+        for (BucketRecord r : store.allBuckets()) buckets.put(r.id(), r);
+        lastBsn = store.getLong(RocksStore.LAST_BSN);
+        keyCount = store.getLong(RocksStore.KEY_COUNT);
+        incarnation = store.getLong(RocksStore.INCARNATION);
+        bootstrapped = store.getLong(RocksStore.BOOTSTRAPPED) != 0;
+        appliedTerm = store.getLong(RocksStore.APPLIED_TERM);
+        appliedIndex = store.getLong(RocksStore.APPLIED_INDEX);
+    }
+
+    long appliedTerm() {
+        return appliedTerm;
+    }
+
+    long appliedIndex() {
+        return appliedIndex;
+    }
+
+    RocksStore store() {
+        return store;
+    }
+
+    /** Applies one committed log entry; returns the encoded reply for the client. */
+    byte[] apply(ByteBuffer entry, long term, long index) {
+        try (WriteBatch batch = new WriteBatch()) {
+            byte[] reply;
+            StorageRequest.Kind kind = StorageRequest.kindOf(entry);
+            long stampMs = entry.getLong(StorageRequest.STAMP_OFFSET);
+            if (incarnation == 0 && stampMs != 0) {
+                // The first entry of a new replicaset fixes its incarnation, the same on every replica.
+                incarnation = Math.max(1, (stampMs << 12) ^ index);
+                putLong(batch, RocksStore.INCARNATION, incarnation);
+            }
+            entry.position(1 + 8);
+            reply = switch (kind) {
+                case WRITE -> applyWrites(OpCodec.readOps(entry), batch, stampMs);
+                case BOOTSTRAP -> applyBootstrap(entry.getInt(), entry.getInt(), batch);
+                default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "not a log entry: " + kind)));
+            };
+            putLong(batch, RocksStore.APPLIED_TERM, term);
+            putLong(batch, RocksStore.APPLIED_INDEX, index);
+            store.write(batch);
+            appliedTerm = term;
+            appliedIndex = index;
+            return reply;
+        }
+    }
+
+    /** Records that an entry carrying no state change was applied (e.g. a leader's no-op). */
+    void markApplied(long term, long index) {
+        try (WriteBatch batch = new WriteBatch()) {
+            putLong(batch, RocksStore.APPLIED_TERM, term);
+            putLong(batch, RocksStore.APPLIED_INDEX, index);
+            store.write(batch);
+            appliedTerm = term;
+            appliedIndex = index;
+        }
+    }
+
+    private byte[] applyWrites(List<KvOp> ops, WriteBatch batch, long nowMs) {
+        BatchView view = new BatchView(store, batch);
+        List<OpResult> results = new ArrayList<>(ops.size());
+        for (KvOp op : ops) {
+            OpResult refusal = refusal(op);
+            results.add(refusal != null ? refusal : applier.apply(op, view, nowMs));
+        }
+        if (view.keyCountDelta() != 0) {
+            keyCount += view.keyCountDelta();
+            putLong(batch, RocksStore.KEY_COUNT, keyCount);
+        }
+        return OpCodec.encodeResults(results);
+    }
+
+    private byte[] applyBootstrap(int first, int last, WriteBatch batch) {
+        if (bootstrapped) return OpCodec.encodeResults(List.of(OpResult.integer(0)));
+        int created = 0;
+        for (int id = first; id <= last; id++) {
+            if (buckets.containsKey(id)) continue;
+            BucketRecord r = new BucketRecord(id, BucketState.ACTIVE, 1, ++lastBsn, "", 0);
+            putRecord(batch, r);
+            created++;
+        }
+        bootstrapped = true;
+        putLong(batch, RocksStore.BOOTSTRAPPED, 1);
+        putLong(batch, RocksStore.LAST_BSN, lastBsn);
+        return OpCodec.encodeResults(List.of(OpResult.integer(created)));
+    }
+
+    private void putRecord(WriteBatch batch, BucketRecord r) {
+        try {
+            BucketRecord old = buckets.get(r.id());
+            if (old != null) batch.delete(store.bsnIndex, RocksStore.longKey(old.bsn()));
+            batch.put(store.buckets, RocksStore.bucketKey(r.id()), DiscoveryPage.encodeRecord(r));
+            batch.put(store.bsnIndex, RocksStore.longKey(r.bsn()), RocksStore.bucketKey(r.id()));
+        } catch (RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch put failed", e);
+        }
+        buckets.put(r.id(), r);
+    }
+
+    /** Null when this replicaset may apply {@code op} to its bucket, else the error to answer. */
+    private OpResult refusal(KvOp op) {
+        BucketRecord r = buckets.get(op.bucket());
+        BucketState state = r == null ? null : r.state();
+        if (state != null && (op.readOnly() ? state.servesReads() : state.servesWrites())) return null;
+        if (state == BucketState.SENDING) return OpResult.error(ErrorCode.BUCKET_LOCKED, "bucket " + op.bucket() + " is being moved");
+        if (state == BucketState.READONLY) {
+            return OpResult.error(ErrorCode.BUCKET_READONLY, "bucket " + op.bucket() + " is a contained doubled copy");
+        }
+        String hint = r != null && !r.peer().isEmpty() ? " (try " + r.peer() + ")" : "";
+        return OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + op.bucket() + " is not on this replicaset" + hint);
+    }
+
+    /** Answers a read-only request against the current state. */
+    byte[] query(ByteBuffer request, long nowMs) {
+        StorageRequest.Kind kind = StorageRequest.kindOf(request);
+        request.position(1);
+        return switch (kind) {
+            case READ -> read(OpCodec.readOps(request), nowMs);
+            case DISCOVER -> discover(request.getLong(), request.getLong(), request.getInt()).encode();
+            case STATS -> stats().encode();
+            default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, kind + " is not a query")));
+        };
+    }
+
+    private byte[] read(List<KvOp> ops, long nowMs) {
+        KvView direct = new ReadOnlyView(store);
+        List<OpResult> results = new ArrayList<>(ops.size());
+        for (KvOp op : ops) {
+            OpResult refusal = op.readOnly() ? refusal(op) : OpResult.error(ErrorCode.PROTOCOL, op.type() + " is not a read");
+            results.add(refusal != null ? refusal : applier.apply(op, direct, nowMs));
+        }
+        return OpCodec.encodeResults(results);
+    }
+
+    DiscoveryPage discover(long cursorIncarnation, long afterBsn, int limit) {
+        int bounded = Math.max(1, Math.min(limit, 100_000));
+        // Tombstones are not collected yet, so the horizon is 0; a foreign incarnation or a cursor
+        // ahead of our BSN (an older copy of this replicaset) means the router must start over.
+        boolean resync = cursorIncarnation != incarnation || afterBsn > lastBsn;
+        long from = resync ? 0 : afterBsn;
+        List<BucketRecord> records = store.bucketsAfter(from, bounded);
+        long next = records.isEmpty() ? from : records.get(records.size() - 1).bsn();
+        return new DiscoveryPage(incarnation, next, 0, resync, next < lastBsn, records);
+    }
+
+    StorageStats stats() {
+        int owned = (int) buckets.values().stream().filter(r -> r.state().isOwned()).count();
+        return new StorageStats(keyCount, owned, lastBsn, appliedIndex, incarnation, bootstrapped);
+    }
+
+    private void putLong(WriteBatch batch, byte[] key, long value) {
+        try {
+            batch.put(store.system, key, RocksStore.longKey(value));
+        } catch (RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch put failed", e);
+        }
+    }
+
+    /** Reads straight from RocksDB; queries never write. */
+    private record ReadOnlyView(RocksStore store) implements KvView {
+        @Override
+        public byte[] get(int bucket, byte[] key) {
+            return store.get(store.data, RocksStore.dataKey(bucket, key));
+        }
+
+        @Override
+        public void put(int bucket, byte[] key, byte[] stored) {
+            throw new IllegalStateException("read-only view");
+        }
+
+        @Override
+        public void delete(int bucket, byte[] key) {
+            throw new IllegalStateException("read-only view");
+        }
+    }
+}

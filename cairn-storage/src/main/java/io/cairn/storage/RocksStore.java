@@ -1,0 +1,164 @@
+package io.cairn.storage;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.wire.DiscoveryPage;
+import org.rocksdb.*;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The RocksDB instance of one storage node. Column families:
+ * <ul>
+ *   <li>{@code data}: [bucket:4][user key] -> stored value; one bucket is one contiguous range,
+ *       so a bucket can be exported, counted or deleted as a range.</li>
+ *   <li>{@code buckets}: [bucket:4] -> bucket record.</li>
+ *   <li>{@code bsn}: [bsn:8] -> [bucket:4], the index discovery reads in BSN order.</li>
+ *   <li>default: system values (applied index, last BSN, key count, incarnation).</li>
+ * </ul>
+ * Every Raft entry is applied as one atomic WriteBatch that also records the applied index,
+ * so after a crash the database is a consistent prefix of the log and Ratis replays the rest.
+ * Not thread-safe for writes: only the state machine's apply thread writes.
+ */
+final class RocksStore implements AutoCloseable {
+    static final byte[] APPLIED_INDEX = bytes("applied-index");
+    static final byte[] APPLIED_TERM = bytes("applied-term");
+    static final byte[] LAST_BSN = bytes("last-bsn");
+    static final byte[] KEY_COUNT = bytes("key-count");
+    static final byte[] INCARNATION = bytes("incarnation");
+    static final byte[] BOOTSTRAPPED = bytes("bootstrapped");
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final Path dir;
+    private final DBOptions dbOptions;
+    private final ColumnFamilyOptions cfOptions;
+    private final List<ColumnFamilyHandle> handles = new ArrayList<>();
+    private final RocksDB db;
+    final ColumnFamilyHandle system;
+    final ColumnFamilyHandle data;
+    final ColumnFamilyHandle buckets;
+    final ColumnFamilyHandle bsnIndex;
+    private final WriteOptions writeOptions = new WriteOptions();
+
+    RocksStore(Path dir) throws IOException {
+        this.dir = dir;
+        Files.createDirectories(dir);
+        dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
+                .setAtomicFlush(true).setMaxOpenFiles(256).setKeepLogFileNum(2).setInfoLogLevel(InfoLogLevel.WARN_LEVEL);
+        cfOptions = new ColumnFamilyOptions().setWriteBufferSize(32L << 20);
+        List<ColumnFamilyDescriptor> descriptors = List.of(
+                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
+                new ColumnFamilyDescriptor(bytes("data"), cfOptions),
+                new ColumnFamilyDescriptor(bytes("buckets"), cfOptions),
+                new ColumnFamilyDescriptor(bytes("bsn"), cfOptions));
+        try {
+            db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
+        } catch (RocksDBException e) {
+            throw new IOException("cannot open RocksDB at " + dir + ": " + e.getMessage(), e);
+        }
+        system = handles.get(0);
+        data = handles.get(1);
+        buckets = handles.get(2);
+        bsnIndex = handles.get(3);
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    byte[] get(ColumnFamilyHandle cf, byte[] key) {
+        try {
+            return db.get(cf, key);
+        } catch (RocksDBException e) {
+            throw new StorageFailure("read failed", e);
+        }
+    }
+
+    long getLong(byte[] key) {
+        byte[] v = get(system, key);
+        return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    }
+
+    void write(WriteBatch batch) {
+        try {
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw new StorageFailure("write failed", e);
+        }
+    }
+
+    BucketRecord bucket(int id) {
+        byte[] v = get(buckets, bucketKey(id));
+        return v == null ? null : DiscoveryPage.decodeRecord(ByteBuffer.wrap(v));
+    }
+
+    /** Every bucket record, in id order. */
+    List<BucketRecord> allBuckets() {
+        List<BucketRecord> out = new ArrayList<>();
+        try (RocksIterator it = db.newIterator(buckets)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) out.add(DiscoveryPage.decodeRecord(ByteBuffer.wrap(it.value())));
+        }
+        return out;
+    }
+
+    /** Records whose BSN is greater than {@code afterBsn}, in BSN order, at most {@code limit}. */
+    List<BucketRecord> bucketsAfter(long afterBsn, int limit) {
+        List<BucketRecord> out = new ArrayList<>();
+        try (RocksIterator it = db.newIterator(bsnIndex)) {
+            for (it.seek(longKey(afterBsn + 1)); it.isValid() && out.size() < limit; it.next()) {
+                BucketRecord r = bucket(ByteBuffer.wrap(it.value()).getInt());
+                if (r != null) out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** A consistent on-disk copy made of hard links (cheap); the target must not exist. */
+    void checkpoint(Path target) {
+        try (Checkpoint cp = Checkpoint.create(db)) {
+            db.flushWal(true);
+            cp.createCheckpoint(target.toString());
+        } catch (RocksDBException e) {
+            throw new StorageFailure("checkpoint to " + target + " failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        handles.forEach(AbstractImmutableNativeReference::close);
+        db.close();
+        writeOptions.close();
+        cfOptions.close();
+        dbOptions.close();
+    }
+
+    static byte[] dataKey(int bucket, byte[] key) {
+        return ByteBuffer.allocate(4 + key.length).putInt(bucket).put(key).array();
+    }
+
+    static byte[] bucketKey(int bucket) {
+        return ByteBuffer.allocate(4).putInt(bucket).array();
+    }
+
+    static byte[] longKey(long value) {
+        return ByteBuffer.allocate(8).putLong(value).array();
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** RocksDB failed underneath us: the node cannot continue applying safely. */
+    static final class StorageFailure extends RuntimeException {
+        StorageFailure(String message, Throwable cause) {
+            super(message + ": " + cause.getMessage(), cause);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.cairn.storage;
+
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.core.GroupIds;
+import io.cairn.core.kv.OpCodec;
+import io.cairn.core.kv.OpResult;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.wire.StorageRequest;
+import io.cairn.core.wire.StorageStats;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Administrative calls to one replicaset through its Raft group (bootstrap, stats, snapshot).
+ * Blocking, bounded in time: every call fails with UNAVAILABLE after about {@code timeout}.
+ */
+public final class StorageAdmin implements AutoCloseable {
+    private final RaftClient raft;
+    private final String replicasetId;
+
+    public StorageAdmin(ReplicasetSpec replicaset, java.time.Duration timeout) {
+        this.replicasetId = replicaset.id();
+        RaftProperties p = new RaftProperties();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(replicaset.id())),
+                StorageNode.peers(replicaset.nodes()));
+        int attempts = (int) Math.max(3, timeout.toMillis() / 200);
+        this.raft = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    /** Creates ACTIVE records for buckets first..last unless this replicaset was bootstrapped; returns how many. */
+    public long bootstrap(int first, int last) {
+        OpResult r = OpCodec.decodeResults(content(send(StorageRequest.bootstrap(first, last), false))).get(0);
+        if (r.isError()) throw new CairnException(r.error(), r.message());
+        return r.number();
+    }
+
+    /** Makes sure the replicaset has applied at least one stamped entry, which fixes its incarnation. */
+    public StorageStats ensureIncarnation() {
+        StorageStats s = stats();
+        if (s.incarnation() != 0) return s;
+        send(StorageRequest.write(List.of()), false);
+        return stats();
+    }
+
+    public StorageStats stats() {
+        return StorageStats.decode(content(send(StorageRequest.stats(), true)));
+    }
+
+    /** Asks the leader to take a snapshot now (and purge its log up to it); returns the snapshot index. */
+    public long snapshot() {
+        try {
+            RaftClientReply reply = raft.getSnapshotManagementApi().create(30_000);
+            if (!reply.isSuccess()) throw new CairnException(ErrorCode.UNAVAILABLE, "snapshot failed: " + reply.getException());
+            return reply.getLogIndex();
+        } catch (IOException e) {
+            throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + replicasetId + ": " + e.getMessage());
+        }
+    }
+
+    private RaftClientReply send(byte[] request, boolean readOnly) {
+        try {
+            Message m = Message.valueOf(ByteString.copyFrom(request));
+            return readOnly ? raft.io().sendReadOnly(m) : raft.io().send(m);
+        } catch (IOException e) {
+            throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + replicasetId + " unavailable: " + e.getMessage());
+        }
+    }
+
+    private ByteBuffer content(RaftClientReply reply) {
+        if (!reply.isSuccess()) {
+            throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + replicasetId + ": " + reply.getException());
+        }
+        return reply.getMessage().getContent().asReadOnlyByteBuffer();
+    }
+
+    @Override
+    public void close() throws IOException {
+        raft.close();
+    }
+}

@@ -1,0 +1,31 @@
+package io.cairn.storage;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Settings of one storage node, validated at construction.
+ *
+ * @param dataDir           this node's folder: Ratis log and snapshots under {@code ratis/}, the live database under {@code db/}
+ * @param maxValueBytes     largest value a write may store
+ * @param electionTimeoutMin lower bound of the Raft election timeout (upper bound is twice it)
+ * @param snapshotEveryEntries take a snapshot (and purge the log) after this many entries
+ */
+public record StorageConfig(Path dataDir, int maxValueBytes, Duration electionTimeoutMin, long snapshotEveryEntries) {
+    public static final int DEFAULT_MAX_VALUE_BYTES = 16 << 20;
+    public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
+    public static final long DEFAULT_SNAPSHOT_EVERY_ENTRIES = 20_000;
+
+    public StorageConfig {
+        if (dataDir == null) throw new IllegalArgumentException("dataDir is required");
+        if (maxValueBytes < 1 || maxValueBytes > 512 << 20) {
+            throw new IllegalArgumentException("maxValueBytes must be between 1 and 536870912, was " + maxValueBytes);
+        }
+        if (electionTimeoutMin.toMillis() < 100) throw new IllegalArgumentException("electionTimeoutMin must be at least 100 ms");
+        if (snapshotEveryEntries < 100) throw new IllegalArgumentException("snapshotEveryEntries must be at least 100");
+    }
+
+    public static StorageConfig defaults(Path dataDir) {
+        return new StorageConfig(dataDir, DEFAULT_MAX_VALUE_BYTES, DEFAULT_ELECTION_TIMEOUT_MIN, DEFAULT_SNAPSHOT_EVERY_ENTRIES);
+    }
+}

@@ -1,0 +1,133 @@
+package io.cairn.storage;
+
+import io.cairn.core.GroupIds;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.wire.StorageStats;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One storage node: a member of its replicaset's Raft group with a RocksDB state machine.
+ * Routers talk to the group through Ratis clients; this class only runs the member.
+ */
+public final class StorageNode implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(StorageNode.class);
+
+    private final NodeAddress self;
+    private final ReplicasetSpec replicaset;
+    private final StorageStateMachine stateMachine;
+    private final RaftServer server;
+    private final RaftGroupId groupId;
+
+    public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config) throws IOException {
+        this.self = self;
+        this.replicaset = replicaset;
+        this.groupId = RaftGroupId.valueOf(GroupIds.replicaset(replicaset.id()));
+        Path ratisDir = config.dataDir().resolve("ratis");
+        boolean fresh = !Files.isDirectory(ratisDir.resolve(groupId.getUuid().toString()));
+        Files.createDirectories(ratisDir);
+        this.stateMachine = new StorageStateMachine(config.dataDir().resolve("db"), config.maxValueBytes(), System::currentTimeMillis);
+        RaftGroup group = RaftGroup.valueOf(groupId, peers(replicaset.nodes()));
+        this.server = RaftServer.newBuilder()
+                .setServerId(RaftPeerId.valueOf(self.id()))
+                .setGroup(group)
+                .setStateMachine(stateMachine)
+                .setProperties(properties(self, ratisDir, config))
+                .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER)
+                .build();
+    }
+
+    public static List<RaftPeer> peers(List<NodeAddress> nodes) {
+        return nodes.stream().map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList();
+    }
+
+    private static RaftProperties properties(NodeAddress self, Path ratisDir, StorageConfig config) {
+        RaftProperties p = new RaftProperties();
+        RaftServerConfigKeys.setStorageDir(p, List.of(ratisDir.toFile()));
+        GrpcConfigKeys.Server.setHost(p, self.host());
+        GrpcConfigKeys.Server.setPort(p, self.raftPort());
+        long min = config.electionTimeoutMin().toMillis();
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(min, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * min, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEveryEntries());
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("32MB"));
+        SizeInBytes appenderBuffer = SizeInBytes.valueOf(Math.max(8 << 20, 2L * config.maxValueBytes() + (1 << 20)));
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, appenderBuffer);
+        RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(appenderBuffer.getSize() + (1 << 20)));
+        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(appenderBuffer.getSize() + (1 << 20)));
+        RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf("256MB"));
+        return p;
+    }
+
+    public void start() throws IOException {
+        server.start();
+        log.info("storage node {} of replicaset {} listening on {}", self.id(), replicaset.id(), self.raftAddress());
+    }
+
+    public String id() {
+        return self.id();
+    }
+
+    public ReplicasetSpec replicaset() {
+        return replicaset;
+    }
+
+    public boolean isLeader() {
+        try {
+            return server.getDivision(groupId).getInfo().isLeader();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Raft role as text (LEADER, FOLLOWER, CANDIDATE, ...) for status pages. */
+    public String role() {
+        try {
+            return server.getDivision(groupId).getInfo().getCurrentRole().name();
+        } catch (IOException e) {
+            return "DOWN";
+        }
+    }
+
+    public long term() {
+        try {
+            return server.getDivision(groupId).getInfo().getCurrentTerm();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** This member's own view (may lag the leader's). */
+    public StorageStats localStats() {
+        ReplicasetState s = stateMachine.state();
+        return s == null ? new StorageStats(0, 0, 0, 0, 0, false) : s.stats();
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        log.info("storage node {} stopped", self.id());
+    }
+}

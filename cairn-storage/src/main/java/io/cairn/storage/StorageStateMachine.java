@@ -1,0 +1,156 @@
+package io.cairn.storage;
+
+import io.cairn.core.wire.StorageRequest;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+import java.util.stream.Stream;
+
+/**
+ * Ratis adapter of a replicaset member: decodes entries and queries and hands them to
+ * {@link ReplicasetState}. The leader stamps its clock into write entries in
+ * {@link #startTransaction}, which is how expiry is "decided by the leader and replicated".
+ *
+ * <p>The live database lives outside Ratis's folder ({@code dbDir}); snapshots are checkpoints
+ * inside it. After a snapshot install, {@link #reinitialize} replaces the live database with
+ * the received checkpoint.
+ */
+final class StorageStateMachine extends BaseStateMachine {
+    private static final Logger log = LoggerFactory.getLogger(StorageStateMachine.class);
+
+    private final Path dbDir;
+    private final int maxValueBytes;
+    private final LongSupplier clock;
+    private final CheckpointStorage storage = new CheckpointStorage();
+    private volatile ReplicasetState state;
+
+    StorageStateMachine(Path dbDir, int maxValueBytes, LongSupplier clock) {
+        this.dbDir = dbDir;
+        this.maxValueBytes = maxValueBytes;
+        this.clock = clock;
+    }
+
+    ReplicasetState state() {
+        return state;
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        super.initialize(server, groupId, raftStorage);
+        storage.init(raftStorage);
+        open();
+    }
+
+    private void open() throws IOException {
+        state = new ReplicasetState(new RocksStore(dbDir), maxValueBytes);
+        TermIndex applied = TermIndex.valueOf(state.appliedTerm(), state.appliedIndex());
+        SnapshotInfo snap = storage.getLatestSnapshot();
+        // Entries after the database's own index that are not in it changed no state (no-ops,
+        // configuration), so the snapshot's index is just as valid a starting point.
+        if (snap != null && snap.getIndex() > applied.getIndex()) applied = snap.getTermIndex();
+        setLastAppliedTermIndex(applied.getIndex() > 0 ? applied : null);
+    }
+
+    @Override
+    public StateMachineStorage getStateMachineStorage() {
+        return storage;
+    }
+
+    @Override
+    public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+        ByteString content = request.getMessage().getContent();
+        ByteBuffer in = content.asReadOnlyByteBuffer();
+        StorageRequest.Kind kind = StorageRequest.kindOf(in);
+        if (kind != StorageRequest.Kind.WRITE && kind != StorageRequest.Kind.BOOTSTRAP) {
+            throw new IOException("not a write request: " + kind);
+        }
+        byte[] stamped = content.toByteArray();
+        ByteBuffer.wrap(stamped).putLong(StorageRequest.STAMP_OFFSET, clock.getAsLong());
+        return TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request)
+                .setLogData(ByteString.copyFrom(stamped)).build();
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto entry = trx.getLogEntry();
+        ByteBuffer data = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
+        try {
+            byte[] reply = state.apply(data, entry.getTerm(), entry.getIndex());
+            updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
+        } catch (RuntimeException e) {
+            log.error("apply of entry {} failed; this replica stops applying", entry.getIndex(), e);
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        try {
+            byte[] reply = state.query(request.getContent().asReadOnlyByteBuffer(), clock.getAsLong());
+            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public long takeSnapshot() throws IOException {
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() <= 0) return -1;
+        Path target = storage.dirFor(last.getTerm(), last.getIndex());
+        if (!Files.exists(target)) {
+            Files.createDirectories(target.getParent());
+            state.store().checkpoint(target);
+            log.debug("snapshot at index {} in {}", last.getIndex(), target);
+        }
+        return last.getIndex();
+    }
+
+    @Override
+    public void reinitialize() throws IOException {
+        Path snapshot = storage.latest().orElseThrow(() -> new IOException("no snapshot to install"));
+        closeState();
+        CheckpointStorage.deleteTree(dbDir);
+        Files.createDirectories(dbDir);
+        try (Stream<Path> files = Files.list(snapshot)) {
+            for (Path f : files.filter(p -> !p.toString().endsWith(".md5")).toList()) {
+                // SST files are immutable and may be shared; the others RocksDB may rewrite.
+                if (f.toString().endsWith(".sst")) Files.createLink(dbDir.resolve(f.getFileName()), f);
+                else Files.copy(f, dbDir.resolve(f.getFileName()));
+            }
+        }
+        open();
+        log.info("installed snapshot {} from the leader", snapshot.getFileName());
+    }
+
+    @Override
+    public void close() throws IOException {
+        closeState();
+        super.close();
+    }
+
+    private void closeState() {
+        ReplicasetState s = state;
+        state = null;
+        if (s != null) s.store().close();
+    }
+}
