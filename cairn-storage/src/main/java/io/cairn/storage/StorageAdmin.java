@@ -67,7 +67,7 @@ public final class StorageAdmin implements AutoCloseable {
     /** Asks the leader to take a snapshot now (and purge its log up to it); returns the snapshot index. */
     public long snapshot() {
         try {
-            RaftClientReply reply = raft.getSnapshotManagementApi().create(30_000);
+            RaftClientReply reply = raft.getSnapshotManagementApi().create(true, 30_000);
             if (!reply.isSuccess()) throw new CairnException(ErrorCode.UNAVAILABLE, "snapshot failed: " + reply.getException());
             return reply.getLogIndex();
         } catch (IOException e) {

@@ -36,6 +36,7 @@ public final class StorageNode implements AutoCloseable {
     private final StorageStateMachine stateMachine;
     private final RaftServer server;
     private final RaftGroupId groupId;
+    private final WipedNodeRejoin rejoin;
 
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config) throws IOException {
         this.self = self;
@@ -46,6 +47,8 @@ public final class StorageNode implements AutoCloseable {
         Files.createDirectories(ratisDir);
         this.stateMachine = new StorageStateMachine(config.dataDir().resolve("db"), config.maxValueBytes(), System::currentTimeMillis);
         RaftGroup group = RaftGroup.valueOf(groupId, peers(replicaset.nodes()));
+        RaftPeer selfPeer = group.getPeer(RaftPeerId.valueOf(self.id()));
+        this.rejoin = fresh ? new WipedNodeRejoin(selfPeer, group, this::raftAppliedIndex) : null;
         this.server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)
@@ -83,6 +86,7 @@ public final class StorageNode implements AutoCloseable {
 
     public void start() throws IOException {
         server.start();
+        if (rejoin != null) rejoin.start();
         log.info("storage node {} of replicaset {} listening on {}", self.id(), replicaset.id(), self.raftAddress());
     }
 
@@ -119,6 +123,15 @@ public final class StorageNode implements AutoCloseable {
         }
     }
 
+    /** Last log index this member applied (Ratis's view, includes configuration entries); -1 when unknown. */
+    long raftAppliedIndex() {
+        try {
+            return server.getDivision(groupId).getInfo().getLastAppliedIndex();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     /** This member's own view (may lag the leader's). */
     public StorageStats localStats() {
         ReplicasetState s = stateMachine.state();
@@ -127,6 +140,7 @@ public final class StorageNode implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (rejoin != null) rejoin.stop();
         server.close();
         log.info("storage node {} stopped", self.id());
     }

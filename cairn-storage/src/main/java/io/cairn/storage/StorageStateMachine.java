@@ -12,6 +12,7 @@ import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,10 +54,21 @@ final class StorageStateMachine extends BaseStateMachine {
     }
 
     @Override
-    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
-        super.initialize(server, groupId, raftStorage);
-        storage.init(raftStorage);
-        open();
+    public synchronized void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        getLifeCycle().startAndTransition(() -> {
+            super.initialize(server, groupId, raftStorage);
+            storage.init(raftStorage);
+            open();
+        }, IOException.class);
+    }
+
+    /** Ratis pauses the state machine before it swaps in a snapshot received from the leader. */
+    @Override
+    public synchronized void pause() {
+        if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        }
     }
 
     private void open() throws IOException {
@@ -126,7 +138,7 @@ final class StorageStateMachine extends BaseStateMachine {
     }
 
     @Override
-    public void reinitialize() throws IOException {
+    public synchronized void reinitialize() throws IOException {
         Path snapshot = storage.latest().orElseThrow(() -> new IOException("no snapshot to install"));
         closeState();
         CheckpointStorage.deleteTree(dbDir);
@@ -139,6 +151,10 @@ final class StorageStateMachine extends BaseStateMachine {
             }
         }
         open();
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
         log.info("installed snapshot {} from the leader", snapshot.getFileName());
     }
 

@@ -1,0 +1,51 @@
+package io.cairn.coordinator;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import io.cairn.core.topology.Topology;
+
+/**
+ * A message to the coordinator group. On the wire each command is one UTF-8 JSON object whose
+ * {@code "op"} field names it (Jackson, see {@link Codec}); the answer is a JSON {@link Reply}.
+ *
+ * <pre>
+ * writes (Raft log, applied on every node):
+ *   {"op":"INIT","topology":{...}}
+ *   {"op":"PROPOSE","expectedEpoch":7,"topology":{...},"force":false,"reason":"add rs4",
+ *    "actor":"ops@host","requestedAtMs":1764500000000}
+ *   {"op":"CLAIM_BOOTSTRAP","replicasetId":"rs1","incarnation":123}
+ * queries (StateMachine.query on the leader, never logged):
+ *   {"op":"GET"}   {"op":"HISTORY"}   {"op":"WATCH","afterEpoch":7,"maxWaitMs":2000}
+ * </pre>
+ *
+ * A write carries everything its effect depends on (the caller's clock included), so applying it
+ * is a pure function of the previous state and the command.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "op")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = Command.Init.class, name = "INIT"),
+        @JsonSubTypes.Type(value = Command.Propose.class, name = "PROPOSE"),
+        @JsonSubTypes.Type(value = Command.ClaimBootstrap.class, name = "CLAIM_BOOTSTRAP"),
+        @JsonSubTypes.Type(value = Command.Get.class, name = "GET"),
+        @JsonSubTypes.Type(value = Command.History.class, name = "HISTORY"),
+        @JsonSubTypes.Type(value = Command.Watch.class, name = "WATCH")})
+sealed interface Command {
+    /** Store {@code topology} at epoch 1 unless a topology exists; answer the current one. */
+    record Init(Topology topology) implements Command {}
+
+    /** Compare-and-set: publish {@code topology} at epoch {@code expectedEpoch + 1}. */
+    record Propose(long expectedEpoch, Topology topology, boolean force, String reason, String actor,
+                   long requestedAtMs) implements Command {}
+
+    /** A replicaset (at this incarnation) asks to create its initial buckets; see {@link BootstrapClaim}. */
+    record ClaimBootstrap(String replicasetId, long incarnation) implements Command {}
+
+    /** Read the current state. */
+    record Get() implements Command {}
+
+    /** Read the stored topologies, oldest first, the current one last. */
+    record History() implements Command {}
+
+    /** Long-poll: answer once the epoch exceeds {@code afterEpoch}, or after {@code maxWaitMs}. */
+    record Watch(long afterEpoch, long maxWaitMs) implements Command {}
+}

@@ -1,0 +1,141 @@
+package io.cairn.coordinator;
+
+import io.cairn.core.ErrorCode;
+import io.cairn.core.topology.BootstrapPlanner;
+import io.cairn.core.topology.Topology;
+import io.cairn.core.topology.TopologyValidator;
+
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The coordinator's replicated state and the pure function that changes it. No I/O, no clock,
+ * no threads: {@link #apply} is called in log order on every node and must give every node the
+ * same state and the same answer. Not thread-safe; the state machine serialises access.
+ *
+ * <p>Invariants: epochs of the kept topologies are consecutive and end at the current epoch;
+ * at most {@link CoordinatorLimits#HISTORY_EPOCHS} topologies and
+ * {@link CoordinatorLimits#FORCED_CHANGES_KEPT} forced changes are kept; a replicaset id, once
+ * in the bootstrapped set, never leaves it (a wiped replicaset must not re-create buckets).
+ */
+final class TopologyLedger {
+    /** Snapshot file layout, versioned so an old snapshot stays readable. */
+    record Snapshot(int format, List<Topology> topologies, Map<String, Long> bootstrapClaims,
+                    Map<String, BootstrapPlanner.Range> bootstrapPlan, List<ForcedChange> forcedChanges) {
+        static final int FORMAT = 2;
+    }
+
+    private final ArrayDeque<Topology> topologies = new ArrayDeque<>();
+    /** Replicaset -> the incarnation that claimed its initial buckets (never removed). */
+    private final TreeMap<String, Long> bootstrapClaims = new TreeMap<>();
+    /** The initial spread of buckets, fixed at INIT from the epoch-1 topology. */
+    private final TreeMap<String, BootstrapPlanner.Range> bootstrapPlan = new TreeMap<>();
+    private final ArrayDeque<ForcedChange> forcedChanges = new ArrayDeque<>();
+
+    Reply apply(Command command) {
+        try {
+            if (command instanceof Command.Init init) return init(init.topology());
+            if (command instanceof Command.Propose propose) return propose(propose);
+            if (command instanceof Command.ClaimBootstrap claim) return claimBootstrap(claim.replicasetId(), claim.incarnation());
+            return Reply.refused(ErrorCode.PROTOCOL, "not a write command: " + command.getClass().getSimpleName());
+        } catch (RuntimeException e) {
+            // Deterministic too: the same input throws the same way on every node.
+            return Reply.refused(ErrorCode.INTERNAL, "coordinator failed to apply "
+                    + command.getClass().getSimpleName() + ": " + e);
+        }
+    }
+
+    CoordinatorState state() {
+        return new CoordinatorState(topologies.peekLast(), bootstrapClaims.keySet(), List.copyOf(forcedChanges));
+    }
+
+    /** The kept topologies, oldest first, the current one last. */
+    List<Topology> history() {
+        return List.copyOf(topologies);
+    }
+
+    Snapshot snapshot() {
+        return new Snapshot(Snapshot.FORMAT, history(), new TreeMap<>(bootstrapClaims), new TreeMap<>(bootstrapPlan),
+                List.copyOf(forcedChanges));
+    }
+
+    void restore(Snapshot snapshot) {
+        if (snapshot.format() != Snapshot.FORMAT) {
+            throw new IllegalStateException("unknown coordinator snapshot format " + snapshot.format());
+        }
+        topologies.clear();
+        bootstrapClaims.clear();
+        bootstrapPlan.clear();
+        forcedChanges.clear();
+        if (snapshot.topologies() != null) topologies.addAll(snapshot.topologies());
+        if (snapshot.bootstrapClaims() != null) bootstrapClaims.putAll(snapshot.bootstrapClaims());
+        if (snapshot.bootstrapPlan() != null) bootstrapPlan.putAll(snapshot.bootstrapPlan());
+        if (snapshot.forcedChanges() != null) forcedChanges.addAll(snapshot.forcedChanges());
+    }
+
+    private Reply init(Topology proposed) {
+        if (!topologies.isEmpty()) return Reply.ok(state());
+        if (proposed == null) return Reply.refused(ErrorCode.INVALID_CONFIG, "INIT without a topology");
+        List<String> problems = TopologyValidator.problems(proposed);
+        if (!problems.isEmpty()) {
+            return Reply.refused(ErrorCode.INVALID_CONFIG, "invalid topology: " + String.join("; ", problems));
+        }
+        topologies.addLast(proposed.withEpoch(1));
+        bootstrapPlan.putAll(BootstrapPlanner.plan(proposed.bucketCount(), proposed.replicasets()));
+        return Reply.ok(state());
+    }
+
+    private Reply propose(Command.Propose p) {
+        Topology current = topologies.peekLast();
+        if (current == null) {
+            return Reply.refused(ErrorCode.STALE_EPOCH, "the coordinator has no topology yet (epoch 0); INIT first");
+        }
+        if (p.expectedEpoch() != current.epoch()) {
+            return Reply.refused(ErrorCode.STALE_EPOCH, "expected epoch " + p.expectedEpoch()
+                    + " but the current epoch is " + current.epoch());
+        }
+        if (p.topology() == null) return Reply.refused(ErrorCode.INVALID_CONFIG, "PROPOSE without a topology");
+        List<String> invalid = TopologyValidator.problems(p.topology());
+        if (!invalid.isEmpty()) {
+            return Reply.refused(ErrorCode.INVALID_CONFIG, "invalid topology: " + String.join("; ", invalid));
+        }
+        List<String> guardrails = TopologyValidator.changeProblems(current, p.topology());
+        if (!guardrails.isEmpty() && !p.force()) {
+            return Reply.refused(ErrorCode.GUARDRAIL, "refused by guardrails (use force to override): "
+                    + String.join("; ", guardrails));
+        }
+        long epoch = current.epoch() + 1;
+        publish(p.topology().withEpoch(epoch));
+        if (p.force()) recordForced(new ForcedChange(epoch, p.actor(), p.reason(), p.requestedAtMs(), guardrails));
+        return Reply.ok(state());
+    }
+
+    private Reply claimBootstrap(String replicasetId, long incarnation) {
+        Topology current = topologies.peekLast();
+        if (current == null || replicasetId == null || current.replicaset(replicasetId).isEmpty()) {
+            return Reply.refused(ErrorCode.INVALID_CONFIG, "replicaset '" + replicasetId
+                    + "' is not in the topology at epoch " + (current == null ? 0 : current.epoch()));
+        }
+        Long holder = bootstrapClaims.get(replicasetId);
+        if (holder != null && holder != incarnation) {
+            return Reply.claimed(state(), BootstrapClaim.refuse("replicaset '" + replicasetId
+                    + "' already created its initial buckets as incarnation " + holder + "; this copy (incarnation "
+                    + incarnation + ") was wiped or replaced and must not create them again"));
+        }
+        bootstrapClaims.put(replicasetId, incarnation);
+        BootstrapPlanner.Range range = bootstrapPlan.get(replicasetId);
+        return Reply.claimed(state(), range == null ? BootstrapClaim.grant(1, 0) : BootstrapClaim.grant(range.first(), range.last()));
+    }
+
+    private void publish(Topology next) {
+        topologies.addLast(next);
+        while (topologies.size() > CoordinatorLimits.HISTORY_EPOCHS) topologies.removeFirst();
+    }
+
+    private void recordForced(ForcedChange change) {
+        forcedChanges.addLast(change);
+        while (forcedChanges.size() > CoordinatorLimits.FORCED_CHANGES_KEPT) forcedChanges.removeFirst();
+    }
+}

@@ -1,0 +1,99 @@
+package io.cairn.router.resp;
+
+import io.cairn.core.CairnException;
+import io.cairn.router.KvBackend;
+import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.handler.codec.redis.SimpleStringRedisMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.IntSupplier;
+
+/**
+ * The command table: finds a command by name (any case), checks its arity and runs it. Every
+ * outcome is a reply: bad arguments ({@link CairnException}) become their catalogue error,
+ * and a failed backend future or a bug becomes "ERR internal error: ...", so one command can
+ * never take its connection down. Shared by all connections; stateless apart from the table.
+ */
+final class CommandDispatcher {
+    private static final Logger log = LoggerFactory.getLogger(CommandDispatcher.class);
+
+    private final Map<String, CommandSpec> commands = new TreeMap<>();
+
+    CommandDispatcher(KvBackend backend, RespConfig config, ClientRegistry clients, IntSupplier boundPort) {
+        register(new StringCommands(backend).specs());
+        register(new ServerCommands(backend, config, clients, boundPort).specs());
+        register(new ClientCommands(clients).specs());
+        register(List.of(new CommandSpec("command", -1, List.of("loading", "stale"), 0, 0, 0, this::command)));
+    }
+
+    private void register(List<CommandSpec> specs) {
+        for (CommandSpec spec : specs) commands.put(spec.name(), spec);
+    }
+
+    CompletableFuture<RedisMessage> dispatch(CommandArgs args, ClientSession session) {
+        CommandSpec spec = commands.get(args.name());
+        if (spec == null) return Replies.done(Replies.unknownCommand(args));
+        if (!spec.acceptsArgCount(args.count())) return Replies.done(Replies.wrongArity(spec.name()));
+        try {
+            return spec.handler().handle(args, session).exceptionally(this::failureReply);
+        } catch (RuntimeException e) {
+            return Replies.done(failureReply(e));
+        }
+    }
+
+    private RedisMessage failureReply(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        if (cause instanceof CairnException expected) {
+            log.debug("command refused: {}", expected.redisMessage());
+            return Replies.error(expected);
+        }
+        log.warn("command failed", cause);
+        return Replies.error("ERR internal error: " + cause);
+    }
+
+    /** COMMAND, COMMAND COUNT / LIST / INFO name... / DOCS (empty: we ship no docs). */
+    private CompletableFuture<RedisMessage> command(CommandArgs args, ClientSession session) {
+        if (args.count() == 1) return Replies.done(describe(new ArrayList<>(commands.values())));
+        String sub = args.string(1).toLowerCase(java.util.Locale.ROOT);
+        return Replies.done(switch (sub) {
+            case "count" -> Replies.integer(commands.size());
+            case "list" -> Replies.bulkArray(new ArrayList<>(commands.keySet()));
+            case "docs" -> Replies.EMPTY_ARRAY;
+            case "info" -> info(args);
+            default -> Replies.unknownSubcommand(args);
+        });
+    }
+
+    private RedisMessage info(CommandArgs args) {
+        List<RedisMessage> entries = new ArrayList<>();
+        for (int i = 2; i < args.count(); i++) {
+            CommandSpec spec = commands.get(args.string(i).toLowerCase(java.util.Locale.ROOT));
+            entries.add(spec == null ? Replies.NIL : describe(spec));
+        }
+        return Replies.array(entries);
+    }
+
+    private static RedisMessage describe(List<CommandSpec> specs) {
+        List<RedisMessage> entries = new ArrayList<>(specs.size());
+        for (CommandSpec spec : specs) entries.add(describe(spec));
+        return Replies.array(entries);
+    }
+
+    /** Redis 7's layout: name, arity, flags, first key, last key, step, ACL categories, tips, key specs, subcommands. */
+    private static RedisMessage describe(CommandSpec spec) {
+        List<RedisMessage> flags = new ArrayList<>();
+        for (String flag : spec.flags()) flags.add(new SimpleStringRedisMessage(flag));
+        return Replies.array(List.of(
+                Replies.bulk(spec.name()), Replies.integer(spec.arity()), Replies.array(flags),
+                Replies.integer(spec.firstKey()), Replies.integer(spec.lastKey()), Replies.integer(spec.keyStep()),
+                Replies.EMPTY_ARRAY, Replies.EMPTY_ARRAY, Replies.EMPTY_ARRAY, Replies.EMPTY_ARRAY));
+    }
+}

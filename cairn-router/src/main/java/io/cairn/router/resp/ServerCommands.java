@@ -1,0 +1,203 @@
+package io.cairn.router.resp;
+
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.router.KvBackend;
+import io.netty.handler.codec.redis.RedisMessage;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.IntSupplier;
+
+/**
+ * Connection and server commands: PING ECHO QUIT SELECT HELLO AUTH CONFIG INFO DBSIZE. Only
+ * RESP2 and database 0 exist. Clients and tools probe these before any data command (Lettuce
+ * sends HELLO 3 and falls back on NOPROTO; redis-benchmark reads CONFIG GET save/appendonly),
+ * so the reply shapes follow Redis closely.
+ */
+final class ServerCommands {
+    /**
+     * Reported as the Redis version: clients enable features by version number, and these
+     * answers follow Redis 7.2's command syntax.
+     */
+    static final String REDIS_VERSION = "7.2.0";
+    private static final List<String> FAST = List.of("fast");
+
+    private final KvBackend backend;
+    private final RespConfig config;
+    private final ClientRegistry clients;
+    private final IntSupplier boundPort;
+
+    ServerCommands(KvBackend backend, RespConfig config, ClientRegistry clients, IntSupplier boundPort) {
+        this.backend = backend;
+        this.config = config;
+        this.clients = clients;
+        this.boundPort = boundPort;
+    }
+
+    List<CommandSpec> specs() {
+        return List.of(
+                new CommandSpec("ping", -1, FAST, 0, 0, 0, this::ping),
+                new CommandSpec("echo", 2, FAST, 0, 0, 0, (a, s) -> Replies.done(Replies.bulk(a.raw(1)))),
+                new CommandSpec("quit", -1, FAST, 0, 0, 0, this::quit),
+                new CommandSpec("select", 2, FAST, 0, 0, 0, this::select),
+                new CommandSpec("hello", -1, FAST, 0, 0, 0, this::hello),
+                new CommandSpec("auth", -2, FAST, 0, 0, 0, this::auth),
+                new CommandSpec("config", -2, List.of("admin"), 0, 0, 0, this::config),
+                new CommandSpec("info", -1, List.of(), 0, 0, 0, this::info),
+                new CommandSpec("dbsize", 1, List.of("readonly", "fast"), 0, 0, 0,
+                        (a, s) -> backend.dbSize().thenApply(Replies::integer)));
+    }
+
+    private CompletableFuture<RedisMessage> ping(CommandArgs args, ClientSession session) {
+        if (args.count() > 2) return Replies.done(Replies.wrongArity("ping"));
+        return Replies.done(args.count() == 2 ? Replies.bulk(args.raw(1)) : Replies.PONG);
+    }
+
+    private CompletableFuture<RedisMessage> quit(CommandArgs args, ClientSession session) {
+        session.requestQuit();
+        return Replies.done(Replies.OK);
+    }
+
+    private CompletableFuture<RedisMessage> select(CommandArgs args, ClientSession session) {
+        long db = args.longAt(1);
+        return Replies.done(db == 0 ? Replies.OK : Replies.error("ERR DB index is out of range"));
+    }
+
+    /** HELLO [protover [AUTH username password] [SETNAME clientname]]: RESP2 only. */
+    private CompletableFuture<RedisMessage> hello(CommandArgs args, ClientSession session) {
+        if (args.count() >= 2) {
+            Long version = parseLongOrNull(args, 1);
+            if (version == null) {
+                return Replies.done(Replies.error("ERR Protocol version is not an integer or out of range"));
+            }
+            if (version != 2) return Replies.done(Replies.error("NOPROTO unsupported protocol version"));
+        }
+        String name = null;
+        for (int i = 2; i < args.count(); i++) {
+            if (args.is(i, "auth") && i + 2 < args.count()) {
+                RedisMessage refused = authenticate(args.string(i + 1));
+                if (refused != null) return Replies.done(refused);
+                i += 2;
+            } else if (args.is(i, "setname") && i + 1 < args.count()) {
+                name = args.string(++i);
+                if (!ClientCommands.validName(name)) return Replies.done(ClientCommands.invalidName());
+            } else {
+                return Replies.done(Replies.error("ERR Syntax error in HELLO option '" + args.printable(i) + "'"));
+            }
+        }
+        if (name != null) session.name(name);
+        return Replies.done(helloReply(session));
+    }
+
+    private static RedisMessage helloReply(ClientSession session) {
+        return Replies.array(List.of(
+                Replies.bulk("server"), Replies.bulk("redis"),
+                Replies.bulk("version"), Replies.bulk(REDIS_VERSION),
+                Replies.bulk("proto"), Replies.integer(2),
+                Replies.bulk("id"), Replies.integer(session.id()),
+                Replies.bulk("mode"), Replies.bulk("standalone"),
+                Replies.bulk("role"), Replies.bulk("master"),
+                Replies.bulk("modules"), Replies.EMPTY_ARRAY));
+    }
+
+    /** There are no passwords: the default user (any password) is who everybody is. */
+    private CompletableFuture<RedisMessage> auth(CommandArgs args, ClientSession session) {
+        if (args.count() == 2) {
+            return Replies.done(Replies.error("ERR AUTH <password> called without any password configured "
+                    + "for the default user. Are you sure your configuration is correct?"));
+        }
+        if (args.count() != 3) return Replies.done(Replies.syntaxError());
+        RedisMessage refused = authenticate(args.string(1));
+        return Replies.done(refused != null ? refused : Replies.OK);
+    }
+
+    private static RedisMessage authenticate(String user) {
+        return "default".equals(user) ? null
+                : Replies.error("WRONGPASS invalid username-password pair or user is disabled.");
+    }
+
+    private CompletableFuture<RedisMessage> config(CommandArgs args, ClientSession session) {
+        if (args.is(1, "get")) {
+            if (args.count() < 3) return Replies.done(Replies.wrongArity("config|get"));
+            return Replies.done(configGet(args));
+        }
+        if (args.is(1, "resetstat")) return Replies.done(Replies.OK);
+        if (args.is(1, "set") || args.is(1, "rewrite")) {
+            return Replies.done(Replies.error("ERR CONFIG " + args.string(1).toUpperCase(Locale.ROOT)
+                    + " is not supported; Cairn is configured at startup"));
+        }
+        return Replies.done(Replies.unknownSubcommand(args));
+    }
+
+    /** Pairs of name and value for every parameter matching any of the patterns. */
+    private RedisMessage configGet(CommandArgs args) {
+        Map<String, String> parameters = configParameters();
+        List<RedisMessage> pairs = new ArrayList<>();
+        for (Map.Entry<String, String> p : parameters.entrySet()) {
+            for (int i = 2; i < args.count(); i++) {
+                if (Glob.matches(args.string(i), p.getKey())) {
+                    pairs.add(Replies.bulk(p.getKey()));
+                    pairs.add(Replies.bulk(p.getValue()));
+                    break;
+                }
+            }
+        }
+        return Replies.array(pairs);
+    }
+
+    private Map<String, String> configParameters() {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("save", "");
+        p.put("appendonly", "no");
+        p.put("databases", "1");
+        p.put("port", Integer.toString(boundPort.getAsInt()));
+        p.put("bind", config.host());
+        p.put("timeout", "0");
+        p.put("maxmemory", "0");
+        p.put("maxmemory-policy", "noeviction");
+        p.put("proto-max-bulk-len", Integer.toString(config.maxBulkBytes()));
+        p.put("cluster-enabled", "no");
+        return p;
+    }
+
+    /** INFO [section ...]: our server and clients sections, the backend's, and keyspace. */
+    private CompletableFuture<RedisMessage> info(CommandArgs args, ClientSession session) {
+        List<String> wanted = new ArrayList<>();
+        for (int i = 1; i < args.count(); i++) wanted.add(args.string(i).toLowerCase(Locale.ROOT));
+        Map<String, Map<String, String>> sections = new LinkedHashMap<>();
+        sections.put("server", serverSection());
+        sections.put("clients", Map.of("connected_clients", Integer.toString(clients.size())));
+        backend.info().forEach((name, entries) ->
+                sections.computeIfAbsent(name.toLowerCase(Locale.ROOT), n -> new LinkedHashMap<>()).putAll(entries));
+        CompletableFuture<Long> keys = InfoText.wants(wanted, "keyspace")
+                ? backend.dbSize() : CompletableFuture.completedFuture(null);
+        return keys.thenApply(count -> {
+            if (count != null) sections.put("keyspace", Map.of("db0", "keys=" + count));
+            return Replies.bulk(InfoText.render(sections, wanted));
+        });
+    }
+
+    private Map<String, String> serverSection() {
+        Map<String, String> s = new LinkedHashMap<>();
+        s.put("redis_version", REDIS_VERSION);
+        s.put("redis_mode", "standalone");
+        s.put("server_name", "cairn");
+        s.put("process_id", Long.toString(ProcessHandle.current().pid()));
+        s.put("tcp_port", Integer.toString(boundPort.getAsInt()));
+        return s;
+    }
+
+    private static Long parseLongOrNull(CommandArgs args, int index) {
+        try {
+            return args.longAt(index);
+        } catch (CairnException e) {
+            if (e.code() == ErrorCode.NOT_INTEGER) return null;
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package io.cairn.router;
+
+import io.cairn.core.BucketHasher;
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpResult;
+import io.cairn.storage.StorageAdmin;
+import io.cairn.storage.StorageNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Durability (SYSTEM.md invariant 2) across leader loss, restarts and snapshot catch-up. */
+class FailoverTest {
+    private static final int BUCKETS = 120;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyAcknowledgedWriteSurvivesTheLossOfTheLeader() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, BUCKETS).start().bootstrap()) {
+            Router router = cluster.startRouter(RouterConfig.defaults());
+            Map<String, String> acknowledged = new ConcurrentHashMap<>();
+            AtomicInteger failed = new AtomicInteger();
+            Semaphore inflight = new Semaphore(32);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            String killed = null;
+            for (int i = 0; i < 4_000 && System.nanoTime() < end; i++) {
+                if (i == 1_500) {
+                    StorageNode leader = cluster.leaderOf("rs1");
+                    assertThat(leader).isNotNull();
+                    killed = leader.id();
+                    cluster.stopNode(killed);
+                }
+                inflight.acquire();
+                String key = "k" + i;
+                String value = "v" + i;
+                router.execute(List.of(set(key, value))).whenComplete((r, e) -> {
+                    if (e == null && r.get(0).equals(OpResult.OK)) acknowledged.put(key, value);
+                    else failed.incrementAndGet();
+                    inflight.release();
+                });
+            }
+            assertThat(inflight.tryAcquire(32, 60, TimeUnit.SECONDS)).isTrue();
+            System.out.printf("failover: %d acknowledged, %d failed, leader %s killed%n", acknowledged.size(), failed.get(), killed);
+            assertThat(acknowledged.size()).isGreaterThan(3_000);
+
+            cluster.startNode(killed);
+            assertAllReadBack(router, acknowledged);
+        }
+    }
+
+    @Test
+    void everyKeySurvivesAWholeClusterRestart() throws Exception {
+        Map<String, String> written = new ConcurrentHashMap<>();
+        try (TestCluster cluster = new TestCluster(dir, 2, 1, BUCKETS).start().bootstrap()) {
+            Router router = cluster.startRouter(RouterConfig.defaults());
+            writeAll(router, 0, 600, written);
+            cluster.close();
+            cluster.start();
+            Router second = new Router(cluster.topology, RouterConfig.defaults()).start();
+            try {
+                assertThat(second.awaitRoutes(Duration.ofSeconds(30))).isTrue();
+                assertAllReadBack(second, written);
+                assertThat(second.dbSize().get(10, TimeUnit.SECONDS)).isEqualTo(600);
+            } finally {
+                second.close();
+            }
+        }
+    }
+
+    @Test
+    void aWipedFollowerCatchesUpBySnapshotInstall() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, BUCKETS).start().bootstrap()) {
+            Router router = cluster.startRouter(RouterConfig.defaults());
+            Map<String, String> written = new ConcurrentHashMap<>();
+            writeAll(router, 0, 500, written);
+            String follower = cluster.running.values().stream().filter(n -> !n.isLeader()).findFirst().orElseThrow().id();
+            cluster.stopNode(follower);
+            cluster.wipeNode(follower);
+            writeAll(router, 500, 1_000, written);
+            try (StorageAdmin admin = new StorageAdmin(cluster.topology.replicaset("rs1").orElseThrow(), Duration.ofSeconds(20))) {
+                // The leader's log is purged up to the snapshot, so only an install can bring the follower back.
+                assertThat(admin.snapshot()).isPositive();
+            }
+            cluster.startNode(follower);
+            await().atMost(Duration.ofSeconds(60)).until(() -> cluster.node(follower).localStats().keyCount() == 1_000);
+            assertThat(cluster.node(follower).localStats().ownedBuckets()).isEqualTo(BUCKETS);
+
+            // The caught-up follower holds the data: it stays readable with the old leader gone.
+            cluster.stopNode(cluster.leaderOf("rs1").id());
+            assertAllReadBack(router, written);
+        }
+    }
+
+    private static void writeAll(Router router, int from, int to, Map<String, String> written) throws Exception {
+        List<KvOp> ops = new ArrayList<>();
+        for (int i = from; i < to; i++) ops.add(set("k" + i, "v" + i));
+        List<OpResult> results = router.execute(ops).get(60, TimeUnit.SECONDS);
+        assertThat(results).allMatch(OpResult.OK::equals);
+        for (int i = from; i < to; i++) written.put("k" + i, "v" + i);
+    }
+
+    private static void assertAllReadBack(Router router, Map<String, String> expected) throws Exception {
+        List<String> keys = new ArrayList<>(expected.keySet());
+        List<KvOp> gets = keys.stream().map(k -> {
+            byte[] key = k.getBytes(StandardCharsets.UTF_8);
+            return KvOp.get(BucketHasher.bucketOf(key, BUCKETS), key);
+        }).toList();
+        List<OpResult> values = router.execute(gets).get(60, TimeUnit.SECONDS);
+        for (int i = 0; i < keys.size(); i++) {
+            OpResult r = values.get(i);
+            assertThat(r.isError()).as("read of %s: %s", keys.get(i), r.message()).isFalse();
+            assertThat(r.bytes()).as("value of %s", keys.get(i)).isNotNull();
+            assertThat(new String(r.bytes(), StandardCharsets.UTF_8)).isEqualTo(expected.get(keys.get(i)));
+        }
+    }
+
+    private static KvOp set(String key, String value) {
+        byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        return KvOp.set(BucketHasher.bucketOf(k, BUCKETS), k, value.getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,82 @@
+package io.cairn.router.resp;
+
+import io.cairn.core.kv.KvApplier;
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.KvView;
+import io.cairn.core.kv.OpResult;
+import io.cairn.core.kv.StoredValue;
+import io.cairn.router.KvBackend;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A single-process {@link KvBackend} with the store's real semantics ({@link KvApplier} over a
+ * map), for testing the protocol layer. Each call is applied under one lock, so a call is
+ * atomic (stronger than the per-bucket guarantee of the real backend); the clock is real.
+ */
+final class InMemoryKvBackend implements KvBackend {
+    private record BucketKey(int bucket, ByteBuffer key) {}
+
+    private final Map<BucketKey, byte[]> entries = new ConcurrentHashMap<>();
+    private final KvView view = new KvView() {
+        @Override
+        public byte[] get(int bucket, byte[] key) {
+            return entries.get(new BucketKey(bucket, ByteBuffer.wrap(key)));
+        }
+
+        @Override
+        public void put(int bucket, byte[] key, byte[] stored) {
+            entries.put(new BucketKey(bucket, ByteBuffer.wrap(key.clone())), stored);
+        }
+
+        @Override
+        public void delete(int bucket, byte[] key) {
+            entries.remove(new BucketKey(bucket, ByteBuffer.wrap(key)));
+        }
+    };
+    private final KvApplier applier;
+    private final int bucketCount;
+
+    InMemoryKvBackend(int bucketCount, int maxValueBytes) {
+        this.bucketCount = bucketCount;
+        this.applier = new KvApplier(maxValueBytes);
+    }
+
+    InMemoryKvBackend() {
+        this(64, RespConfig.DEFAULT_MAX_VALUE_BYTES);
+    }
+
+    @Override
+    public synchronized CompletableFuture<List<OpResult>> execute(List<KvOp> ops) {
+        long now = System.currentTimeMillis();
+        List<OpResult> results = new ArrayList<>(ops.size());
+        for (KvOp op : ops) results.add(applier.apply(op, view, now));
+        return CompletableFuture.completedFuture(results);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Long> dbSize() {
+        long now = System.currentTimeMillis();
+        return CompletableFuture.completedFuture(
+                entries.values().stream().filter(v -> !StoredValue.isExpired(v, now)).count());
+    }
+
+    @Override
+    public int bucketCount() {
+        return bucketCount;
+    }
+
+    @Override
+    public Map<String, Map<String, String>> info() {
+        Map<String, String> section = new LinkedHashMap<>();
+        section.put("backend", "in-memory");
+        section.put("bucket_count", Integer.toString(bucketCount));
+        return Map.of("cairn", section);
+    }
+}

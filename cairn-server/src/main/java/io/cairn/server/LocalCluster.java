@@ -1,0 +1,161 @@
+package io.cairn.server;
+
+import com.sun.net.httpserver.HttpExchange;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.server.admin.AdminServer;
+import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.config.ConfigLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code cairn up}: a whole cluster (coordinator, replicasets, router) in this JVM, with its
+ * config file and data under one folder. The folder's {@code cluster.yaml} is written on the
+ * first start and reused afterwards, so a restart on the same folder keeps ports and data.
+ * The router's admin endpoint also serves {@code /local/nodes/ID/stop|start} so an operator can
+ * stop a storage node and watch failover ({@code cairn node stop ID}).
+ */
+public final class LocalCluster implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LocalCluster.class);
+    public static final String CONFIG_FILE = "cluster.yaml";
+
+    /** Shape of a new local cluster; ignored when the folder already has a config. */
+    public record Shape(int replicasets, int replicas, int bucketCount, int respPort, int basePort) {
+        public Shape {
+            if (replicasets < 1 || replicasets > 50) throw new IllegalArgumentException("replicasets must be 1..50");
+            if (replicas != 1 && replicas != 3 && replicas != 5) throw new IllegalArgumentException("replicas must be 1, 3 or 5");
+            if (basePort < 1024 || basePort + 10 + 2 * replicasets * replicas > 65535) throw new IllegalArgumentException("basePort out of range");
+        }
+    }
+
+    private final ClusterConfig config;
+    private final List<CoordinatorProcess> coordinators = new ArrayList<>();
+    private final Map<String, StorageProcess> storages = new LinkedHashMap<>();
+    private RouterProcess router;
+
+    public LocalCluster(ClusterConfig config) {
+        this.config = config;
+    }
+
+    /** Loads {@code dir/cluster.yaml}, writing it first from {@code shape} when absent. */
+    public static ClusterConfig prepare(Path dir, Shape shape) throws IOException {
+        Path file = dir.resolve(CONFIG_FILE);
+        if (!Files.exists(file)) ConfigLoader.write(file, configTree(shape));
+        return ConfigLoader.load(file);
+    }
+
+    static Map<String, Object> configTree(Shape s) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("bucketCount", s.bucketCount());
+        root.put("dataDir", ".");
+        root.put("coordinators", List.of(node("c1", s.basePort(), s.basePort() + 1)));
+        List<Object> sets = new ArrayList<>();
+        int port = s.basePort() + 10;
+        for (int r = 1; r <= s.replicasets(); r++) {
+            List<Object> nodes = new ArrayList<>();
+            for (int n = 1; n <= s.replicas(); n++, port += 2) nodes.add(node("s" + r + "-" + n, port, port + 1));
+            sets.add(Map.of("id", "rs" + r, "weight", 1, "nodes", nodes));
+        }
+        root.put("replicasets", sets);
+        root.put("routers", List.of(Map.of("id", "r1", "host", "127.0.0.1", "respPort", s.respPort(), "adminPort", s.basePort() + 2)));
+        return root;
+    }
+
+    private static Map<String, Object> node(String id, int raftPort, int adminPort) {
+        return Map.of("id", id, "host", "127.0.0.1", "raftPort", raftPort, "adminPort", adminPort);
+    }
+
+    public LocalCluster start() throws IOException {
+        for (NodeAddress c : config.topology().coordinators()) coordinators.add(new CoordinatorProcess(config, c.id()).start());
+        for (ReplicasetSpec rs : config.topology().replicasets()) {
+            for (NodeAddress n : rs.nodes()) startNode(n.id());
+        }
+        router = new RouterProcess(config, config.topology().routers().get(0).id()).start();
+        router.admin().route("/local/nodes/", this::control);
+        return this;
+    }
+
+    /** Waits until the router knows an owner for every bucket. */
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
+        return router.router().awaitRoutes(timeout);
+    }
+
+    public RouterProcess router() {
+        return router;
+    }
+
+    public ClusterConfig config() {
+        return config;
+    }
+
+    public synchronized void startNode(String nodeId) throws IOException {
+        if (storages.containsKey(nodeId)) return;
+        storages.put(nodeId, new StorageProcess(config, nodeId).start());
+    }
+
+    public synchronized void stopNode(String nodeId) throws IOException {
+        StorageProcess p = storages.remove(nodeId);
+        if (p != null) {
+            p.close();
+            log.info("stopped storage node {} (start it again with: cairn node start {})", nodeId, nodeId);
+        }
+    }
+
+    public synchronized Map<String, Boolean> nodes() {
+        Map<String, Boolean> out = new LinkedHashMap<>();
+        for (ReplicasetSpec rs : config.topology().replicasets()) for (NodeAddress n : rs.nodes()) out.put(n.id(), storages.containsKey(n.id()));
+        return out;
+    }
+
+    public synchronized StorageProcess storage(String nodeId) {
+        return storages.get(nodeId);
+    }
+
+    private void control(HttpExchange ex) throws IOException {
+        String[] parts = ex.getRequestURI().getPath().split("/");
+        // /local/nodes/{id}/{action}
+        if (parts.length != 5 || !"POST".equals(ex.getRequestMethod())) {
+            AdminServer.send(ex, 400, "text/plain", "use POST /local/nodes/<node-id>/stop or /start\n");
+            return;
+        }
+        String id = parts[3];
+        if (config.topology().storageNode(id).isEmpty()) {
+            AdminServer.send(ex, 404, "text/plain", "unknown storage node '" + id + "'; nodes: " + nodes().keySet() + "\n");
+            return;
+        }
+        switch (parts[4]) {
+            case "stop" -> stopNode(id);
+            case "start" -> startNode(id);
+            default -> {
+                AdminServer.send(ex, 400, "text/plain", "unknown action '" + parts[4] + "' (stop, start)\n");
+                return;
+            }
+        }
+        AdminServer.send(ex, 200, "text/plain", id + " " + parts[4] + (parts[4].equals("stop") ? "ped" : "ed") + "\n");
+    }
+
+    @Override
+    public synchronized void close() {
+        if (router != null) router.close();
+        for (StorageProcess p : storages.values()) {
+            try {
+                p.close();
+            } catch (IOException e) {
+                log.warn("stopping {} failed: {}", p.node().id(), e.toString());
+            }
+        }
+        storages.clear();
+        coordinators.forEach(CoordinatorProcess::close);
+        coordinators.clear();
+    }
+}

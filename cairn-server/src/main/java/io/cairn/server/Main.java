@@ -1,0 +1,174 @@
+package io.cairn.server;
+
+import io.cairn.core.CairnException;
+import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.config.ConfigLoader;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** The {@code cairn} command: one artifact for every role. */
+@Command(name = "cairn", mixinStandardHelpOptions = true, version = "cairn 0.1.0",
+        description = "Cairn: a sharded, replicated key-value store that speaks the Redis protocol.",
+        subcommands = {Main.Up.class, Main.Storage.class, Main.RouterCmd.class, Main.CoordinatorCmd.class,
+                Main.Status.class, Main.Node.class})
+public final class Main implements Runnable {
+    public static void main(String[] args) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            if (e instanceof CairnException ce) {
+                cmd.getErr().println("cairn: " + ce.getMessage());
+                return 2;
+            }
+            throw e;
+        });
+        System.exit(cli.execute(args));
+    }
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+
+    /** Blocks until Ctrl-C (or SIGTERM), then closes {@code resource}. */
+    static void runUntilStopped(AutoCloseable resource) throws InterruptedException {
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                System.err.println("cairn: error while stopping: " + e.getMessage());
+            }
+            stopped.countDown();
+        }, "cairn-shutdown"));
+        stopped.await();
+    }
+
+    @Command(name = "up", description = "Start a local cluster (coordinator, replicasets, router) with data under one folder.")
+    static final class Up implements Callable<Integer> {
+        @Option(names = "--dir", defaultValue = "cairn-data", description = "data folder (default: ${DEFAULT-VALUE})")
+        Path dir;
+        @Option(names = "--replicasets", defaultValue = "2", description = "replicasets of a new cluster (default: ${DEFAULT-VALUE})")
+        int replicasets;
+        @Option(names = "--replicas", defaultValue = "3", description = "nodes per replicaset: 1, 3 or 5 (default: ${DEFAULT-VALUE})")
+        int replicas;
+        @Option(names = "--buckets", defaultValue = "3000", description = "bucket count of a new cluster (default: ${DEFAULT-VALUE})")
+        int buckets;
+        @Option(names = "--port", defaultValue = "7379", description = "RESP port of the router (default: ${DEFAULT-VALUE})")
+        int port;
+        @Option(names = "--base-port", defaultValue = "7400", description = "first of the internal ports (default: ${DEFAULT-VALUE})")
+        int basePort;
+
+        @Override
+        public Integer call() throws Exception {
+            ClusterConfig config = LocalCluster.prepare(dir, new LocalCluster.Shape(replicasets, replicas, buckets, port, basePort));
+            LocalCluster cluster = new LocalCluster(config);
+            try {
+                cluster.start();
+            } catch (Exception e) {
+                cluster.close();
+                throw e;
+            }
+            if (!cluster.awaitReady(Duration.ofSeconds(120))) {
+                System.err.println("cairn: the cluster did not become ready within 120 s; see the log above");
+            }
+            var r = config.topology().routers().get(0);
+            System.out.printf("cairn is up: redis-cli -p %d | admin http://%s:%d/info | data %s | Ctrl-C to stop%n",
+                    r.respPort(), r.host(), r.adminPort(), config.dataDir());
+            System.out.flush();
+            runUntilStopped(cluster);
+            return 0;
+        }
+    }
+
+    @Command(name = "storage", description = "Run one storage node from a cluster config file.")
+    static final class Storage implements Callable<Integer> {
+        @Option(names = "--config", required = true, description = "cluster config file") Path config;
+        @Option(names = "--node", required = true, description = "this node's id in the config") String node;
+
+        @Override
+        public Integer call() throws Exception {
+            StorageProcess p = new StorageProcess(ConfigLoader.load(config), node).start();
+            runUntilStopped(p);
+            return 0;
+        }
+    }
+
+    @Command(name = "router", description = "Run one router from a cluster config file.")
+    static final class RouterCmd implements Callable<Integer> {
+        @Option(names = "--config", required = true, description = "cluster config file") Path config;
+        @Option(names = "--node", required = true, description = "this router's id in the config") String node;
+
+        @Override
+        public Integer call() throws Exception {
+            RouterProcess p = new RouterProcess(ConfigLoader.load(config), node).start();
+            System.out.printf("router %s serving RESP on port %d%n", node, p.respPort());
+            runUntilStopped(p);
+            return 0;
+        }
+    }
+
+    @Command(name = "coordinator", description = "Run one coordinator node from a cluster config file.")
+    static final class CoordinatorCmd implements Callable<Integer> {
+        @Option(names = "--config", required = true, description = "cluster config file") Path config;
+        @Option(names = "--node", required = true, description = "this node's id in the config") String node;
+
+        @Override
+        public Integer call() throws Exception {
+            CoordinatorProcess p = new CoordinatorProcess(ConfigLoader.load(config), node).start();
+            runUntilStopped(p);
+            return 0;
+        }
+    }
+
+    @Command(name = "status", description = "Show replicasets, members, leaders, bucket counts and the epoch.")
+    static final class Status implements Callable<Integer> {
+        @Option(names = "--dir", defaultValue = "cairn-data", description = "local cluster folder (default: ${DEFAULT-VALUE})") Path dir;
+        @Option(names = "--config", description = "cluster config file (instead of --dir)") Path config;
+        @Option(names = "--json", description = "print JSON") boolean json;
+
+        @Override
+        public Integer call() throws Exception {
+            ClusterConfig c = ConfigLoader.load(config != null ? config : dir.resolve(LocalCluster.CONFIG_FILE));
+            var status = StatusReport.collect(c);
+            System.out.print(json ? io.cairn.server.admin.AdminServer.JSON.writeValueAsString(status) + "\n" : StatusReport.render(status));
+            return 0;
+        }
+    }
+
+    @Command(name = "node", description = "Stop or start one storage node of a running local cluster (cairn up).")
+    static final class Node implements Callable<Integer> {
+        @Parameters(index = "0", description = "stop or start") String action;
+        @Parameters(index = "1", description = "storage node id, e.g. s1-1") String id;
+        @Option(names = "--dir", defaultValue = "cairn-data", description = "local cluster folder (default: ${DEFAULT-VALUE})") Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            if (!action.equals("stop") && !action.equals("start")) throw new CommandLine.ParameterException(
+                    new CommandLine(this), "action must be stop or start, was '" + action + "'");
+            ClusterConfig c = ConfigLoader.load(dir.resolve(LocalCluster.CONFIG_FILE));
+            var r = c.topology().routers().get(0);
+            HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + r.host() + ":" + r.adminPort() + "/local/nodes/" + id + "/" + action))
+                    .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.noBody()).build();
+            HttpResponse<String> resp;
+            try {
+                resp = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofString());
+            } catch (java.net.ConnectException e) {
+                System.err.println("cairn: no local cluster answers at " + r.host() + ":" + r.adminPort() + " (is `cairn up` running?)");
+                return 1;
+            }
+            (resp.statusCode() == 200 ? System.out : System.err).print(resp.body());
+            return resp.statusCode() == 200 ? 0 : 1;
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.cairn.server;
+
+import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.coordinator.CoordinatorState;
+import io.cairn.core.topology.RouterSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.router.Router;
+import io.cairn.router.resp.RespConfig;
+import io.cairn.router.resp.RespServer;
+import io.cairn.server.admin.AdminServer;
+import io.cairn.server.config.ClusterConfig;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** A router: the embeddable {@link Router}, its RESP listener, admin endpoint and coordinator watch. */
+public final class RouterProcess implements AutoCloseable {
+    private final RouterSpec self;
+    private final ClusterConfig config;
+    private final CoordinatorClient coordinator;
+    private Router router;
+    private RespServer resp;
+    private AdminServer admin;
+
+    public RouterProcess(ClusterConfig config, String routerId) {
+        this.self = Nodes.router(config, routerId);
+        this.config = config;
+        this.coordinator = new CoordinatorClient(config.topology().coordinators());
+    }
+
+    public RouterProcess start() throws IOException {
+        CoordinatorState state = coordinator.init(config.topology());
+        Topology topology = state.topology();
+        router = new Router(topology, config.router().routerConfig()).start();
+        coordinator.watch(s -> {
+            if (s.topology() != null) router.updateTopology(s.topology());
+        });
+        int maxArg = Math.max(config.router().maxKeyBytes(), config.router().maxValueBytes());
+        resp = new RespServer(router, RespConfig.builder().host(self.host()).port(self.respPort())
+                .maxKeyBytes(config.router().maxKeyBytes()).maxValueBytes(config.router().maxValueBytes())
+                .maxBulkBytes(maxArg).maxRequestBytes(Math.max(maxArg, 64L << 20)).build()).start();
+        admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> router.unknownBuckets() == 0).start();
+        registerMetrics(admin.registry());
+        return this;
+    }
+
+    public Router router() {
+        return router;
+    }
+
+    public AdminServer admin() {
+        return admin;
+    }
+
+    public int respPort() {
+        return resp.port();
+    }
+
+    private void registerMetrics(MeterRegistry r) {
+        FunctionCounter.builder("cairn_router_requests", router, Router::requests)
+                .description("key-value requests received").register(r);
+        FunctionCounter.builder("cairn_router_retries", router, Router::retries)
+                .description("retries after wrong-owner, locked-bucket or unknown-owner answers").register(r);
+        Gauge.builder("cairn_router_unknown_buckets", router, Router::unknownBuckets)
+                .description("buckets with no known owner (UNKNOWN_BUCKETS alert while > 0)").register(r);
+        Gauge.builder("cairn_router_epoch", router, x -> x.topology().epoch()).register(r);
+        for (var rs : router.topology().replicasets()) {
+            Gauge.builder("cairn_router_buckets", router, x -> x.bucketsByReplicaset().getOrDefault(rs.id(), 0))
+                    .tag("replicaset", rs.id()).description("buckets routed to the replicaset").register(r);
+        }
+    }
+
+    private Map<String, Object> info() {
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("role", "router");
+        info.put("node", self.id());
+        info.put("resp", self.host() + ":" + resp.port());
+        info.put("epoch", router.topology().epoch());
+        info.put("bucketCount", router.bucketCount());
+        info.put("unknownBuckets", router.unknownBuckets());
+        info.put("bucketsByReplicaset", router.bucketsByReplicaset());
+        info.put("leaders", router.leaderHints());
+        info.put("requests", router.requests());
+        info.put("retries", router.retries());
+        info.put("alerts", router.unknownBuckets() > 0 ? java.util.List.of("UNKNOWN_BUCKETS") : java.util.List.of());
+        return info;
+    }
+
+    @Override
+    public void close() {
+        if (resp != null) resp.close();
+        if (admin != null) admin.close();
+        coordinator.close();
+        if (router != null) router.close();
+    }
+}

@@ -1,0 +1,133 @@
+package io.cairn.server;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.RouterSpec;
+import io.cairn.server.admin.AdminServer;
+import io.cairn.server.config.ClusterConfig;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@code cairn status}: asks every process of the config for its {@code /info} (in parallel,
+ * bounded by a short timeout) and assembles replicasets, members, leaders, bucket counts and
+ * the epoch. A process that does not answer is shown as DOWN.
+ */
+final class StatusReport {
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+
+    private StatusReport() {}
+
+    static Map<String, Object> collect(ClusterConfig config) {
+        Map<String, CompletableFuture<Map<String, Object>>> calls = new LinkedHashMap<>();
+        for (ReplicasetSpec rs : config.topology().replicasets()) {
+            for (NodeAddress n : rs.nodes()) calls.put(n.id(), info(n.host(), n.adminPort()));
+        }
+        for (RouterSpec r : config.topology().routers()) calls.put(r.id(), info(r.host(), r.adminPort()));
+        Map<String, Object> status = new LinkedHashMap<>();
+        long epoch = 0;
+        List<Object> sets = new ArrayList<>();
+        for (ReplicasetSpec rs : config.topology().replicasets()) {
+            Map<String, Object> set = new LinkedHashMap<>();
+            set.put("id", rs.id());
+            set.put("weight", rs.weight());
+            String leader = null;
+            long buckets = 0;
+            long keys = 0;
+            List<Object> members = new ArrayList<>();
+            for (NodeAddress n : rs.nodes()) {
+                Map<String, Object> i = calls.get(n.id()).join();
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("id", n.id());
+                m.put("address", n.raftAddress());
+                m.put("raftRole", i == null ? "DOWN" : i.get("raftRole"));
+                if (i != null) {
+                    m.put("term", i.get("term"));
+                    m.put("appliedIndex", i.get("appliedIndex"));
+                    epoch = Math.max(epoch, ((Number) i.get("epoch")).longValue());
+                    if ("LEADER".equals(i.get("raftRole"))) {
+                        leader = n.id();
+                        buckets = ((Number) i.get("bucketsOwned")).longValue();
+                        keys = ((Number) i.get("keys")).longValue();
+                    }
+                }
+                members.add(m);
+            }
+            set.put("leader", leader);
+            set.put("buckets", leader == null ? null : buckets);
+            set.put("keys", leader == null ? null : keys);
+            set.put("members", members);
+            sets.add(set);
+        }
+        List<Object> routers = new ArrayList<>();
+        for (RouterSpec r : config.topology().routers()) {
+            Map<String, Object> i = calls.get(r.id()).join();
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", r.id());
+            m.put("resp", r.host() + ":" + r.respPort());
+            m.put("admin", "http://" + r.host() + ":" + r.adminPort());
+            m.put("up", i != null);
+            if (i != null) {
+                m.put("unknownBuckets", i.get("unknownBuckets"));
+                m.put("alerts", i.get("alerts"));
+                epoch = Math.max(epoch, ((Number) i.get("epoch")).longValue());
+            }
+            routers.add(m);
+        }
+        status.put("epoch", epoch);
+        status.put("bucketCount", config.topology().bucketCount());
+        status.put("replicasets", sets);
+        status.put("routers", routers);
+        return status;
+    }
+
+    @SuppressWarnings("unchecked")
+    static String render(Map<String, Object> status) {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format("epoch %s, %s buckets%n", status.get("epoch"), status.get("bucketCount")));
+        for (Object o : (List<Object>) status.get("replicasets")) {
+            Map<String, Object> rs = (Map<String, Object>) o;
+            out.append(String.format("%nreplicaset %-8s weight %-3s buckets %-6s keys %-9s leader %s%n", rs.get("id"), rs.get("weight"),
+                    orDash(rs.get("buckets")), orDash(rs.get("keys")), rs.get("leader") == null ? "NONE" : rs.get("leader")));
+            for (Object mo : (List<Object>) rs.get("members")) {
+                Map<String, Object> m = (Map<String, Object>) mo;
+                out.append(String.format("  %-10s %-21s %-10s term %-4s applied %s%n", m.get("id"), m.get("address"), m.get("raftRole"),
+                        orDash(m.get("term")), orDash(m.get("appliedIndex"))));
+            }
+        }
+        out.append('\n');
+        for (Object o : (List<Object>) status.get("routers")) {
+            Map<String, Object> r = (Map<String, Object>) o;
+            out.append(String.format("router %-6s resp %-21s admin %-28s %s%n", r.get("id"), r.get("resp"), r.get("admin"),
+                    Boolean.TRUE.equals(r.get("up")) ? "up, unknown buckets " + r.get("unknownBuckets") + ", alerts " + r.get("alerts") : "DOWN"));
+        }
+        return out.toString();
+    }
+
+    private static Object orDash(Object o) {
+        return o == null ? "-" : o;
+    }
+
+    private static CompletableFuture<Map<String, Object>> info(String host, int port) {
+        HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + "/info")).timeout(TIMEOUT).GET().build();
+        return HTTP.sendAsync(req, HttpResponse.BodyHandlers.ofString()).<Map<String, Object>>thenApply(resp -> {
+            if (resp.statusCode() != 200) return null;
+            try {
+                return AdminServer.JSON.readValue(resp.body(), new TypeReference<Map<String, Object>>() {});
+            } catch (Exception e) {
+                return null;
+            }
+        }).exceptionally(e -> null);
+    }
+}

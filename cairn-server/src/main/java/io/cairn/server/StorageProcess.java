@@ -1,0 +1,102 @@
+package io.cairn.server;
+
+import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.wire.StorageStats;
+import io.cairn.server.admin.AdminServer;
+import io.cairn.server.config.ClusterConfig;
+import io.cairn.storage.StorageNode;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/** A storage node with its admin endpoint, bootstrap task and coordinator watch. */
+public final class StorageProcess implements AutoCloseable {
+    private static final long BOOTSTRAP_CHECK_MS = 300;
+
+    private final NodeAddress self;
+    private final ReplicasetSpec replicaset;
+    private final StorageNode node;
+    private final CoordinatorClient coordinator;
+    private final BootstrapTask bootstrap;
+    private final ScheduledExecutorService timer;
+    private AdminServer admin;
+    private volatile long epoch;
+
+    public StorageProcess(ClusterConfig config, String nodeId) throws IOException {
+        this.self = Nodes.storage(config, nodeId);
+        this.replicaset = Nodes.replicasetOf(config, nodeId);
+        this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)));
+        this.coordinator = new CoordinatorClient(config.topology().coordinators());
+        this.bootstrap = new BootstrapTask(node, replicaset, coordinator);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "cairn-storage-" + nodeId + "-timer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public StorageProcess start() throws IOException {
+        node.start();
+        admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> !"DOWN".equals(node.role())).start();
+        registerMetrics(admin.registry());
+        coordinator.watch(state -> epoch = state.epoch());
+        timer.scheduleWithFixedDelay(() -> {
+            if (!bootstrap.done()) bootstrap.runOnce();
+        }, 0, BOOTSTRAP_CHECK_MS, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    public StorageNode node() {
+        return node;
+    }
+
+    private void registerMetrics(MeterRegistry r) {
+        String rs = replicaset.id();
+        Gauge.builder("cairn_storage_leader", node, n -> n.isLeader() ? 1 : 0).tag("replicaset", rs)
+                .description("1 when this node is its replicaset's Raft leader").register(r);
+        Gauge.builder("cairn_storage_keys", node, n -> n.localStats().keyCount()).tag("replicaset", rs)
+                .description("keys in this node's copy, expired ones included until deleted").register(r);
+        Gauge.builder("cairn_storage_buckets_owned", node, n -> n.localStats().ownedBuckets()).tag("replicaset", rs)
+                .description("buckets this replicaset owns (ACTIVE, PINNED or SENDING)").register(r);
+        Gauge.builder("cairn_storage_applied_index", node, n -> n.localStats().appliedIndex()).tag("replicaset", rs)
+                .description("last Raft log index applied to RocksDB").register(r);
+        Gauge.builder("cairn_storage_bsn", node, n -> n.localStats().lastBsn()).tag("replicaset", rs)
+                .description("last bucket sequence number").register(r);
+        Gauge.builder("cairn_storage_raft_term", node, StorageNode::term).tag("replicaset", rs).register(r);
+    }
+
+    private Map<String, Object> info() {
+        StorageStats s = node.localStats();
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("role", "storage");
+        info.put("node", self.id());
+        info.put("replicaset", replicaset.id());
+        info.put("raftRole", node.role());
+        info.put("term", node.term());
+        info.put("epoch", epoch);
+        info.put("keys", s.keyCount());
+        info.put("bucketsOwned", s.ownedBuckets());
+        info.put("lastBsn", s.lastBsn());
+        info.put("appliedIndex", s.appliedIndex());
+        info.put("incarnation", s.incarnation());
+        info.put("bootstrapped", s.bootstrapped());
+        if (bootstrap.refusal() != null) info.put("bootstrapRefused", bootstrap.refusal());
+        return info;
+    }
+
+    @Override
+    public void close() throws IOException {
+        timer.shutdownNow();
+        coordinator.close();
+        if (admin != null) admin.close();
+        node.close();
+    }
+}

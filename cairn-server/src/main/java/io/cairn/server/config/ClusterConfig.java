@@ -1,0 +1,37 @@
+package io.cairn.server.config;
+
+import io.cairn.core.topology.Topology;
+import io.cairn.router.RouterConfig;
+import io.cairn.storage.StorageConfig;
+
+import java.nio.file.Path;
+
+/**
+ * One validated cluster config file: the initial topology plus per-role settings. Every
+ * process of a cluster starts from the same file; each picks its own node by id.
+ *
+ * @param dataDir base folder; node {@code X} keeps its data in {@code dataDir/X}
+ */
+public record ClusterConfig(Path source, Path dataDir, Topology topology, StorageSettings storage,
+                            RouterSettings router) {
+
+    /** Storage node settings (see {@link StorageConfig}). */
+    public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries) {
+        public StorageConfig forNode(Path nodeDir) {
+            return new StorageConfig(nodeDir, maxValueBytes, java.time.Duration.ofMillis(electionTimeoutMs), snapshotEveryEntries);
+        }
+    }
+
+    /** Router settings (see {@link RouterConfig}) plus the RESP limits. */
+    public record RouterSettings(long requestTimeoutMs, long discoveryIntervalMs, int maxBatchOps, int maxBatchBytes,
+                                 int maxInflightBatches, boolean followerReads, int maxValueBytes, int maxKeyBytes) {
+        public RouterConfig routerConfig() {
+            return new RouterConfig(java.time.Duration.ofMillis(requestTimeoutMs), java.time.Duration.ofMillis(discoveryIntervalMs),
+                    10_000, maxBatchOps, maxBatchBytes, maxInflightBatches, followerReads);
+        }
+    }
+
+    public Path nodeDir(String nodeId) {
+        return dataDir.resolve(nodeId);
+    }
+}

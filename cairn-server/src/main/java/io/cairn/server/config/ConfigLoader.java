@@ -1,0 +1,139 @@
+package io.cairn.server.config;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.RouterSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.core.topology.TopologyValidator;
+import io.cairn.storage.StorageConfig;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads a cluster config file (YAML). Every setting is declared once here with its default;
+ * unknown keys, wrong types and invalid values are refused with the file name and every
+ * problem listed, before any process starts.
+ */
+public final class ConfigLoader {
+    /** Settings with defaults: section -> key -> default value. */
+    static final Map<String, Map<String, Object>> DEFAULTS = Map.of(
+            "storage", Map.of(
+                    "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
+                    "electionTimeoutMs", 1000L,
+                    "snapshotEveryEntries", StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES),
+            "router", Map.of(
+                    "requestTimeoutMs", 10_000L,
+                    "discoveryIntervalMs", 1_000L,
+                    "maxBatchOps", 1024,
+                    "maxBatchBytes", 4 << 20,
+                    "maxInflightBatches", 4,
+                    "followerReads", false,
+                    "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
+                    "maxKeyBytes", 64 << 10));
+    private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage", "router");
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+
+    private ConfigLoader() {}
+
+    public static ClusterConfig load(Path file) {
+        if (!Files.isRegularFile(file)) throw invalid(file, List.of("file not found"));
+        JsonNode root;
+        try {
+            root = YAML.readTree(file.toFile());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw invalid(file, List.of("not valid YAML: " + e.getOriginalMessage()));
+        } catch (IOException e) {
+            throw invalid(file, List.of("cannot read: " + e.getMessage()));
+        }
+        if (root == null || !root.isObject()) throw invalid(file, List.of("expected a mapping at the top level"));
+        List<String> problems = new ArrayList<>();
+        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+            String name = it.next();
+            if (!TOP_LEVEL.contains(name)) problems.add("unknown key '" + name + "' (known: " + String.join(", ", TOP_LEVEL) + ")");
+        }
+        try {
+            int bucketCount = root.path("bucketCount").isMissingNode() ? Topology.DEFAULT_BUCKET_COUNT : strictInt(root.get("bucketCount"), "bucketCount");
+            Path base = file.toAbsolutePath().getParent();
+            Path dataDir = base.resolve(root.path("dataDir").asText("cairn-data")).normalize();
+            List<NodeAddress> coordinators = List.of(YAML.treeToValue(arrayOrEmpty(root, "coordinators"), NodeAddress[].class));
+            List<ReplicasetSpec> replicasets = List.of(YAML.treeToValue(arrayOrEmpty(root, "replicasets"), ReplicasetSpec[].class));
+            List<RouterSpec> routers = List.of(YAML.treeToValue(arrayOrEmpty(root, "routers"), RouterSpec[].class));
+            Topology topology = new Topology(1, bucketCount, coordinators, replicasets, routers);
+            problems.addAll(TopologyValidator.problems(topology));
+            ObjectNode storage = section(root, "storage", problems);
+            ObjectNode router = section(root, "router", problems);
+            if (!problems.isEmpty()) throw invalid(file, problems);
+            ClusterConfig.StorageSettings s = YAML.treeToValue(storage, ClusterConfig.StorageSettings.class);
+            ClusterConfig.RouterSettings r = YAML.treeToValue(router, ClusterConfig.RouterSettings.class);
+            s.forNode(dataDir); // validates ranges
+            r.routerConfig();
+            return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r);
+        } catch (CairnException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+            throw invalid(file, problems);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            problems.add(e.getOriginalMessage());
+            throw invalid(file, problems);
+        }
+    }
+
+    private static int strictInt(JsonNode node, String name) {
+        if (!node.canConvertToInt() || !node.isIntegralNumber()) throw new IllegalArgumentException(name + " must be an integer");
+        return node.asInt();
+    }
+
+    private static JsonNode arrayOrEmpty(JsonNode root, String name) {
+        JsonNode n = root.get(name);
+        if (n == null || n.isNull()) return YAML.createArrayNode();
+        if (!n.isArray()) throw new IllegalArgumentException(name + " must be a list");
+        return n;
+    }
+
+    /** The section with defaults filled in; unknown keys are problems. */
+    private static ObjectNode section(JsonNode root, String name, List<String> problems) {
+        ObjectNode merged = YAML.valueToTree(DEFAULTS.get(name));
+        JsonNode given = root.get(name);
+        if (given == null || given.isNull()) return merged;
+        if (!given.isObject()) {
+            problems.add(name + " must be a mapping");
+            return merged;
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = given.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!merged.has(e.getKey())) {
+                problems.add("unknown key '" + name + "." + e.getKey() + "' (known: " + String.join(", ", DEFAULTS.get(name).keySet()) + ")");
+            } else {
+                merged.set(e.getKey(), e.getValue());
+            }
+        }
+        return merged;
+    }
+
+    private static CairnException invalid(Path file, List<String> problems) {
+        return new CairnException(ErrorCode.INVALID_CONFIG, "invalid config " + file + ":\n  - " + String.join("\n  - ", problems));
+    }
+
+    /** Writes a config file for a local cluster (used by {@code cairn up}). */
+    public static void write(Path file, Map<String, Object> tree) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        YAML.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), tree);
+    }
+}
