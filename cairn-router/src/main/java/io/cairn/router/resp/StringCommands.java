@@ -36,6 +36,8 @@ final class StringCommands {
                 new CommandSpec("get", 2, READ, 1, 1, 1, this::get),
                 new CommandSpec("set", -3, WRITE, 1, 1, 1, this::set),
                 new CommandSpec("setnx", 3, WRITE_FAST, 1, 1, 1, this::setNx),
+                new CommandSpec("setex", 4, WRITE, 1, 1, 1, (a, s) -> setWithTtl(a, 1000, "setex")),
+                new CommandSpec("psetex", 4, WRITE, 1, 1, 1, (a, s) -> setWithTtl(a, 1, "psetex")),
                 new CommandSpec("getset", 3, WRITE_FAST, 1, 1, 1, this::getSet),
                 new CommandSpec("getdel", 2, DELETE, 1, 1, 1, (a, s) -> single(KvOp.Type.GETDEL, a)),
                 new CommandSpec("del", -2, DELETE, 1, -1, 1, (a, s) -> sumOverKeys(KvOp.Type.DEL, a)),
@@ -68,6 +70,13 @@ final class StringCommands {
     private CompletableFuture<RedisMessage> setNx(CommandArgs args, ClientSession session) {
         KvOp op = op(KvOp.Type.SET, args.key(1), args.value(2), 0, KvOp.FLAG_NX);
         return execute(op, r -> Replies.integer(r.kind() == OpResult.Kind.OK ? 1 : 0));
+    }
+
+    /** SETEX key seconds value, PSETEX key ms value: the time must be positive. */
+    private CompletableFuture<RedisMessage> setWithTtl(CommandArgs args, long unitMs, String command) {
+        long ttl = args.longAt(2);
+        if (ttl <= 0 || ttl > SetOptions.MAX_RELATIVE_EXPIRE_MS / unitMs) throw SetOptions.invalidExpire(command);
+        return execute(op(KvOp.Type.SET, args.key(1), args.value(3), ttl * unitMs, KvOp.FLAG_EXPIRE_REL), Replies::of);
     }
 
     private CompletableFuture<RedisMessage> getSet(CommandArgs args, ClientSession session) {

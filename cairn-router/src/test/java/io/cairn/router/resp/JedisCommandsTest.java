@@ -53,6 +53,16 @@ class JedisCommandsTest {
     }
 
     @Test
+    void setexAndPsetexStoreWithATimeToLiveAndRefuseNonPositiveTimes() {
+        assertThat(jedis.setex("s", 100, "v")).isEqualTo("OK");
+        assertThat(jedis.ttl("s")).isBetween(99L, 100L);
+        assertThat(jedis.psetex("p", 5_000, "v")).isEqualTo("OK");
+        assertThat(jedis.pttl("p")).isBetween(4_000L, 5_000L);
+        assertThatThrownBy(() -> jedis.setex("s", 0, "v")).hasMessage("ERR invalid expire time in 'setex' command");
+        assertThat(jedis.get("s")).isEqualTo("v");
+    }
+
+    @Test
     void binaryKeysAndValuesRoundTrip() {
         byte[] key = {0, 1, (byte) 0xff, '\r', '\n'};
         byte[] value = {(byte) 0x80, 0, '\r', '\n', '$'};

@@ -1,0 +1,174 @@
+package io.cairn.core.kv;
+
+import io.cairn.core.ErrorCode;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Operation and result lists survive encoding exactly; malformed input fails loudly. */
+class OpCodecTest {
+    static byte[] randomBytes(Random random, int maxLength) {
+        byte[] b = new byte[random.nextInt(maxLength + 1)];
+        random.nextBytes(b);
+        return b;
+    }
+
+    static KvOp randomOp(Random random) {
+        KvOp.Type type = KvOp.Type.values()[random.nextInt(KvOp.Type.values().length)];
+        byte[] key = random.nextInt(10) == 0 ? new byte[0] : randomBytes(random, 40);
+        byte[] value = switch (random.nextInt(4)) {
+            case 0 -> null;
+            case 1 -> new byte[0];
+            default -> randomBytes(random, 300);
+        };
+        return new KvOp(type, random.nextInt(), key, value, random.nextLong(), random.nextInt());
+    }
+
+    static List<KvOp> randomOps(Random random) {
+        List<KvOp> ops = new ArrayList<>();
+        for (int i = random.nextInt(20); i > 0; i--) ops.add(randomOp(random));
+        return ops;
+    }
+
+    static byte[] encodeOps(List<KvOp> ops) {
+        int size = 4 + ops.stream().mapToInt(OpCodec::encodedSize).sum();
+        ByteBuffer out = ByteBuffer.allocate(size);
+        OpCodec.writeOps(out, ops);
+        assertThat(out.remaining()).as("encodedSize is exact").isZero();
+        return out.array();
+    }
+
+    private static OpResult randomResult(Random random) {
+        return switch (random.nextInt(6)) {
+            case 0 -> OpResult.NIL;
+            case 1 -> OpResult.bulk(randomBytes(random, 200));
+            case 2 -> OpResult.integer(random.nextLong());
+            case 3 -> OpResult.OK;
+            case 4 -> OpResult.error(ErrorCode.values()[random.nextInt(ErrorCode.values().length)], null);
+            default -> OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + random.nextInt() + " moved → rs2 ✓");
+        };
+    }
+
+    @Test
+    void opsRoundTrip() {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        for (int round = 0; round < 500; round++) {
+            List<KvOp> ops = randomOps(random);
+            ByteBuffer in = ByteBuffer.wrap(encodeOps(ops));
+            assertThat(OpCodec.readOps(in)).as("seed %d, round %d", seed, round).isEqualTo(ops);
+            assertThat(in.remaining()).as("seed %d, round %d", seed, round).isZero();
+        }
+    }
+
+    @Test
+    void nullValueAndEmptyValueStayDistinct() {
+        byte[] key = new byte[0];
+        List<KvOp> ops = List.of(new KvOp(KvOp.Type.SET, 1, key, new byte[0], 0, 0), KvOp.get(2, key));
+        List<KvOp> decoded = OpCodec.readOps(ByteBuffer.wrap(encodeOps(ops)));
+        assertThat(decoded.get(0).value()).isEmpty();
+        assertThat(decoded.get(1).value()).isNull();
+        assertThat(decoded.get(1).key()).isEmpty();
+    }
+
+    @Test
+    void extremeNumbersRoundTrip() {
+        KvOp op = new KvOp(KvOp.Type.INCRBY, Integer.MIN_VALUE, new byte[] {(byte) 0xFF}, null, Long.MIN_VALUE, -1);
+        assertThat(OpCodec.readOps(ByteBuffer.wrap(encodeOps(List.of(op))))).containsExactly(op);
+    }
+
+    @Test
+    void resultsRoundTrip() {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        for (int round = 0; round < 500; round++) {
+            List<OpResult> results = new ArrayList<>();
+            for (int i = random.nextInt(20); i > 0; i--) results.add(randomResult(random));
+            ByteBuffer in = ByteBuffer.wrap(OpCodec.encodeResults(results));
+            assertThat(OpCodec.decodeResults(in)).as("seed %d, round %d", seed, round).isEqualTo(results);
+            assertThat(in.remaining()).as("seed %d, round %d", seed, round).isZero();
+        }
+    }
+
+    @Test
+    void nilAndEmptyBulkStayDistinct() {
+        List<OpResult> decoded = OpCodec.decodeResults(ByteBuffer.wrap(
+                OpCodec.encodeResults(List.of(OpResult.NIL, OpResult.bulk(new byte[0])))));
+        assertThat(decoded.get(0)).isSameAs(OpResult.NIL);
+        assertThat(decoded.get(1).bytes()).isNotNull().isEmpty();
+    }
+
+    @Test
+    void unknownErrorCodeDecodesAsInternal() {
+        byte[] encoded = OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.SYNTAX, "bad")));
+        ByteBuffer.wrap(encoded).putInt(5, 9999); // count(4) + kind(1), then the code
+        OpResult decoded = OpCodec.decodeResults(ByteBuffer.wrap(encoded)).get(0);
+        assertThat(decoded.error()).isEqualTo(ErrorCode.INTERNAL);
+        assertThat(decoded.message()).isEqualTo("bad");
+    }
+
+    @Test
+    void everyTruncationOfOpsFails() {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        List<KvOp> ops = List.of(randomOp(random), randomOp(random), randomOp(random));
+        byte[] full = encodeOps(ops);
+        for (int length = 0; length < full.length; length++) {
+            ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
+            assertThatThrownBy(() -> OpCodec.readOps(prefix)).as("seed %d, length %d", seed, length)
+                    .isInstanceOf(RuntimeException.class);
+        }
+    }
+
+    @Test
+    void everyTruncationOfResultsFails() {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        List<OpResult> results = new ArrayList<>();
+        for (int i = 0; i < 6; i++) results.add(randomResult(random));
+        byte[] full = OpCodec.encodeResults(results);
+        for (int length = 0; length < full.length; length++) {
+            ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
+            assertThatThrownBy(() -> OpCodec.decodeResults(prefix)).as("seed %d, length %d", seed, length)
+                    .isInstanceOf(RuntimeException.class);
+        }
+    }
+
+    @Test
+    void negativeOrHugeCountIsRejected() {
+        for (int count : new int[] {-1, Integer.MIN_VALUE, Integer.MAX_VALUE, 1_000_000}) {
+            byte[] bytes = ByteBuffer.allocate(64).putInt(count).array();
+            assertThatThrownBy(() -> OpCodec.readOps(ByteBuffer.wrap(bytes))).as("count %d", count)
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> OpCodec.decodeResults(ByteBuffer.wrap(bytes))).as("count %d", count)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void lengthBeyondTheMessageIsRejected() {
+        byte[] encoded = encodeOps(List.of(KvOp.get(1, new byte[] {1, 2, 3})));
+        ByteBuffer.wrap(encoded).putInt(4 + 1 + 4, Integer.MAX_VALUE); // key length of the first op
+        assertThatThrownBy(() -> OpCodec.readOps(ByteBuffer.wrap(encoded))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void unknownOpTypeOrResultKindIsRejected() {
+        byte[] ops = encodeOps(List.of(KvOp.get(1, new byte[] {1})));
+        ops[4] = (byte) 0x7F;
+        assertThatThrownBy(() -> OpCodec.readOps(ByteBuffer.wrap(ops))).isInstanceOf(RuntimeException.class);
+        ops[4] = (byte) -1;
+        assertThatThrownBy(() -> OpCodec.readOps(ByteBuffer.wrap(ops))).isInstanceOf(RuntimeException.class);
+
+        byte[] results = OpCodec.encodeResults(List.of(OpResult.OK));
+        results[4] = 9;
+        assertThatThrownBy(() -> OpCodec.decodeResults(ByteBuffer.wrap(results))).isInstanceOf(RuntimeException.class);
+    }
+}

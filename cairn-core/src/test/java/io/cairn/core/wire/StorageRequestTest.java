@@ -1,0 +1,114 @@
+package io.cairn.core.wire;
+
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpCodec;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The message layouts documented on {@link StorageRequest}, byte for byte. */
+class StorageRequestTest {
+    private static List<KvOp> randomOps(Random random) {
+        List<KvOp> ops = new ArrayList<>();
+        for (int i = random.nextInt(10); i > 0; i--) {
+            byte[] key = new byte[random.nextInt(20)];
+            random.nextBytes(key);
+            byte[] value = random.nextBoolean() ? null : ("v" + random.nextInt()).getBytes(StandardCharsets.UTF_8);
+            KvOp.Type type = KvOp.Type.values()[random.nextInt(KvOp.Type.values().length)];
+            ops.add(new KvOp(type, 1 + random.nextInt(3000), key, value, random.nextLong(), random.nextInt(64)));
+        }
+        return ops;
+    }
+
+    @Test
+    void writeCarriesAZeroStampThenTheOps() {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        for (int round = 0; round < 200; round++) {
+            List<KvOp> ops = randomOps(random);
+            ByteBuffer message = ByteBuffer.wrap(StorageRequest.write(ops));
+            assertThat(StorageRequest.kindOf(message)).isEqualTo(StorageRequest.Kind.WRITE);
+            assertThat(message.getLong(StorageRequest.STAMP_OFFSET)).isZero();
+            message.position(1 + 8);
+            assertThat(OpCodec.readOps(message)).as("seed %d", seed).isEqualTo(ops);
+            assertThat(message.remaining()).as("seed %d", seed).isZero();
+        }
+    }
+
+    @Test
+    void leaderStampDoesNotDisturbTheOps() {
+        List<KvOp> ops = List.of(KvOp.set(3, "k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8)));
+        byte[] bytes = StorageRequest.write(ops);
+        ByteBuffer.wrap(bytes).putLong(StorageRequest.STAMP_OFFSET, 1_700_000_000_123L);
+        ByteBuffer message = ByteBuffer.wrap(bytes);
+        assertThat(message.getLong(StorageRequest.STAMP_OFFSET)).isEqualTo(1_700_000_000_123L);
+        assertThat(OpCodec.readOps(message.position(9))).isEqualTo(ops);
+    }
+
+    @Test
+    void readCarriesTheOpsWithoutStamp() {
+        long seed = System.nanoTime();
+        List<KvOp> ops = randomOps(new Random(seed));
+        ByteBuffer message = ByteBuffer.wrap(StorageRequest.read(ops));
+        assertThat(StorageRequest.kindOf(message)).isEqualTo(StorageRequest.Kind.READ);
+        assertThat(OpCodec.readOps(message.position(1))).as("seed %d", seed).isEqualTo(ops);
+        assertThat(message.remaining()).isZero();
+    }
+
+    @Test
+    void emptyOpListIsAValidMessage() {
+        ByteBuffer message = ByteBuffer.wrap(StorageRequest.write(List.of()));
+        assertThat(message.capacity()).isEqualTo(1 + 8 + 4);
+        assertThat(OpCodec.readOps(message.position(9))).isEmpty();
+    }
+
+    @Test
+    void bootstrapLayout() {
+        byte[] bytes = StorageRequest.bootstrap(1, 3000);
+        assertThat(bytes).hasSize(1 + 8 + 4 + 4);
+        ByteBuffer message = ByteBuffer.wrap(bytes);
+        assertThat(StorageRequest.kindOf(message)).isEqualTo(StorageRequest.Kind.BOOTSTRAP);
+        assertThat(message.getLong(StorageRequest.STAMP_OFFSET)).isZero();
+        assertThat(message.getInt(9)).isEqualTo(1);
+        assertThat(message.getInt(13)).isEqualTo(3000);
+    }
+
+    @Test
+    void discoverLayout() {
+        byte[] bytes = StorageRequest.discover(Long.MAX_VALUE, -1L, 500);
+        assertThat(bytes).hasSize(1 + 8 + 8 + 4);
+        ByteBuffer message = ByteBuffer.wrap(bytes);
+        assertThat(StorageRequest.kindOf(message)).isEqualTo(StorageRequest.Kind.DISCOVER);
+        assertThat(message.getLong(1)).isEqualTo(Long.MAX_VALUE);
+        assertThat(message.getLong(9)).isEqualTo(-1L);
+        assertThat(message.getInt(17)).isEqualTo(500);
+    }
+
+    @Test
+    void statsIsOneByte() {
+        byte[] bytes = StorageRequest.stats();
+        assertThat(bytes).hasSize(1);
+        assertThat(StorageRequest.kindOf(ByteBuffer.wrap(bytes))).isEqualTo(StorageRequest.Kind.STATS);
+    }
+
+    @Test
+    void kindOfIgnoresTheBufferPosition() {
+        ByteBuffer message = ByteBuffer.wrap(StorageRequest.discover(1, 2, 3));
+        message.position(5);
+        assertThat(StorageRequest.kindOf(message)).isEqualTo(StorageRequest.Kind.DISCOVER);
+    }
+
+    @Test
+    void unknownKindOrEmptyMessageIsRejected() {
+        assertThatThrownBy(() -> StorageRequest.kindOf(ByteBuffer.wrap(new byte[] {42}))).isInstanceOf(RuntimeException.class);
+        assertThatThrownBy(() -> StorageRequest.kindOf(ByteBuffer.wrap(new byte[] {-1}))).isInstanceOf(RuntimeException.class);
+        assertThatThrownBy(() -> StorageRequest.kindOf(ByteBuffer.allocate(0))).isInstanceOf(RuntimeException.class);
+    }
+}

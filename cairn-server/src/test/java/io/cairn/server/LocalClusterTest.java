@@ -1,0 +1,175 @@
+package io.cairn.server;
+
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.server.config.ClusterConfig;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The whole stack as `cairn up` runs it: coordinator, 2 replicasets x 3 nodes, router, RESP and admin HTTP. */
+class LocalClusterTest {
+    private static final int MAX_VALUE = 4096;
+
+    @TempDir
+    static Path dir;
+    static LocalCluster cluster;
+    static int port;
+
+    @BeforeAll
+    static void start() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 3, 600,
+                Map.of("router", Map.of("maxValueBytes", MAX_VALUE, "requestTimeoutMs", 15_000)));
+        cluster = new LocalCluster(config).start();
+        assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+        port = cluster.router().respPort();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) cluster.close();
+    }
+
+    @Test
+    void jedisCommandsWorkAcrossReplicasets() {
+        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+            for (int i = 0; i < 200; i++) jedis.set("key:" + i, "value:" + i);
+            for (int i = 0; i < 200; i++) assertThat(jedis.get("key:" + i)).isEqualTo("value:" + i);
+            assertThat(jedis.incrBy("counter", 5)).isEqualTo(5);
+            assertThat(jedis.mset("{t}a", "1", "{t}b", "2", "other", "3")).isEqualTo("OK");
+            assertThat(jedis.mget("{t}a", "{t}b", "other", "missing")).containsExactly("1", "2", "3", null);
+            jedis.setex("temp", 100, "x");
+            assertThat(jedis.ttl("temp")).isBetween(98L, 100L);
+            assertThat(jedis.dbSize()).isGreaterThanOrEqualTo(204);
+        }
+    }
+
+    @Test
+    void lettuceFallsBackToResp2AndWorks() {
+        RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
+        try (StatefulRedisConnection<String, String> conn = client.connect()) {
+            conn.sync().set("lettuce", "ok");
+            assertThat(conn.sync().get("lettuce")).isEqualTo("ok");
+            assertThat(conn.sync().append("lettuce", "!")).isEqualTo(3);
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
+    void redisCliTalksToTheRouter() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/redis-cli")), "redis-cli not installed");
+        assertThat(run("redis-cli", "-p", "" + port, "set", "cli-key", "cli-value")).isEqualTo("OK");
+        assertThat(run("redis-cli", "-p", "" + port, "get", "cli-key")).isEqualTo("cli-value");
+    }
+
+    @Test
+    void oversizedValueIsRefusedAndStoresNothing() {
+        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+            jedis.set("big", "small");
+            assertThatThrownBy(() -> jedis.set("big", "x".repeat(MAX_VALUE + 1)))
+                    .isInstanceOf(JedisDataException.class).hasMessageContaining("maximum");
+            assertThat(jedis.get("big")).isEqualTo("small");
+        }
+    }
+
+    @Test
+    void malformedRespClosesOnlyThatConnection() throws Exception {
+        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+            jedis.set("survivor", "here");
+            try (Socket raw = new Socket("127.0.0.1", port)) {
+                OutputStream out = raw.getOutputStream();
+                out.write("*2\r\n$3\r\nGET\r\n:oops\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                InputStream in = raw.getInputStream();
+                raw.setSoTimeout(5_000);
+                String reply = new String(in.readNBytes(in.available() > 0 ? in.available() : 5), StandardCharsets.US_ASCII);
+                assertThat(reply).startsWith("-ERR");
+            }
+            assertThat(jedis.get("survivor")).isEqualTo("here");
+        }
+    }
+
+    @Test
+    void writesFlowAgainAfterTheLeaderOfAReplicasetStops() throws Exception {
+        try (Jedis jedis = new Jedis("127.0.0.1", port, 20_000)) {
+            for (int i = 0; i < 50; i++) jedis.set("fo:" + i, "v" + i);
+            String leader = cluster.nodes().keySet().stream()
+                    .filter(id -> cluster.storage(id) != null && cluster.storage(id).node().isLeader()
+                            && cluster.storage(id).node().replicaset().id().equals("rs1"))
+                    .findFirst().orElseThrow();
+            cluster.stopNode(leader);
+            long stoppedAt = System.nanoTime();
+            for (int i = 50; i < 100; i++) jedis.set("fo:" + i, "v" + i);
+            System.out.printf("writes flowed again %d ms after leader %s stopped%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt), leader);
+            for (int i = 0; i < 100; i++) assertThat(jedis.get("fo:" + i)).isEqualTo("v" + i);
+            cluster.startNode(leader);
+            await().atMost(Duration.ofSeconds(30)).until(() -> !"DOWN".equals(cluster.storage(leader).node().role()));
+        }
+    }
+
+    @Test
+    void adminEndpointsAnswerOnRouterAndStorage() throws Exception {
+        var router = cluster.config().topology().routers().get(0);
+        var storage = cluster.config().topology().replicasets().get(0).nodes().get(0);
+        HttpClient http = HttpClient.newHttpClient();
+        String metrics = get(http, router.adminPort(), "/metrics");
+        assertThat(metrics).contains("cairn_router_requests_total").contains("cairn_router_unknown_buckets");
+        assertThat(get(http, router.adminPort(), "/health")).isEqualTo("ok\n");
+        assertThat(get(http, storage.adminPort(), "/info")).contains("\"replicaset\" : \"rs1\"");
+        assertThat(get(http, storage.adminPort(), "/metrics")).contains("cairn_storage_keys");
+    }
+
+    @Test
+    void statusShowsEveryReplicasetWithALeaderAndBuckets() {
+        Map<String, Object> status = StatusReport.collect(cluster.config());
+        String text = StatusReport.render(status);
+        assertThat(text).contains("replicaset rs1").contains("replicaset rs2").contains("LEADER").contains("epoch 1");
+        assertThat(text).doesNotContain("leader NONE");
+    }
+
+    @Test
+    void aNodeIdThatIsNotInTheConfigIsRefusedClearly() {
+        assertThatThrownBy(() -> new StorageProcess(cluster.config(), "nope"))
+                .isInstanceOfSatisfying(CairnException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_NODE);
+                    assertThat(e.getMessage()).contains("'nope'").contains("s1-1");
+                });
+    }
+
+    private static String get(HttpClient http, int adminPort, String path) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return r.body();
+    }
+
+    private static String run(String... command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    }
+}
