@@ -62,7 +62,7 @@ final class Discovery {
 
     private synchronized boolean accept(DiscoveryPage page) {
         if (page.resync()) {
-            if (incarnation != -1) {
+            if (incarnation > 0) { // not our first contact, nor a replicaset that was still empty
                 resyncs++;
                 log.info("replicaset {} asked for a full resync (incarnation {} -> {})", client.id(), incarnation, page.incarnation());
             }

@@ -24,6 +24,8 @@ import java.util.concurrent.CountDownLatch;
                 Main.Status.class, Main.Node.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
+        // gRPC inside Ratis logs through java.util.logging; keep it to warnings.
+        java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty").setLevel(java.util.logging.Level.WARNING);
         CommandLine cli = new CommandLine(new Main());
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (e instanceof CairnException ce) {

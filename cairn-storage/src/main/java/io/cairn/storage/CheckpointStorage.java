@@ -30,6 +30,9 @@ final class CheckpointStorage implements StateMachineStorage {
     private static final int KEEP = 2;
 
     private volatile Path smDir;
+    /** Ratis asks for the latest snapshot on hot paths; list the folder only when it changes. */
+    private volatile SnapshotInfo latestInfo;
+    private volatile boolean stale = true;
 
     @Override
     public void init(RaftStorage raftStorage) {
@@ -42,7 +45,16 @@ final class CheckpointStorage implements StateMachineStorage {
 
     @Override
     public SnapshotInfo getLatestSnapshot() {
-        return latest().map(CheckpointStorage::info).orElse(null);
+        if (stale) {
+            latestInfo = latest().map(CheckpointStorage::info).orElse(null);
+            stale = false;
+        }
+        return latestInfo;
+    }
+
+    /** Call after a snapshot was taken, installed or deleted. */
+    void invalidate() {
+        stale = true;
     }
 
     Optional<Path> latest() {
@@ -84,6 +96,7 @@ final class CheckpointStorage implements StateMachineStorage {
                     .sorted(Comparator.comparingLong((Path p) -> termIndex(p).getIndex()).reversed()).toList();
         }
         for (Path old : all.subList(Math.min(KEEP, all.size()), all.size())) deleteTree(old);
+        invalidate();
     }
 
     static void deleteTree(Path root) throws IOException {

@@ -132,6 +132,7 @@ final class StorageStateMachine extends BaseStateMachine {
         if (!Files.exists(target)) {
             Files.createDirectories(target.getParent());
             state.store().checkpoint(target);
+            storage.invalidate();
             log.debug("snapshot at index {} in {}", last.getIndex(), target);
         }
         return last.getIndex();
@@ -139,6 +140,7 @@ final class StorageStateMachine extends BaseStateMachine {
 
     @Override
     public synchronized void reinitialize() throws IOException {
+        storage.invalidate();
         Path snapshot = storage.latest().orElseThrow(() -> new IOException("no snapshot to install"));
         closeState();
         CheckpointStorage.deleteTree(dbDir);

@@ -38,6 +38,7 @@ public final class OpCodec {
             KvOp.Type type = TYPES[in.get()];
             int bucket = in.getInt();
             byte[] key = readBytes(in);
+            if (key == null) throw new IllegalArgumentException("operation " + i + " has no key");
             byte[] value = readBytes(in);
             ops.add(new KvOp(type, bucket, key, value, in.getLong(), in.getInt()));
         }
@@ -98,16 +99,24 @@ public final class OpCodec {
         }
     }
 
+    public static boolean readBoolean(ByteBuffer in) {
+        byte b = in.get();
+        if (b != 0 && b != 1) throw new IllegalArgumentException("boolean byte " + b);
+        return b == 1;
+    }
+
     public static byte[] readBytes(ByteBuffer in) {
         int len = in.getInt();
-        if (len < 0) return null;
+        if (len == -1) return null;
+        if (len < 0) throw new IllegalArgumentException("negative length " + len);
         if (len > in.remaining()) throw new IllegalArgumentException("length " + len + " beyond message end");
         byte[] b = new byte[len];
         in.get(b);
         return b;
     }
 
-    private static void checkCount(int n, ByteBuffer in) {
+    /** A count cannot exceed the bytes left: every element takes at least one byte. */
+    public static void checkCount(int n, ByteBuffer in) {
         if (n < 0 || n > in.remaining()) throw new IllegalArgumentException("bad element count " + n);
     }
 }

@@ -24,6 +24,8 @@ public final class BootstrapPlanner {
     private BootstrapPlanner() {}
 
     public static Map<String, Range> plan(int bucketCount, List<ReplicasetSpec> replicasets) {
+        if (bucketCount < 1) throw new IllegalArgumentException("bucketCount must be positive: " + bucketCount);
+        if (replicasets.stream().anyMatch(r -> r.weight() < 0)) throw new IllegalArgumentException("weights must not be negative");
         long totalWeight = replicasets.stream().mapToLong(ReplicasetSpec::weight).sum();
         if (totalWeight <= 0) throw new IllegalArgumentException("at least one replicaset needs a positive weight");
         int n = replicasets.size();

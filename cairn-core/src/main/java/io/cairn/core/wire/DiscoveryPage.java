@@ -32,9 +32,10 @@ public record DiscoveryPage(long incarnation, long nextBsn, long horizonBsn, boo
         long incarnation = in.getLong();
         long next = in.getLong();
         long horizon = in.getLong();
-        boolean resync = in.get() == 1;
-        boolean more = in.get() == 1;
+        boolean resync = OpCodec.readBoolean(in);
+        boolean more = OpCodec.readBoolean(in);
         int n = in.getInt();
+        OpCodec.checkCount(n, in);
         List<BucketRecord> records = new ArrayList<>(n);
         for (int i = 0; i < n; i++) records.add(decodeRecord(in));
         return new DiscoveryPage(incarnation, next, horizon, resync, more, records);

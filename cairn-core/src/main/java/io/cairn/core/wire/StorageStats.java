@@ -10,6 +10,6 @@ public record StorageStats(long keyCount, int ownedBuckets, long lastBsn, long a
     }
 
     public static StorageStats decode(ByteBuffer in) {
-        return new StorageStats(in.getLong(), in.getInt(), in.getLong(), in.getLong(), in.getLong(), in.get() == 1);
+        return new StorageStats(in.getLong(), in.getInt(), in.getLong(), in.getLong(), in.getLong(), io.cairn.core.kv.OpCodec.readBoolean(in));
     }
 }

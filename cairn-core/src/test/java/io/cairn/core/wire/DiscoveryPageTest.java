@@ -4,7 +4,6 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import org.junit.jupiter.api.Test;
 
-import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,7 +13,7 @@ import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Discovery pages and storage stats survive encoding exactly; malformed input fails loudly. */
+/** Discovery pages and bucket records survive encoding exactly; malformed input fails loudly. */
 class DiscoveryPageTest {
     private static final String[] PEERS = {"", "rs2", "replicaset-with-a-long-name_42", "ünïcødé-✓"};
 
@@ -90,29 +89,5 @@ class DiscoveryPageTest {
         byte[] badId = DiscoveryPage.encodeRecord(record);
         ByteBuffer.wrap(badId).putInt(0, 0);
         assertThatThrownBy(() -> DiscoveryPage.decodeRecord(ByteBuffer.wrap(badId))).isInstanceOf(IllegalArgumentException.class);
-    }
-
-    @Test
-    void statsRoundTrip() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
-        for (int i = 0; i < 200; i++) {
-            StorageStats stats = new StorageStats(random.nextLong(), random.nextInt(), random.nextLong(),
-                    random.nextLong(), random.nextLong(), random.nextBoolean());
-            ByteBuffer in = ByteBuffer.wrap(stats.encode());
-            assertThat(StorageStats.decode(in)).as("seed %d", seed).isEqualTo(stats);
-            assertThat(in.remaining()).as("seed %d", seed).isZero();
-        }
-    }
-
-    @Test
-    void everyTruncationOfStatsFails() {
-        byte[] full = new StorageStats(10, 3000, 77, 123, 5, true).encode();
-        assertThat(full).hasSize(8 + 4 + 8 + 8 + 8 + 1);
-        for (int length = 0; length < full.length; length++) {
-            ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
-            assertThatThrownBy(() -> StorageStats.decode(prefix)).as("length %d", length)
-                    .isInstanceOf(BufferUnderflowException.class);
-        }
     }
 }

@@ -25,6 +25,15 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
     /** Router settings (see {@link RouterConfig}) plus the RESP limits. */
     public record RouterSettings(long requestTimeoutMs, long discoveryIntervalMs, int maxBatchOps, int maxBatchBytes,
                                  int maxInflightBatches, boolean followerReads, int maxValueBytes, int maxKeyBytes) {
+        public RouterSettings {
+            if (maxValueBytes < 1 || maxValueBytes > 512 << 20) {
+                throw new IllegalArgumentException("router.maxValueBytes must be between 1 and 536870912, was " + maxValueBytes);
+            }
+            if (maxKeyBytes < 1 || maxKeyBytes > 64 << 20) {
+                throw new IllegalArgumentException("router.maxKeyBytes must be between 1 and 67108864, was " + maxKeyBytes);
+            }
+        }
+
         public RouterConfig routerConfig() {
             return new RouterConfig(java.time.Duration.ofMillis(requestTimeoutMs), java.time.Duration.ofMillis(discoveryIntervalMs),
                     10_000, maxBatchOps, maxBatchBytes, maxInflightBatches, followerReads);

@@ -71,16 +71,16 @@ public final class ConfigLoader {
             int bucketCount = root.path("bucketCount").isMissingNode() ? Topology.DEFAULT_BUCKET_COUNT : strictInt(root.get("bucketCount"), "bucketCount");
             Path base = file.toAbsolutePath().getParent();
             Path dataDir = base.resolve(root.path("dataDir").asText("cairn-data")).normalize();
-            List<NodeAddress> coordinators = List.of(YAML.treeToValue(arrayOrEmpty(root, "coordinators"), NodeAddress[].class));
-            List<ReplicasetSpec> replicasets = List.of(YAML.treeToValue(arrayOrEmpty(root, "replicasets"), ReplicasetSpec[].class));
-            List<RouterSpec> routers = List.of(YAML.treeToValue(arrayOrEmpty(root, "routers"), RouterSpec[].class));
+            List<NodeAddress> coordinators = List.of(convert(arrayOrEmpty(root, "coordinators"), NodeAddress[].class, "coordinators"));
+            List<ReplicasetSpec> replicasets = List.of(convert(arrayOrEmpty(root, "replicasets"), ReplicasetSpec[].class, "replicasets"));
+            List<RouterSpec> routers = List.of(convert(arrayOrEmpty(root, "routers"), RouterSpec[].class, "routers"));
             Topology topology = new Topology(1, bucketCount, coordinators, replicasets, routers);
             problems.addAll(TopologyValidator.problems(topology));
             ObjectNode storage = section(root, "storage", problems);
             ObjectNode router = section(root, "router", problems);
             if (!problems.isEmpty()) throw invalid(file, problems);
-            ClusterConfig.StorageSettings s = YAML.treeToValue(storage, ClusterConfig.StorageSettings.class);
-            ClusterConfig.RouterSettings r = YAML.treeToValue(router, ClusterConfig.RouterSettings.class);
+            ClusterConfig.StorageSettings s = convert(storage, ClusterConfig.StorageSettings.class, "storage");
+            ClusterConfig.RouterSettings r = convert(router, ClusterConfig.RouterSettings.class, "router");
             s.forNode(dataDir); // validates ranges
             r.routerConfig();
             return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r);
@@ -89,10 +89,30 @@ public final class ConfigLoader {
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage());
             throw invalid(file, problems);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            problems.add(e.getOriginalMessage());
-            throw invalid(file, problems);
         }
+    }
+
+    /** Binds a subtree, naming the offending key (e.g. replicasets[0].nodes[1].raftPort) on failure. */
+    private static <T> T convert(JsonNode node, Class<T> type, String where) {
+        try {
+            return YAML.treeToValue(node, type);
+        } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IllegalArgumentException own) throw own; // a record's own range check names the key
+            String what = cause instanceof NullPointerException ? "a required value is missing" : e.getOriginalMessage();
+            throw new IllegalArgumentException(where + path(e) + ": " + what);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException(where + ": " + e.getOriginalMessage());
+        }
+    }
+
+    private static String path(com.fasterxml.jackson.databind.JsonMappingException e) {
+        StringBuilder b = new StringBuilder();
+        for (var ref : e.getPath()) {
+            if (ref.getFieldName() != null) b.append('.').append(ref.getFieldName());
+            else b.append('[').append(ref.getIndex()).append(']');
+        }
+        return b.toString();
     }
 
     private static int strictInt(JsonNode node, String name) {

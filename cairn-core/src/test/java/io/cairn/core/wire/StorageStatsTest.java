@@ -1,0 +1,38 @@
+package io.cairn.core.wire;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Storage stats survive encoding exactly; a short message fails. */
+class StorageStatsTest {
+    @Test
+    void statsRoundTrip() {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        for (int i = 0; i < 200; i++) {
+            StorageStats stats = new StorageStats(random.nextLong(), random.nextInt(), random.nextLong(),
+                    random.nextLong(), random.nextLong(), random.nextBoolean());
+            ByteBuffer in = ByteBuffer.wrap(stats.encode());
+            assertThat(StorageStats.decode(in)).as("seed %d", seed).isEqualTo(stats);
+            assertThat(in.remaining()).as("seed %d", seed).isZero();
+        }
+    }
+
+    @Test
+    void everyTruncationOfStatsFails() {
+        byte[] full = new StorageStats(10, 3000, 77, 123, 5, true).encode();
+        assertThat(full).hasSize(8 + 4 + 8 + 8 + 8 + 1);
+        for (int length = 0; length < full.length; length++) {
+            ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
+            assertThatThrownBy(() -> StorageStats.decode(prefix)).as("length %d", length)
+                    .isInstanceOf(BufferUnderflowException.class);
+        }
+    }
+}

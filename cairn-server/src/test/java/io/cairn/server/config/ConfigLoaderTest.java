@@ -1,0 +1,208 @@
+package io.cairn.server.config;
+
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.Topology;
+import io.cairn.storage.StorageConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/** A good file loads with every default filled in; every kind of bad file is refused with its name and the problem. */
+class ConfigLoaderTest {
+    @TempDir
+    Path dir;
+
+    static String minimalYaml() throws IOException {
+        try (InputStream in = ConfigLoaderTest.class.getResourceAsStream("/config/minimal.yaml")) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private Path write(String yaml) throws IOException {
+        Path file = dir.resolve("cluster.yaml");
+        Files.writeString(file, yaml);
+        return file;
+    }
+
+    /** The minimal file with {@code extra} appended (more top-level keys). */
+    private Path minimalPlus(String extra) throws IOException {
+        return write(minimalYaml() + extra);
+    }
+
+    private static void assertRefused(Path file, String... fragments) {
+        assertThatThrownBy(() -> ConfigLoader.load(file))
+                .isInstanceOfSatisfying(CairnException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_CONFIG))
+                .hasMessageContaining(file.toString())
+                .hasMessageContainingAll(fragments);
+    }
+
+    @Test
+    void minimalFileLoadsWithDefaults() throws IOException {
+        Path file = minimalPlus("");
+        ClusterConfig config = ConfigLoader.load(file);
+
+        assertThat(config.source()).isEqualTo(file.toAbsolutePath());
+        assertThat(config.dataDir()).isEqualTo(dir.toAbsolutePath().resolve("cairn-data"));
+        Topology t = config.topology();
+        assertThat(t.epoch()).isEqualTo(1);
+        assertThat(t.bucketCount()).isEqualTo(Topology.DEFAULT_BUCKET_COUNT);
+        assertThat(t.coordinators()).containsExactly(new NodeAddress("c1", "127.0.0.1", 7000, 7001));
+        assertThat(t.replicasets()).singleElement().satisfies(rs -> {
+            assertThat(rs.id()).isEqualTo("rs1");
+            assertThat(rs.weight()).isEqualTo(1);
+            assertThat(rs.nodes()).containsExactly(new NodeAddress("s1", "127.0.0.1", 7010, 7011));
+        });
+        assertThat(t.routers()).singleElement().satisfies(r -> assertThat(r.respPort()).isEqualTo(6379));
+
+        assertThat(config.storage()).isEqualTo(new ClusterConfig.StorageSettings(
+                StorageConfig.DEFAULT_MAX_VALUE_BYTES, 1000L, StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES));
+        assertThat(config.router()).isEqualTo(new ClusterConfig.RouterSettings(
+                10_000L, 1_000L, 1024, 4 << 20, 4, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10));
+        assertThat(config.nodeDir("s1")).isEqualTo(config.dataDir().resolve("s1"));
+    }
+
+    @Test
+    void settingsOverrideOnlyTheirOwnKey() throws IOException {
+        ClusterConfig config = ConfigLoader.load(minimalPlus("""
+                bucketCount: 64
+                dataDir: data/here
+                storage:
+                  maxValueBytes: 1024
+                router:
+                  followerReads: true
+                  maxInflightBatches: 64
+                """));
+        assertThat(config.topology().bucketCount()).isEqualTo(64);
+        assertThat(config.dataDir()).isEqualTo(dir.toAbsolutePath().resolve("data/here"));
+        assertThat(config.storage().maxValueBytes()).isEqualTo(1024);
+        assertThat(config.storage().electionTimeoutMs()).isEqualTo(1000L);
+        assertThat(config.router().followerReads()).isTrue();
+        assertThat(config.router().maxInflightBatches()).isEqualTo(64);
+        assertThat(config.router().maxBatchOps()).isEqualTo(1024);
+    }
+
+    @Test
+    void emptySectionsMeanDefaults() throws IOException {
+        ClusterConfig config = ConfigLoader.load(minimalPlus("storage:\nrouter:\n"));
+        assertThat(config.storage().maxValueBytes()).isEqualTo(StorageConfig.DEFAULT_MAX_VALUE_BYTES);
+        assertThat(config.router().requestTimeoutMs()).isEqualTo(10_000L);
+    }
+
+    @Test
+    void missingFileIsRefused() {
+        assertRefused(dir.resolve("absent.yaml"), "file not found");
+    }
+
+    @Test
+    void directoryIsRefused() {
+        assertRefused(dir, "file not found");
+    }
+
+    @Test
+    void fileThatIsNotYamlIsRefused() throws IOException {
+        assertRefused(write("coordinators: [ {id: c1\nreplicasets: ]]\n"), "not valid YAML");
+    }
+
+    @Test
+    void fileWithoutAMappingIsRefused() throws IOException {
+        assertRefused(write("just a sentence\n"), "expected a mapping at the top level");
+        assertRefused(write("- a\n- b\n"), "expected a mapping at the top level");
+        assertRefused(write(""), "expected a mapping at the top level");
+    }
+
+    @Test
+    void unknownTopLevelKeyIsRefused() throws IOException {
+        assertRefused(minimalPlus("bucketcount: 10\n"), "unknown key 'bucketcount'", "bucketCount");
+    }
+
+    @Test
+    void unknownStorageKeyIsRefused() throws IOException {
+        assertRefused(minimalPlus("storage:\n  maxValueByte: 10\n"), "unknown key 'storage.maxValueByte'", "maxValueBytes");
+    }
+
+    @Test
+    void unknownRouterKeyIsRefused() throws IOException {
+        assertRefused(minimalPlus("router:\n  timeoutMs: 10\n"), "unknown key 'router.timeoutMs'", "requestTimeoutMs");
+    }
+
+    @Test
+    void unknownNodeFieldIsRefused() throws IOException {
+        assertRefused(write(minimalYaml().replace("raftPort: 7010", "raftport: 7010")), "raftport");
+    }
+
+    @Test
+    void nonIntegerBucketCountIsRefused() throws IOException {
+        assertRefused(minimalPlus("bucketCount: abc\n"), "bucketCount must be an integer");
+        assertRefused(minimalPlus("bucketCount: 12.5\n"), "bucketCount must be an integer");
+        assertRefused(minimalPlus("bucketCount: '3000'\n"), "bucketCount must be an integer");
+        assertRefused(minimalPlus("bucketCount: 99999999999\n"), "bucketCount must be an integer");
+    }
+
+    @Test
+    void wrongTypeInASectionIsRefused() throws IOException {
+        assertRefused(minimalPlus("storage:\n  maxValueBytes: abc\n"), "abc");
+        assertRefused(minimalPlus("router:\n  followerReads: [1, 2]\n"), "boolean");
+    }
+
+    @Test
+    void sectionThatIsNotAMappingIsRefused() throws IOException {
+        assertRefused(minimalPlus("storage: 5\n"), "storage must be a mapping");
+        assertRefused(write(minimalYaml().replace("coordinators:\n  - {id: c1, host: 127.0.0.1, raftPort: 7000, adminPort: 7001}",
+                "coordinators: c1")), "coordinators must be a list");
+    }
+
+    @Test
+    void invalidTopologyIsRefused() throws IOException {
+        Path file = write(minimalYaml().replace("{id: s1,", "{id: c1,"));
+        assertRefused(file, "duplicate node id 'c1'");
+    }
+
+    @Test
+    void bucketCountOutOfRangeIsRefused() throws IOException {
+        assertRefused(minimalPlus("bucketCount: 0\n"), "bucketCount must be between 1 and");
+    }
+
+    @Test
+    void outOfRangeRouterSettingIsRefused() throws IOException {
+        assertRefused(minimalPlus("router:\n  maxInflightBatches: 0\n"), "maxInflightBatches must be 1..64");
+        assertRefused(minimalPlus("router:\n  requestTimeoutMs: 5\n"), "requestTimeout must be at least 100 ms");
+    }
+
+    @Test
+    void outOfRangeStorageSettingIsRefused() throws IOException {
+        assertRefused(minimalPlus("storage:\n  electionTimeoutMs: 10\n"), "electionTimeoutMin must be at least 100 ms");
+        assertRefused(minimalPlus("storage:\n  maxValueBytes: 0\n"), "maxValueBytes must be between 1 and");
+    }
+
+    @Test
+    void everyProblemIsListedAtOnce() throws IOException {
+        Path file = write(minimalYaml().replace("{id: s1,", "{id: c1,") + "colour: blue\nstorage:\n  speed: 3\n");
+        assertRefused(file, "unknown key 'colour'", "duplicate node id 'c1'", "unknown key 'storage.speed'");
+        CairnException e = catchThrowableOfType(CairnException.class, () -> ConfigLoader.load(file));
+        List<String> lines = e.getMessage().lines().toList();
+        assertThat(lines).hasSize(4).first().asString().contains(file.toString());
+    }
+
+    @Test
+    void outOfRangeRouterKeyAndValueLimitsAreRefusedBeforeAnyProcessStarts() throws IOException {
+        assertRefused(minimalPlus("router:\n  maxKeyBytes: 0\n"), "router.maxKeyBytes must be between 1 and");
+        assertRefused(minimalPlus("router:\n  maxValueBytes: -1\n"), "router.maxValueBytes must be between 1 and");
+    }
+
+    @Test
+    void aWrongTypeInASectionNamesTheKey() throws IOException {
+        assertRefused(minimalPlus("storage:\n  maxValueBytes: abc\n"), "storage.maxValueBytes");
+    }
+}
