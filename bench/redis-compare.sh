@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Compares Cairn's router with a local redis-server (appendonly yes, appendfsync everysec) using
+# redis-benchmark in the same run, and measures how long writes stall when a replicaset leader
+# stops. Prints ratios (Cairn / Redis), since this machine is shared and absolute figures drift.
+#
+#   bench/redis-compare.sh [requests-per-test]      (default 50000)
+#
+# Needs redis-server and redis-benchmark (installed with apt-get when missing) and python3.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+N="${1:-50000}"
+WORK="$(mktemp -d /tmp/cairn-bench.XXXXXX)"
+REDIS_PORT=7390
+CAIRN_PORT=7391
+BASE_PORT=7500
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq redis-server redis-tools >/dev/null
+fi
+
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --appendonly yes --appendfsync everysec --save "" \
+  --dir "$WORK" --daemonize no >"$WORK/redis.log" 2>&1 &
+PIDS+=($!)
+"$ROOT/cairn" up --dir "$WORK/cairn" --port "$CAIRN_PORT" --base-port "$BASE_PORT" >"$WORK/cairn.out" 2>"$WORK/cairn.err" &
+PIDS+=($!)
+for _ in $(seq 1 180); do grep -q "cairn is up" "$WORK/cairn.out" 2>/dev/null && break; sleep 1; done
+grep -q "cairn is up" "$WORK/cairn.out" || { echo "cairn did not start; see $WORK/cairn.err"; tail -20 "$WORK/cairn.err"; exit 1; }
+
+rps() { # port test pipeline requests -> requests per second
+  redis-benchmark -p "$1" -t "$2" -P "$3" -n "$4" -c 50 -d 100 -r 100000 --csv 2>/dev/null \
+    | awk -F'","' 'NR==2 {gsub(/"/,"",$2); print $2}'
+}
+echo "warming up (JIT) ..."
+rps "$CAIRN_PORT" set 1 $((N / 2)) >/dev/null; rps "$CAIRN_PORT" get 1 $((N / 2)) >/dev/null
+rps "$CAIRN_PORT" set 16 "$N" >/dev/null; rps "$REDIS_PORT" set 1 "$N" >/dev/null
+
+printf "\n%-8s %-9s %14s %14s %8s\n" test pipeline "redis req/s" "cairn req/s" ratio
+for p in 1 16; do
+  for t in set get; do
+    r=$(rps "$REDIS_PORT" "$t" "$p" "$N"); c=$(rps "$CAIRN_PORT" "$t" "$p" "$N")
+    printf "%-8s %-9s %14s %14s %8s\n" "$t" "$p" "$r" "$c" "$(python3 -c "print(f'{$c/$r:.2f}x')")"
+  done
+done
+
+# Failover: stop the leader of rs1 while writing to a key of rs1; time until a write succeeds again.
+KEY=$(python3 -c "
+import zlib
+for i in range(100000):
+    k=f'failover-{i}'
+    if 1 + zlib.crc32(k.encode()) % 3000 <= 1500: print(k); break")
+LEADER=$("$ROOT/cairn" status --dir "$WORK/cairn" --json | python3 -c "
+import json,sys; s=json.load(sys.stdin); print([r for r in s['replicasets'] if r['id']=='rs1'][0]['leader'])")
+redis-cli -p "$CAIRN_PORT" set "$KEY" before >/dev/null
+"$ROOT/cairn" node stop "$LEADER" --dir "$WORK/cairn" >/dev/null
+T0=$(date +%s%N)
+until [ "$(redis-cli -p "$CAIRN_PORT" set "$KEY" after 2>/dev/null)" = "OK" ]; do :; done
+T1=$(date +%s%N)
+echo
+echo "writes to rs1 succeeded again $(( (T1 - T0) / 1000000 )) ms after its leader $LEADER stopped"
+"$ROOT/cairn" node start "$LEADER" --dir "$WORK/cairn" >/dev/null
