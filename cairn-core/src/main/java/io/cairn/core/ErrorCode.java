@@ -25,7 +25,8 @@ public enum ErrorCode {
     BUCKET_READONLY(18, RetryClass.FATAL, "READONLY", "bucket is a contained doubled copy and refuses writes"),
     KEY_TOO_LARGE(19, RetryClass.FATAL, "ERR", "key exceeds the configured maximum size"),
     INVALID_EXPIRE(20, RetryClass.FATAL, "ERR", "invalid expire time"),
-    INTERNAL(21, RetryClass.FATAL, "ERR", "internal error");
+    INTERNAL(21, RetryClass.FATAL, "ERR", "internal error"),
+    FOLDER_IN_USE(22, RetryClass.FATAL, "ERR", "data folder is used by another running process");
 
     public final int code;
     public final RetryClass retry;

@@ -23,6 +23,8 @@ final class GroupCommitQueue {
     private final Function<List<KvOp>, CompletableFuture<List<OpResult>>> sender;
     private final ArrayDeque<Unit> queue = new ArrayDeque<>();
     private int inflight;
+    private final java.util.concurrent.atomic.LongAdder batchesSent = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder opsSent = new java.util.concurrent.atomic.LongAdder();
 
     GroupCommitQueue(RouterConfig config, Function<List<KvOp>, CompletableFuture<List<OpResult>>> sender) {
         this.config = config;
@@ -46,6 +48,8 @@ final class GroupCommitQueue {
             if (batch == null) return;
             List<KvOp> ops = new ArrayList<>();
             for (Unit u : batch) ops.addAll(u.ops());
+            batchesSent.increment();
+            opsSent.add(ops.size());
             CompletableFuture<List<OpResult>> sent;
             try {
                 sent = sender.apply(ops);
@@ -60,6 +64,16 @@ final class GroupCommitQueue {
                 drain();
             });
         }
+    }
+
+    /** Raft entries sent so far. */
+    long batches() {
+        return batchesSent.sum();
+    }
+
+    /** Operations sent so far; divided by {@link #batches()} it is the mean group-commit batch size. */
+    long ops() {
+        return opsSent.sum();
     }
 
     private synchronized List<Unit> takeBatch() {

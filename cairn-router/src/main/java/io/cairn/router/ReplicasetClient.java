@@ -72,6 +72,11 @@ final class ReplicasetClient implements AutoCloseable {
 
     private final boolean followerReads;
 
+    /** {batches, ops} sent through the write and read queues. */
+    long[] groupCommitCounters() {
+        return new long[] {writes.batches(), writes.ops(), reads.batches(), reads.ops()};
+    }
+
     String id() {
         return replicasetId;
     }

@@ -246,6 +246,13 @@ public final class Router implements KvBackend, AutoCloseable {
         Map<String, String> stats = new LinkedHashMap<>();
         stats.put("router_requests", Long.toString(requests.get()));
         stats.put("router_retries", Long.toString(retries.get()));
+        clients.forEach((id, c) -> {
+            long[] g = c.groupCommitCounters();
+            stats.put("write_batches_" + id, Long.toString(g[0]));
+            stats.put("write_ops_" + id, Long.toString(g[1]));
+            stats.put("read_batches_" + id, Long.toString(g[2]));
+            stats.put("read_ops_" + id, Long.toString(g[3]));
+        });
         discoveries.forEach((id, d) -> {
             stats.put("discovery_rounds_" + id, Long.toString(d.rounds()));
             stats.put("discovery_resyncs_" + id, Long.toString(d.resyncs()));
@@ -260,6 +267,13 @@ public final class Router implements KvBackend, AutoCloseable {
 
     public long retries() {
         return retries.get();
+    }
+
+    /** Group commit counters per replicaset: write batches, write ops, read batches, read ops. */
+    public Map<String, long[]> groupCommitCounters() {
+        Map<String, long[]> out = new HashMap<>();
+        clients.forEach((id, c) -> out.put(id, c.groupCommitCounters()));
+        return out;
     }
 
     /** Discovery counters per replicaset: rounds, records, resyncs, cursor. */

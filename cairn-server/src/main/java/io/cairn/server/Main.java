@@ -73,6 +73,7 @@ public final class Main implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            FolderLock lock = FolderLock.acquire(dir);
             ClusterConfig config = LocalCluster.prepare(dir, new LocalCluster.Shape(replicasets, replicas, buckets, port, basePort));
             LocalCluster cluster = new LocalCluster(config);
             try {
@@ -88,7 +89,10 @@ public final class Main implements Runnable {
             System.out.printf("cairn is up: redis-cli -p %d | admin http://%s:%d/info | data %s | Ctrl-C to stop%n",
                     r.respPort(), r.host(), r.adminPort(), config.dataDir());
             System.out.flush();
-            runUntilStopped(cluster);
+            runUntilStopped(() -> {
+                cluster.close();
+                lock.close();
+            });
             return 0;
         }
     }
