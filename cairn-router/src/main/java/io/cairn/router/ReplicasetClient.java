@@ -46,6 +46,7 @@ final class ReplicasetClient implements AutoCloseable {
     private final String replicasetId;
     private final List<RaftPeer> peers;
     private final RaftClient raft;
+    private final RaftClient followerReader;
     private final GroupCommitQueue writes;
     private final GroupCommitQueue reads;
 
@@ -65,16 +66,31 @@ final class ReplicasetClient implements AutoCloseable {
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) attempts,
                         TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
                 .build();
+        // Follower reads use their own client: Ratis orders a client's async requests, and a read
+        // waiting on a lagging member must not hold up writes.
+        this.followerReader = config.followerReads()
+                ? RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
+                        .setRetryPolicy(RetryPolicies.noRetry()).build()
+                : null;
         this.writes = new GroupCommitQueue(config, this::sendWrites);
         this.reads = new GroupCommitQueue(config, this::sendReads);
         this.followerReads = config.followerReads();
     }
 
     private final boolean followerReads;
+    private static final long FOLLOWER_READ_TIMEOUT_MS = 500;
+    private final java.util.concurrent.atomic.LongAdder followerReadsServed = new java.util.concurrent.atomic.LongAdder();
+    /** Highest log index of a write this router saw committed; follower reads wait for it. */
+    private final java.util.concurrent.atomic.AtomicLong lastWriteIndex = new java.util.concurrent.atomic.AtomicLong();
 
     /** {batches, ops} sent through the write and read queues. */
     long[] groupCommitCounters() {
         return new long[] {writes.batches(), writes.ops(), reads.batches(), reads.ops()};
+    }
+
+    /** Read batches answered by the member chosen for a follower read (not the leader fallback). */
+    long followerReadsServed() {
+        return followerReadsServed.sum();
     }
 
     String id() {
@@ -101,15 +117,28 @@ final class ReplicasetClient implements AutoCloseable {
 
     private CompletableFuture<List<OpResult>> sendWrites(List<KvOp> batch) {
         return raft.async().send(Message.valueOf(ByteString.copyFrom(StorageRequest.write(batch))))
-                .thenApply(reply -> OpCodec.decodeResults(replyContent(reply)));
+                .thenApply(reply -> {
+                    lastWriteIndex.accumulateAndGet(reply.getLogIndex(), Math::max);
+                    return OpCodec.decodeResults(replyContent(reply));
+                });
     }
 
     private CompletableFuture<List<OpResult>> sendReads(List<KvOp> batch) {
         Message message = Message.valueOf(ByteString.copyFrom(StorageRequest.read(batch)));
-        CompletableFuture<RaftClientReply> reply = followerReads
-                ? raft.async().sendReadOnly(message, peers.get(ThreadLocalRandom.current().nextInt(peers.size())).getId())
-                : raft.async().sendReadOnly(message);
-        return reply.thenApply(r -> OpCodec.decodeResults(replyContent(r)));
+        if (!followerReads) {
+            return raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r)));
+        }
+        // Any member that has applied this router's own writes may answer (read-your-writes, lag
+        // bounded by replication); a member that is behind refuses and the leader answers instead.
+        RaftPeer member = peers.get(ThreadLocalRandom.current().nextInt(peers.size()));
+        return followerReader.async().sendStaleRead(message, lastWriteIndex.get(), member.getId())
+                .orTimeout(FOLLOWER_READ_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                .thenApply(r -> {
+                    List<OpResult> results = OpCodec.decodeResults(replyContent(r));
+                    followerReadsServed.increment();
+                    return results;
+                })
+                .exceptionallyCompose(e -> raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r))));
     }
 
     private static ByteBuffer replyContent(RaftClientReply reply) {
@@ -130,6 +159,7 @@ final class ReplicasetClient implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (followerReader != null) followerReader.close();
         raft.close();
     }
 

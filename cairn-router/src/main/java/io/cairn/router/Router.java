@@ -269,6 +269,11 @@ public final class Router implements KvBackend, AutoCloseable {
         return retries.get();
     }
 
+    /** Read batches served by follower reads, over all replicasets. */
+    public long followerReadsServed() {
+        return clients.values().stream().mapToLong(ReplicasetClient::followerReadsServed).sum();
+    }
+
     /** Group commit counters per replicaset: write batches, write ops, read batches, read ops. */
     public Map<String, long[]> groupCommitCounters() {
         Map<String, long[]> out = new HashMap<>();

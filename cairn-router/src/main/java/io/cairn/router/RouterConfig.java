@@ -11,7 +11,7 @@ import java.time.Duration;
  * @param maxBatchOps         group commit: most operations in one Raft entry
  * @param maxBatchBytes       group commit: most bytes in one Raft entry
  * @param maxInflightBatches  group commit: Raft entries in flight per replicaset (reads and writes each)
- * @param followerReads       serve read-only commands from any member (linearizable ReadIndex through the leader)
+ * @param followerReads       serve reads from any member that has applied this router's own writes (bounded lag, not linearizable across routers)
  */
 public record RouterConfig(Duration requestTimeout, Duration discoveryInterval, int discoveryPageLimit,
                            int maxBatchOps, int maxBatchBytes, int maxInflightBatches, boolean followerReads) {

@@ -91,13 +91,21 @@ class FailoverTest {
             String follower = cluster.running.values().stream().filter(n -> !n.isLeader()).findFirst().orElseThrow().id();
             cluster.stopNode(follower);
             cluster.wipeNode(follower);
+            // Large values fill several 64 KiB log segments, so the snapshot below lets the leader purge them.
+            String big = "x".repeat(20_000);
+            for (int i = 0; i < 40; i++) {
+                List<OpResult> r = router.execute(List.of(set("big" + i, big))).get(30, TimeUnit.SECONDS);
+                assertThat(r.get(0)).isEqualTo(OpResult.OK);
+                written.put("big" + i, big);
+            }
             writeAll(router, 500, 1_000, written);
             try (StorageAdmin admin = new StorageAdmin(cluster.topology.replicaset("rs1").orElseThrow(), Duration.ofSeconds(20))) {
                 // The leader's log is purged up to the snapshot, so only an install can bring the follower back.
                 assertThat(admin.snapshot()).isPositive();
             }
             cluster.startNode(follower);
-            await().atMost(Duration.ofSeconds(60)).until(() -> cluster.node(follower).localStats().keyCount() == 1_000);
+            await().atMost(Duration.ofSeconds(60)).until(() -> cluster.node(follower).localStats().keyCount() == 1_040);
+            assertThat(cluster.node(follower).snapshotInstalls()).as("caught up through a snapshot install").isPositive();
             assertThat(cluster.node(follower).localStats().ownedBuckets()).isEqualTo(BUCKETS);
 
             // The caught-up follower holds the data: it stays readable with the old leader gone.

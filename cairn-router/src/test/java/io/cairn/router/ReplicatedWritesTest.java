@@ -40,4 +40,44 @@ class ReplicatedWritesTest {
             assertThat(router.dbSize().get(10, TimeUnit.SECONDS)).isEqualTo(500);
         }
     }
+
+    @Test
+    void followerReadsSeeEveryAcknowledgedWrite() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, 60).start().bootstrap()) {
+            RouterConfig followerReads = new RouterConfig(java.time.Duration.ofSeconds(10), java.time.Duration.ofSeconds(1),
+                    10_000, 1024, 4 << 20, 4, true);
+            Router router = cluster.startRouter(followerReads);
+            for (int i = 0; i < 50; i++) {
+                byte[] key = ("f" + i).getBytes(StandardCharsets.UTF_8);
+                int bucket = BucketHasher.bucketOf(key, 60);
+                router.execute(List.of(KvOp.set(bucket, key, ("v" + i).getBytes(StandardCharsets.UTF_8)))).get(10, TimeUnit.SECONDS);
+                OpResult read = router.execute(List.of(KvOp.get(bucket, key))).get(10, TimeUnit.SECONDS).get(0);
+                assertThat(new String(read.bytes(), StandardCharsets.UTF_8)).isEqualTo("v" + i);
+            }
+            // A member that has not applied the write yet refuses and the leader answers, so only some are served there.
+            assertThat(router.followerReadsServed()).as("reads served without the leader fallback").isPositive();
+        }
+    }
+
+    @Test
+    void anExpiryDecidedByTheLeaderHoldsOnTheNextLeader() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, 60).start().bootstrap()) {
+            Router router = cluster.startRouter(RouterConfig.defaults());
+            byte[] shortKey = "short".getBytes(StandardCharsets.UTF_8);
+            byte[] longKey = "long".getBytes(StandardCharsets.UTF_8);
+            int b1 = BucketHasher.bucketOf(shortKey, 60);
+            int b2 = BucketHasher.bucketOf(longKey, 60);
+            byte[] v = "v".getBytes(StandardCharsets.UTF_8);
+            router.execute(List.of(new KvOp(KvOp.Type.SET, b1, shortKey, v, 300, KvOp.FLAG_EXPIRE_REL),
+                    new KvOp(KvOp.Type.SET, b2, longKey, v, 600_000, KvOp.FLAG_EXPIRE_REL))).get(10, TimeUnit.SECONDS);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
+                    router.execute(List.of(KvOp.get(b1, shortKey))).get(10, TimeUnit.SECONDS).get(0).bytes() == null);
+
+            cluster.stopNode(cluster.leaderOf("rs1").id());
+            List<OpResult> after = router.execute(List.of(KvOp.get(b1, shortKey),
+                    KvOp.of(KvOp.Type.PTTL, b2, longKey))).get(30, TimeUnit.SECONDS);
+            assertThat(after.get(0).bytes()).as("expired key stays expired on the new leader").isNull();
+            assertThat(after.get(1).number()).as("remaining ttl on the new leader").isBetween(500_000L, 600_000L);
+        }
+    }
 }

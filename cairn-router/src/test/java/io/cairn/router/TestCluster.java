@@ -66,7 +66,7 @@ final class TestCluster implements AutoCloseable {
         NodeAddress n = topology.storageNode(nodeId).orElseThrow();
         ReplicasetSpec rs = topology.replicasetOfNode(nodeId).orElseThrow();
         StorageConfig config = new StorageConfig(root.resolve(nodeId), StorageConfig.DEFAULT_MAX_VALUE_BYTES,
-                Duration.ofMillis(1000), 1_000);
+                Duration.ofMillis(1000), 1_000, 64 << 10);
         StorageNode node = new StorageNode(n, rs, config);
         node.start();
         running.put(nodeId, node);

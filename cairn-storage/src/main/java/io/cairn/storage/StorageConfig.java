@@ -10,8 +10,12 @@ import java.time.Duration;
  * @param maxValueBytes     largest value a write may store
  * @param electionTimeoutMin lower bound of the Raft election timeout (upper bound is twice it)
  * @param snapshotEveryEntries take a snapshot (and purge the log) after this many entries
+ * @param logSegmentBytes     size of a Raft log segment; only closed segments are purged
  */
-public record StorageConfig(Path dataDir, int maxValueBytes, Duration electionTimeoutMin, long snapshotEveryEntries) {
+public record StorageConfig(Path dataDir, int maxValueBytes, Duration electionTimeoutMin, long snapshotEveryEntries,
+                            long logSegmentBytes) {
+    public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
+
     public static final int DEFAULT_MAX_VALUE_BYTES = 16 << 20;
     public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
     public static final long DEFAULT_SNAPSHOT_EVERY_ENTRIES = 20_000;
@@ -23,9 +27,11 @@ public record StorageConfig(Path dataDir, int maxValueBytes, Duration electionTi
         }
         if (electionTimeoutMin.toMillis() < 100) throw new IllegalArgumentException("electionTimeoutMin must be at least 100 ms");
         if (snapshotEveryEntries < 100) throw new IllegalArgumentException("snapshotEveryEntries must be at least 100");
+        if (logSegmentBytes < (64 << 10)) throw new IllegalArgumentException("logSegmentBytes must be at least 65536");
     }
 
     public static StorageConfig defaults(Path dataDir) {
-        return new StorageConfig(dataDir, DEFAULT_MAX_VALUE_BYTES, DEFAULT_ELECTION_TIMEOUT_MIN, DEFAULT_SNAPSHOT_EVERY_ENTRIES);
+        return new StorageConfig(dataDir, DEFAULT_MAX_VALUE_BYTES, DEFAULT_ELECTION_TIMEOUT_MIN, DEFAULT_SNAPSHOT_EVERY_ENTRIES,
+                DEFAULT_LOG_SEGMENT_BYTES);
     }
 }

@@ -75,7 +75,9 @@ public final class StorageNode implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEveryEntries());
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
-        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("32MB"));
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.logSegmentBytes()));
+        // Purge at every snapshot: a follower behind the snapshot catches up by installing it.
+        RaftServerConfigKeys.Log.setPurgeGap(p, 1);
         SizeInBytes appenderBuffer = SizeInBytes.valueOf(Math.max(8 << 20, 2L * config.maxValueBytes() + (1 << 20)));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, appenderBuffer);
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(appenderBuffer.getSize() + (1 << 20)));
@@ -130,6 +132,11 @@ public final class StorageNode implements AutoCloseable {
         } catch (IOException e) {
             return -1;
         }
+    }
+
+    /** Snapshots this member received from a leader and installed since it started. */
+    public long snapshotInstalls() {
+        return stateMachine.snapshotInstalls();
     }
 
     /** This member's own view (may lag the leader's). */

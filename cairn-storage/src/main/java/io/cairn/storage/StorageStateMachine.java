@@ -42,11 +42,16 @@ final class StorageStateMachine extends BaseStateMachine {
     private final LongSupplier clock;
     private final CheckpointStorage storage = new CheckpointStorage();
     private volatile ReplicasetState state;
+    private final java.util.concurrent.atomic.AtomicLong snapshotInstalls = new java.util.concurrent.atomic.AtomicLong();
 
     StorageStateMachine(Path dbDir, int maxValueBytes, LongSupplier clock) {
         this.dbDir = dbDir;
         this.maxValueBytes = maxValueBytes;
         this.clock = clock;
+    }
+
+    long snapshotInstalls() {
+        return snapshotInstalls.get();
     }
 
     ReplicasetState state() {
@@ -157,6 +162,7 @@ final class StorageStateMachine extends BaseStateMachine {
             getLifeCycle().transition(LifeCycle.State.STARTING);
             getLifeCycle().transition(LifeCycle.State.RUNNING);
         }
+        snapshotInstalls.incrementAndGet();
         log.info("installed snapshot {} from the leader", snapshot.getFileName());
     }
 

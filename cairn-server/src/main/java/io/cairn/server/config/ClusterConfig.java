@@ -18,7 +18,8 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
     /** Storage node settings (see {@link StorageConfig}). */
     public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries) {
         public StorageConfig forNode(Path nodeDir) {
-            return new StorageConfig(nodeDir, maxValueBytes, java.time.Duration.ofMillis(electionTimeoutMs), snapshotEveryEntries);
+            return new StorageConfig(nodeDir, maxValueBytes, java.time.Duration.ofMillis(electionTimeoutMs), snapshotEveryEntries,
+                    StorageConfig.DEFAULT_LOG_SEGMENT_BYTES);
         }
     }
 
