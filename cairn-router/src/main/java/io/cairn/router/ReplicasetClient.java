@@ -56,7 +56,8 @@ final class ReplicasetClient implements AutoCloseable {
                 .map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList();
         RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), peers);
         RaftProperties p = new RaftProperties();
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+        // Short: a request stuck on a dead leader's connection is re-sent (same call id) to the next member.
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS));
         RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, 4 * config.maxInflightBatches() + 16);
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(Math.max(64L << 20, 2L * config.maxBatchBytes())));
         // Ratis retries (same call id, so the server's retry cache de-duplicates) through a
@@ -79,6 +80,7 @@ final class ReplicasetClient implements AutoCloseable {
 
     private final boolean followerReads;
     private static final long FOLLOWER_READ_TIMEOUT_MS = 500;
+    private static final long REQUEST_TIMEOUT_MS = 1_000;
     private final java.util.concurrent.atomic.LongAdder followerReadsServed = new java.util.concurrent.atomic.LongAdder();
     /** Highest log index of a write this router saw committed; follower reads wait for it. */
     private final java.util.concurrent.atomic.AtomicLong lastWriteIndex = new java.util.concurrent.atomic.AtomicLong();
