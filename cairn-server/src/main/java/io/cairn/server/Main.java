@@ -97,43 +97,43 @@ public final class Main implements Runnable {
         }
     }
 
-    @Command(name = "storage", description = "Run one storage node from a cluster config file.")
-    static final class Storage implements Callable<Integer> {
+    /** A single process of a multi-host deployment, started from the shared config file. */
+    abstract static class FromConfig implements Callable<Integer> {
         @Option(names = "--config", required = true, description = "cluster config file") Path config;
-        @Option(names = "--node", required = true, description = "this node's id in the config") String node;
+        @Option(names = "--node", required = true, description = "this process's id in the config") String node;
+
+        abstract AutoCloseable start(ClusterConfig config, String node) throws Exception;
 
         @Override
         public Integer call() throws Exception {
-            StorageProcess p = new StorageProcess(ConfigLoader.load(config), node).start();
-            runUntilStopped(p);
+            runUntilStopped(start(ConfigLoader.load(config), node));
             return 0;
+        }
+    }
+
+    @Command(name = "storage", description = "Run one storage node from a cluster config file.")
+    static final class Storage extends FromConfig {
+        @Override
+        AutoCloseable start(ClusterConfig config, String node) throws Exception {
+            return new StorageProcess(config, node).start();
         }
     }
 
     @Command(name = "router", description = "Run one router from a cluster config file.")
-    static final class RouterCmd implements Callable<Integer> {
-        @Option(names = "--config", required = true, description = "cluster config file") Path config;
-        @Option(names = "--node", required = true, description = "this router's id in the config") String node;
-
+    static final class RouterCmd extends FromConfig {
         @Override
-        public Integer call() throws Exception {
-            RouterProcess p = new RouterProcess(ConfigLoader.load(config), node).start();
+        AutoCloseable start(ClusterConfig config, String node) throws Exception {
+            RouterProcess p = new RouterProcess(config, node).start();
             System.out.printf("router %s serving RESP on port %d%n", node, p.respPort());
-            runUntilStopped(p);
-            return 0;
+            return p;
         }
     }
 
     @Command(name = "coordinator", description = "Run one coordinator node from a cluster config file.")
-    static final class CoordinatorCmd implements Callable<Integer> {
-        @Option(names = "--config", required = true, description = "cluster config file") Path config;
-        @Option(names = "--node", required = true, description = "this node's id in the config") String node;
-
+    static final class CoordinatorCmd extends FromConfig {
         @Override
-        public Integer call() throws Exception {
-            CoordinatorProcess p = new CoordinatorProcess(ConfigLoader.load(config), node).start();
-            runUntilStopped(p);
-            return 0;
+        AutoCloseable start(ClusterConfig config, String node) throws Exception {
+            return new CoordinatorProcess(config, node).start();
         }
     }
 
