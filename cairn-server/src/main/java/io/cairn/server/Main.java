@@ -56,7 +56,7 @@ public final class Main implements Runnable {
         stopped.await();
     }
 
-    @Command(name = "up", description = "Start a local cluster (coordinator, replicasets, router) with data under one folder.")
+    @Command(name = "up", mixinStandardHelpOptions = true, description = "Start a local cluster (coordinator, replicasets, router) with data under one folder.")
     static final class Up implements Callable<Integer> {
         @Option(names = "--dir", defaultValue = "cairn-data", description = "data folder (default: ${DEFAULT-VALUE})")
         Path dir;
@@ -111,7 +111,7 @@ public final class Main implements Runnable {
         }
     }
 
-    @Command(name = "storage", description = "Run one storage node from a cluster config file.")
+    @Command(name = "storage", mixinStandardHelpOptions = true, description = "Run one storage node from a cluster config file.")
     static final class Storage extends FromConfig {
         @Override
         AutoCloseable start(ClusterConfig config, String node) throws Exception {
@@ -119,7 +119,7 @@ public final class Main implements Runnable {
         }
     }
 
-    @Command(name = "router", description = "Run one router from a cluster config file.")
+    @Command(name = "router", mixinStandardHelpOptions = true, description = "Run one router from a cluster config file.")
     static final class RouterCmd extends FromConfig {
         @Override
         AutoCloseable start(ClusterConfig config, String node) throws Exception {
@@ -129,7 +129,7 @@ public final class Main implements Runnable {
         }
     }
 
-    @Command(name = "coordinator", description = "Run one coordinator node from a cluster config file.")
+    @Command(name = "coordinator", mixinStandardHelpOptions = true, description = "Run one coordinator node from a cluster config file.")
     static final class CoordinatorCmd extends FromConfig {
         @Override
         AutoCloseable start(ClusterConfig config, String node) throws Exception {
@@ -137,7 +137,7 @@ public final class Main implements Runnable {
         }
     }
 
-    @Command(name = "status", description = "Show replicasets, members, leaders, bucket counts and the epoch.")
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show replicasets, members, leaders, bucket counts and the epoch.")
     static final class Status implements Callable<Integer> {
         @Option(names = "--dir", defaultValue = "cairn-data", description = "local cluster folder (default: ${DEFAULT-VALUE})") Path dir;
         @Option(names = "--config", description = "cluster config file (instead of --dir)") Path config;
@@ -152,7 +152,7 @@ public final class Main implements Runnable {
         }
     }
 
-    @Command(name = "node", description = "Stop or start one storage node of a running local cluster (cairn up).")
+    @Command(name = "node", mixinStandardHelpOptions = true, description = "Stop or start one storage node of a running local cluster (cairn up).")
     static final class Node implements Callable<Integer> {
         @Parameters(index = "0", description = "stop or start") String action;
         @Parameters(index = "1", description = "storage node id, e.g. s1-1") String id;
