@@ -6,6 +6,7 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.storage.StorageAdmin;
 import io.cairn.storage.StorageNode;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,6 +21,9 @@ import java.util.concurrent.TimeUnit;
 /** A storage node with its admin endpoint, bootstrap task and coordinator watch. */
 public final class StorageProcess implements AutoCloseable {
     private static final long BOOTSTRAP_CHECK_MS = 300;
+    private static final long EXPIRY_SWEEP_MS = 1_000;
+    /** Keys examined per sweep step; bounds the step's read work and the size of its delete entry. */
+    private static final int EXPIRY_SCAN_KEYS = 2_000;
 
     private final NodeAddress self;
     private final ReplicasetSpec replicaset;
@@ -29,6 +33,8 @@ public final class StorageProcess implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private AdminServer admin;
     private volatile long epoch;
+    private final java.util.concurrent.atomic.LongAdder expiredDeleted = new java.util.concurrent.atomic.LongAdder();
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(StorageProcess.class);
 
     public StorageProcess(ClusterConfig config, String nodeId) throws IOException {
         this.self = Nodes.storage(config, nodeId);
@@ -51,7 +57,23 @@ public final class StorageProcess implements AutoCloseable {
         timer.scheduleWithFixedDelay(() -> {
             if (!bootstrap.done()) bootstrap.runOnce();
         }, 0, BOOTSTRAP_CHECK_MS, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::sweepExpired, EXPIRY_SWEEP_MS, EXPIRY_SWEEP_MS, TimeUnit.MILLISECONDS);
         return this;
+    }
+
+    /** On the leader: deletes, through the log, the expired keys of the next slice of data. */
+    private void sweepExpired() {
+        if (!node.isLeader()) return;
+        try {
+            var expired = node.expiredKeys(EXPIRY_SCAN_KEYS);
+            if (expired.isEmpty()) return;
+            try (StorageAdmin admin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5))) {
+                long deleted = admin.deleteExpired(expired);
+                expiredDeleted.add(deleted);
+            }
+        } catch (Exception e) {
+            log.debug("expiry sweep of {} skipped: {}", replicaset.id(), e.toString());
+        }
     }
 
     public StorageNode node() {
@@ -71,6 +93,8 @@ public final class StorageProcess implements AutoCloseable {
         Gauge.builder("cairn_storage_bsn", node, n -> n.localStats().lastBsn()).tag("replicaset", rs)
                 .description("last bucket sequence number").register(r);
         Gauge.builder("cairn_storage_raft_term", node, StorageNode::term).tag("replicaset", rs).register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_expired_deleted", expiredDeleted, java.util.concurrent.atomic.LongAdder::sum)
+                .tag("replicaset", rs).description("expired keys deleted by this node's sweeper while leader").register(r);
     }
 
     private Map<String, Object> info() {

@@ -120,6 +120,11 @@ final class RocksStore implements AutoCloseable {
         return out;
     }
 
+    /** The caller must close the iterator. */
+    RocksIterator newIterator(ColumnFamilyHandle cf) {
+        return db.newIterator(cf);
+    }
+
     /** A consistent on-disk copy made of hard links (cheap); the target must not exist. */
     void checkpoint(Path target) {
         try (Checkpoint cp = Checkpoint.create(db)) {

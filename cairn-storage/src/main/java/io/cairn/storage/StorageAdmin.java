@@ -52,6 +52,12 @@ public final class StorageAdmin implements AutoCloseable {
         return r.number();
     }
 
+    /** Proposes conditional deletes of expired keys; returns how many were deleted. */
+    public long deleteExpired(List<io.cairn.core.kv.KvOp> ops) {
+        List<OpResult> results = OpCodec.decodeResults(content(send(StorageRequest.write(ops), false)));
+        return results.stream().filter(r -> !r.isError()).mapToLong(OpResult::number).sum();
+    }
+
     /** Makes sure the replicaset has applied at least one stamped entry, which fixes its incarnation. */
     public StorageStats ensureIncarnation() {
         StorageStats s = stats();

@@ -37,6 +37,7 @@ public final class StorageNode implements AutoCloseable {
     private final RaftServer server;
     private final RaftGroupId groupId;
     private final WipedNodeRejoin rejoin;
+    private final ExpiryScanner expiryScanner = new ExpiryScanner();
 
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config) throws IOException {
         this.self = self;
@@ -132,6 +133,15 @@ public final class StorageNode implements AutoCloseable {
         } catch (IOException e) {
             return -1;
         }
+    }
+
+    /**
+     * Expired keys found in the next slice of this member's data (at most {@code scanLimit}
+     * keys examined), as conditional deletes to propose through the log. Leader only.
+     */
+    public synchronized List<io.cairn.core.kv.KvOp> expiredKeys(int scanLimit) {
+        ReplicasetState s = stateMachine.state();
+        return s == null ? List.of() : expiryScanner.next(s.store(), scanLimit, System.currentTimeMillis());
     }
 
     /** Snapshots this member received from a leader and installed since it started. */

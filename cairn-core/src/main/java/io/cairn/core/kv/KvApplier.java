@@ -18,7 +18,14 @@ public final class KvApplier {
     }
 
     public OpResult apply(KvOp op, KvView view, long nowMs) {
-        byte[] stored = live(view.get(op.bucket(), op.key()), nowMs);
+        byte[] raw = view.get(op.bucket(), op.key());
+        if (op.type() == KvOp.Type.DEL_IF_EXPIRED) {
+            // Re-checked at apply time: the key may have been written again since the sweeper saw it.
+            if (raw == null || !StoredValue.isExpired(raw, nowMs)) return OpResult.integer(0);
+            view.delete(op.bucket(), op.key());
+            return OpResult.integer(1);
+        }
+        byte[] stored = live(raw, nowMs);
         return switch (op.type()) {
             case GET -> OpResult.bulk(stored == null ? null : StoredValue.data(stored));
             case EXISTS -> OpResult.integer(stored == null ? 0 : 1);
@@ -31,6 +38,7 @@ public final class KvApplier {
             case APPEND -> append(op, stored, view);
             case PEXPIRE -> expire(op, stored, view, nowMs);
             case PERSIST -> persist(op, stored, view);
+            case DEL_IF_EXPIRED -> throw new IllegalStateException("handled above");
         };
     }
 

@@ -24,7 +24,9 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public enum Type {
         GET(true), EXISTS(true), STRLEN(true), PTTL(true),
         SET(false), DEL(false), INCRBY(false), APPEND(false), GETDEL(false),
-        PEXPIRE(false), PERSIST(false);
+        PEXPIRE(false), PERSIST(false),
+        /** Deletes the key only if it is expired at apply time (the expiry sweeper's delete). */
+        DEL_IF_EXPIRED(false);
 
         public final boolean readOnly;
 

@@ -277,4 +277,19 @@ class KvApplierTest {
         boolean withValue = type == SET || type == APPEND;
         return new KvOp(type, 1 + random.nextInt(2), bytes(key), withValue ? bytes(value) : null, arg, type == SET ? flags : 0);
     }
+
+    @Test
+    void delIfExpiredRemovesOnlyKeysThatAreExpiredWhenApplied() {
+        apply(set("old", "a", FLAG_EXPIRE_REL, 1_000), NOW);
+        apply(set("rewritten", "a", FLAG_EXPIRE_REL, 1_000), NOW);
+        apply(set("rewritten", "b", 0, 0), NOW + 500); // written again after the sweeper saw it expire
+        apply(set("plain", "c", 0, 0), NOW);
+
+        assertThat(apply(op(KvOp.Type.DEL_IF_EXPIRED, "old", 0), NOW + 2_000)).isEqualTo(OpResult.integer(1));
+        assertThat(apply(op(KvOp.Type.DEL_IF_EXPIRED, "rewritten", 0), NOW + 2_000)).isEqualTo(OpResult.integer(0));
+        assertThat(apply(op(KvOp.Type.DEL_IF_EXPIRED, "plain", 0), NOW + 2_000)).isEqualTo(OpResult.integer(0));
+        assertThat(apply(op(KvOp.Type.DEL_IF_EXPIRED, "missing", 0), NOW + 2_000)).isEqualTo(OpResult.integer(0));
+        assertThat(view.size()).isEqualTo(2);
+        assertThat(get("rewritten", NOW + 2_000)).isEqualTo(OpResult.bulk(bytes("b")));
+    }
 }

@@ -1,0 +1,45 @@
+package io.cairn.storage;
+
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.StoredValue;
+import org.rocksdb.RocksIterator;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Finds expired keys so the leader can delete them (expired keys are hidden at once, but
+ * without this they would stay on disk until a write touches them). Walks the data column
+ * family in bounded steps, resuming where the previous step stopped and wrapping around.
+ * The deletes it proposes are conditional ({@link KvOp.Type#DEL_IF_EXPIRED}), re-checked
+ * with the leader's stamped time when applied, so a key written again meanwhile survives.
+ * Not thread-safe: one caller (the storage process's timer).
+ */
+final class ExpiryScanner {
+    private byte[] cursor = new byte[0];
+
+    /** Examines at most {@code scanLimit} keys; returns the expired ones as conditional deletes. */
+    List<KvOp> next(RocksStore store, int scanLimit, long nowMs) {
+        List<KvOp> expired = new ArrayList<>();
+        try (RocksIterator it = store.newIterator(store.data)) {
+            it.seek(cursor);
+            int scanned = 0;
+            for (; it.isValid() && scanned < scanLimit; it.next(), scanned++) {
+                if (StoredValue.isExpired(it.value(), nowMs)) {
+                    byte[] dataKey = it.key();
+                    int bucket = ByteBuffer.wrap(dataKey).getInt();
+                    byte[] key = Arrays.copyOfRange(dataKey, 4, dataKey.length);
+                    expired.add(KvOp.of(KvOp.Type.DEL_IF_EXPIRED, bucket, key));
+                }
+            }
+            if (it.isValid()) {
+                cursor = it.key();
+            } else {
+                cursor = new byte[0]; // wrapped: start over next time
+            }
+        }
+        return expired;
+    }
+}
