@@ -25,6 +25,11 @@ public enum BucketState {
         return this == ACTIVE || this == PINNED || this == SENDING || this == READONLY;
     }
 
+    /** A router sends requests for the bucket to a replicaset holding it in this state. */
+    public boolean isRoutable() {
+        return isOwned() || this == READONLY;
+    }
+
     /** Counts toward the replicaset's share of bucket_count. */
     public boolean isOwned() {
         return this == ACTIVE || this == PINNED || this == SENDING;

@@ -34,7 +34,7 @@ final class RouteMap {
     synchronized void learn(String replicaset, BucketRecord r) {
         if (r.id() < 1 || r.id() > bucketCount) return;
         int b = r.id();
-        if (r.state().isOwned() || r.state() == io.cairn.core.BucketState.READONLY) {
+        if (r.state().isRoutable()) {
             if (owner.get(b) == null || r.generation() >= generation.get(b)) {
                 owner.set(b, replicaset);
                 generation.set(b, r.generation());

@@ -119,6 +119,7 @@ public final class Router implements KvBackend, AutoCloseable {
     private void attempt(List<KvOp> ops, int[] pending, OpResult[] results, long deadline, int attemptNo,
                          CompletableFuture<List<OpResult>> done) {
         Map<String, List<Integer>> byOwner = new LinkedHashMap<>();
+        String[] sentTo = new String[ops.size()];
         for (int i : pending) {
             String owner = routes.owner(ops.get(i).bucket());
             ReplicasetClient client = owner == null ? null : clients.get(owner);
@@ -126,6 +127,7 @@ public final class Router implements KvBackend, AutoCloseable {
                 results[i] = OpResult.error(ErrorCode.NO_ROUTE, "no known owner for bucket " + ops.get(i).bucket());
             } else {
                 byOwner.computeIfAbsent(owner, k -> new ArrayList<>()).add(i);
+                sentTo[i] = owner;
             }
         }
         List<CompletableFuture<Void>> sent = new ArrayList<>();
@@ -137,7 +139,7 @@ public final class Router implements KvBackend, AutoCloseable {
             }));
         }
         CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((v, err) -> {
-            int[] again = retryable(ops, pending, results, byOwner);
+            int[] again = retryable(ops, pending, results, sentTo);
             long now = System.nanoTime();
             if (again.length == 0 || now >= deadline || closed) {
                 done.complete(Arrays.asList(results));
@@ -151,7 +153,7 @@ public final class Router implements KvBackend, AutoCloseable {
     }
 
     /** Indices whose error guarantees the op was not applied, so sending again is safe. */
-    private int[] retryable(List<KvOp> ops, int[] pending, OpResult[] results, Map<String, List<Integer>> byOwner) {
+    private int[] retryable(List<KvOp> ops, int[] pending, OpResult[] results, String[] sentTo) {
         List<Integer> again = new ArrayList<>();
         boolean rediscover = false;
         for (int i : pending) {
@@ -159,8 +161,7 @@ public final class Router implements KvBackend, AutoCloseable {
             if (r == null || !r.isError()) continue;
             switch (r.error()) {
                 case WRONG_BUCKET -> {
-                    String owner = ownerOf(byOwner, i);
-                    if (owner != null) routes.forgetBucket(ops.get(i).bucket(), owner);
+                    if (sentTo[i] != null) routes.forgetBucket(ops.get(i).bucket(), sentTo[i]);
                     rediscover = true;
                     again.add(i);
                 }
@@ -177,11 +178,6 @@ public final class Router implements KvBackend, AutoCloseable {
         }
         if (rediscover) triggerDiscovery();
         return again.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    private static String ownerOf(Map<String, List<Integer>> byOwner, int index) {
-        for (Map.Entry<String, List<Integer>> e : byOwner.entrySet()) if (e.getValue().contains(index)) return e.getKey();
-        return null;
     }
 
     @Override

@@ -9,7 +9,6 @@ import io.cairn.storage.StorageNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
 
 /**
  * Creates a replicaset's initial buckets, once in the life of the cluster. Run by every member;
@@ -25,13 +24,15 @@ final class BootstrapTask {
     private final StorageNode node;
     private final ReplicasetSpec replicaset;
     private final CoordinatorClient coordinator;
+    private final StorageAdmin admin;
     private volatile boolean done;
     private volatile String refusal;
 
-    BootstrapTask(StorageNode node, ReplicasetSpec replicaset, CoordinatorClient coordinator) {
+    BootstrapTask(StorageNode node, ReplicasetSpec replicaset, CoordinatorClient coordinator, StorageAdmin admin) {
         this.node = node;
         this.replicaset = replicaset;
         this.coordinator = coordinator;
+        this.admin = admin;
     }
 
     boolean done() {
@@ -50,7 +51,7 @@ final class BootstrapTask {
             done = true;
             return;
         }
-        try (StorageAdmin admin = new StorageAdmin(replicaset, Duration.ofSeconds(5))) {
+        try {
             StorageStats stats = admin.ensureIncarnation();
             if (stats.bootstrapped()) {
                 done = true;

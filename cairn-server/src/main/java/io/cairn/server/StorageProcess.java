@@ -29,6 +29,7 @@ public final class StorageProcess implements AutoCloseable {
     private final ReplicasetSpec replicaset;
     private final StorageNode node;
     private final CoordinatorClient coordinator;
+    private final StorageAdmin replicasetAdmin;
     private final BootstrapTask bootstrap;
     private final ScheduledExecutorService timer;
     private AdminServer admin;
@@ -41,7 +42,8 @@ public final class StorageProcess implements AutoCloseable {
         this.replicaset = Nodes.replicasetOf(config, nodeId);
         this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)));
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
-        this.bootstrap = new BootstrapTask(node, replicaset, coordinator);
+        this.replicasetAdmin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5));
+        this.bootstrap = new BootstrapTask(node, replicaset, coordinator, replicasetAdmin);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-storage-" + nodeId + "-timer");
             t.setDaemon(true);
@@ -67,10 +69,7 @@ public final class StorageProcess implements AutoCloseable {
         try {
             var expired = node.expiredKeys(EXPIRY_SCAN_KEYS);
             if (expired.isEmpty()) return;
-            try (StorageAdmin admin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5))) {
-                long deleted = admin.deleteExpired(expired);
-                expiredDeleted.add(deleted);
-            }
+            expiredDeleted.add(replicasetAdmin.deleteExpired(expired));
         } catch (Exception e) {
             log.debug("expiry sweep of {} skipped: {}", replicaset.id(), e.toString());
         }
@@ -119,6 +118,7 @@ public final class StorageProcess implements AutoCloseable {
     @Override
     public void close() throws IOException {
         timer.shutdownNow();
+        replicasetAdmin.close();
         coordinator.close();
         if (admin != null) admin.close();
         node.close();
