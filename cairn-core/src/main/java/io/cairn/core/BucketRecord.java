@@ -8,6 +8,8 @@ package io.cairn.core;
 public record BucketRecord(int id, BucketState state, long generation, long bsn, String peer, int flags) {
     public static final int FLAG_DOUBLED = 1;
     public static final int FLAG_ARCHIVED = 2;
+    /** SENT or GARBAGE: the bucket's data is deleted here; the record stays as a tombstone. */
+    public static final int FLAG_DATA_DROPPED = 4;
 
     public BucketRecord {
         if (id <= 0) throw new IllegalArgumentException("bucket id must be positive: " + id);

@@ -11,7 +11,8 @@ import static io.cairn.core.BucketState.*;
  * The one table of allowed bucket state changes. Every change of a bucket record goes
  * through {@link #check}; a change not in the table is a bug, never silently applied.
  *
- * <p>Creation (no previous record) may only produce ACTIVE (bootstrap) or RECEIVING (a move).
+ * <p>Creation (no previous record) may only produce ACTIVE (bootstrap), RECEIVING (a move) or
+ * GARBAGE (a fence against a move that never arrived).
  */
 public final class BucketTransitions {
     private static final Map<BucketState, Set<BucketState>> ALLOWED = new EnumMap<>(BucketState.class);
@@ -26,7 +27,7 @@ public final class BucketTransitions {
         ALLOWED.put(READONLY, EnumSet.of(ACTIVE, GARBAGE));
     }
 
-    private static final Set<BucketState> CREATABLE = EnumSet.of(ACTIVE, RECEIVING);
+    private static final Set<BucketState> CREATABLE = EnumSet.of(ACTIVE, RECEIVING, GARBAGE);
 
     private BucketTransitions() {}
 

@@ -63,14 +63,14 @@ class BucketTransitionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = BucketState.class, names = {"ACTIVE", "RECEIVING"})
-    void creationMayProduceActiveOrReceiving(BucketState to) {
+    @EnumSource(value = BucketState.class, names = {"ACTIVE", "RECEIVING", "GARBAGE"})
+    void creationMayProduceActiveReceivingOrGarbage(BucketState to) {
         assertThat(BucketTransitions.isAllowed(null, to)).isTrue();
         assertThatCode(() -> BucketTransitions.check(1, null, to)).doesNotThrowAnyException();
     }
 
     @ParameterizedTest
-    @EnumSource(value = BucketState.class, names = {"ACTIVE", "RECEIVING"}, mode = EnumSource.Mode.EXCLUDE)
+    @EnumSource(value = BucketState.class, names = {"ACTIVE", "RECEIVING", "GARBAGE"}, mode = EnumSource.Mode.EXCLUDE)
     void creationOfAnyOtherStateIsRejected(BucketState to) {
         assertThat(BucketTransitions.isAllowed(null, to)).isFalse();
         assertThatThrownBy(() -> BucketTransitions.check(1, null, to))

@@ -35,7 +35,10 @@ final class RouteMap {
         if (r.id() < 1 || r.id() > bucketCount) return;
         int b = r.id();
         if (r.state().isRoutable()) {
-            if (owner.get(b) == null || r.generation() >= generation.get(b)) {
+            boolean newer = r.generation() > generation.get(b);
+            // At equal generation a writable copy (the new owner) beats a SENDING one (the old owner).
+            boolean tieWon = r.generation() == generation.get(b) && (r.state().servesWrites() || replicaset.equals(owner.get(b)));
+            if (owner.get(b) == null || newer || tieWon) {
                 owner.set(b, replicaset);
                 generation.set(b, r.generation());
             }

@@ -208,6 +208,11 @@ public final class Router implements KvBackend, AutoCloseable {
         return routes.countsByOwner();
     }
 
+    /** The replicaset this router sends {@code bucket}'s requests to, or null while unknown. */
+    public String ownerOf(int bucket) {
+        return routes.owner(bucket);
+    }
+
     public int unknownBuckets() {
         return routes.unknownCount();
     }

@@ -94,6 +94,10 @@ public final class LocalCluster implements AutoCloseable {
         return router;
     }
 
+    public CoordinatorProcess coordinator() {
+        return coordinators.get(0);
+    }
+
     public ClusterConfig config() {
         return config;
     }

@@ -6,7 +6,9 @@ import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The view of one Raft entry being applied: reads see the writes made earlier in the same
@@ -19,6 +21,7 @@ final class BatchView implements KvView {
     private final RocksStore store;
     private final WriteBatch batch;
     private final Map<ByteBuffer, byte[]> overlay = new HashMap<>();
+    private final Set<Integer> droppedBuckets = new HashSet<>();
     private long keyCountDelta;
 
     BatchView(RocksStore store, WriteBatch batch) {
@@ -35,7 +38,24 @@ final class BatchView implements KvView {
         byte[] dataKey = RocksStore.dataKey(bucket, key);
         byte[] local = overlay.get(ByteBuffer.wrap(dataKey));
         if (local != null) return local == DELETED ? null : local;
-        return store.get(store.data, dataKey);
+        return droppedBuckets.contains(bucket) ? null : store.get(store.data, dataKey);
+    }
+
+    /** Buckets whose data this entry deletes as a whole; readers must not race with that write. */
+    Set<Integer> droppedBuckets() {
+        return droppedBuckets;
+    }
+
+    /** Deletes every key of {@code bucket} (one range tombstone), keeping the key count exact. */
+    void dropBucket(int bucket) {
+        if (!overlay.isEmpty()) throw new IllegalStateException("dropBucket must come before the entry's other writes");
+        keyCountDelta -= store.countKeys(bucket);
+        droppedBuckets.add(bucket);
+        try {
+            batch.deleteRange(store.data, RocksStore.dataKey(bucket, new byte[0]), RocksStore.dataKey(bucket + 1, new byte[0]));
+        } catch (RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch delete range failed", e);
+        }
     }
 
     @Override

@@ -8,6 +8,9 @@ import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.move.BucketLedger;
+import io.cairn.core.move.MoveCodec;
+import io.cairn.core.move.MoveCommand;
 import io.cairn.core.wire.DiscoveryPage;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.core.wire.StorageStats;
@@ -16,9 +19,12 @@ import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The replicated state of one replicaset member: key-value data, bucket records and the BSN
@@ -29,7 +35,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * so the database is always a consistent prefix of the log.
  *
  * <p>Concurrency: one writer (the Raft apply thread) and many readers (queries). Bucket
- * records are mirrored in a concurrent map; readers of data go straight to RocksDB.
+ * records are mirrored in a concurrent map; readers of data go straight to RocksDB. A read
+ * holds its bucket's read lock from the state check to the last key it reads, and an entry that
+ * deletes a bucket's data writes it under the write lock: these are the "read refs" that keep
+ * the garbage collector from deleting data under a reader that saw the bucket as readable.
  */
 final class ReplicasetState {
     private final RocksStore store;
@@ -41,6 +50,7 @@ final class ReplicasetState {
     private volatile boolean bootstrapped;
     private volatile long appliedTerm;
     private volatile long appliedIndex;
+    private final ReadWriteLock[] bucketLocks = new ReadWriteLock[64];
 
     ReplicasetState(RocksStore store, int maxValueBytes) {
         this.store = store;
@@ -52,6 +62,19 @@ final class ReplicasetState {
         bootstrapped = store.getLong(RocksStore.BOOTSTRAPPED) != 0;
         appliedTerm = store.getLong(RocksStore.APPLIED_TERM);
         appliedIndex = store.getLong(RocksStore.APPLIED_INDEX);
+        for (int i = 0; i < bucketLocks.length; i++) bucketLocks[i] = new ReentrantReadWriteLock();
+    }
+
+    private ReadWriteLock lockOf(int bucket) {
+        return bucketLocks[Math.floorMod(bucket, bucketLocks.length)];
+    }
+
+    BucketRecord record(int bucket) {
+        return buckets.get(bucket);
+    }
+
+    Collection<BucketRecord> records() {
+        return buckets.values();
     }
 
     long appliedTerm() {
@@ -78,14 +101,16 @@ final class ReplicasetState {
                 putLong(batch, RocksStore.INCARNATION, incarnation);
             }
             entry.position(1 + 8);
+            BatchView view = new BatchView(store, batch);
             reply = switch (kind) {
-                case WRITE -> applyWrites(OpCodec.readOps(entry), batch, stampMs);
+                case WRITE -> applyWrites(OpCodec.readOps(entry), view, stampMs);
                 case BOOTSTRAP -> applyBootstrap(entry.getInt(), entry.getInt(), batch);
+                case MOVE -> applyMove(entry, batch, view);
                 default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "not a log entry: " + kind)));
             };
             putLong(batch, RocksStore.APPLIED_TERM, term);
             putLong(batch, RocksStore.APPLIED_INDEX, index);
-            store.write(batch);
+            writeLockingDroppedBuckets(batch, view);
             appliedTerm = term;
             appliedIndex = index;
             return reply;
@@ -103,18 +128,45 @@ final class ReplicasetState {
         }
     }
 
-    private byte[] applyWrites(List<KvOp> ops, WriteBatch batch, long nowMs) {
-        BatchView view = new BatchView(store, batch);
+    private byte[] applyWrites(List<KvOp> ops, BatchView view, long nowMs) {
         List<OpResult> results = new ArrayList<>(ops.size());
         for (KvOp op : ops) {
             OpResult refusal = refusal(op);
             results.add(refusal != null ? refusal : applier.apply(op, view, nowMs));
         }
+        return OpCodec.encodeResults(results);
+    }
+
+    private byte[] applyMove(ByteBuffer entry, WriteBatch batch, BatchView view) {
+        MoveCommand command = MoveCodec.decodeCommand(entry);
+        return MoveCodec.encode(BucketLedger.apply(command, new MoveLedgerStore(this, batch, view)));
+    }
+
+    private void writeLockingDroppedBuckets(WriteBatch batch, BatchView view) {
         if (view.keyCountDelta() != 0) {
             keyCount += view.keyCountDelta();
             putLong(batch, RocksStore.KEY_COUNT, keyCount);
         }
-        return OpCodec.encodeResults(results);
+        List<java.util.concurrent.locks.Lock> held = new ArrayList<>();
+        for (int bucket : new java.util.TreeSet<>(view.droppedBuckets())) {
+            java.util.concurrent.locks.Lock l = lockOf(bucket).writeLock();
+            if (held.contains(l)) continue;
+            l.lock();
+            held.add(l);
+        }
+        try {
+            store.write(batch);
+        } finally {
+            held.forEach(java.util.concurrent.locks.Lock::unlock);
+        }
+    }
+
+    /** Stores {@code r} under the replicaset's next BSN (every change of a record takes one). */
+    BucketRecord putWithNextBsn(WriteBatch batch, BucketRecord r) {
+        BucketRecord numbered = new BucketRecord(r.id(), r.state(), r.generation(), ++lastBsn, r.peer(), r.flags());
+        putRecord(batch, numbered);
+        putLong(batch, RocksStore.LAST_BSN, lastBsn);
+        return numbered;
     }
 
     private byte[] applyBootstrap(int first, int last, WriteBatch batch) {
@@ -153,7 +205,7 @@ final class ReplicasetState {
         if (state == BucketState.READONLY) {
             return OpResult.error(ErrorCode.BUCKET_READONLY, "bucket " + op.bucket() + " is a contained doubled copy");
         }
-        String hint = r != null && !r.peer().isEmpty() ? " (try " + r.peer() + ")" : "";
+        String hint = state == BucketState.SENT ? " (moved to " + r.peer() + ")" : "";
         return OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + op.bucket() + " is not on this replicaset" + hint);
     }
 
@@ -165,6 +217,7 @@ final class ReplicasetState {
             case READ -> read(OpCodec.readOps(request), nowMs);
             case DISCOVER -> discover(request.getLong(), request.getLong(), request.getInt()).encode();
             case STATS -> stats().encode();
+            case MOVE_QUERY -> MoveQueries.answer(request, this);
             default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, kind + " is not a query")));
         };
     }
@@ -173,8 +226,18 @@ final class ReplicasetState {
         KvView direct = new ReadOnlyView(store);
         List<OpResult> results = new ArrayList<>(ops.size());
         for (KvOp op : ops) {
-            OpResult refusal = op.readOnly() ? refusal(op) : OpResult.error(ErrorCode.PROTOCOL, op.type() + " is not a read");
-            results.add(refusal != null ? refusal : applier.apply(op, direct, nowMs));
+            if (!op.readOnly()) {
+                results.add(OpResult.error(ErrorCode.PROTOCOL, op.type() + " is not a read"));
+                continue;
+            }
+            java.util.concurrent.locks.Lock ref = lockOf(op.bucket()).readLock();
+            ref.lock();
+            try {
+                OpResult refusal = refusal(op);
+                results.add(refusal != null ? refusal : applier.apply(op, direct, nowMs));
+            } finally {
+                ref.unlock();
+            }
         }
         return OpCodec.encodeResults(results);
     }

@@ -120,6 +120,19 @@ final class RocksStore implements AutoCloseable {
         return out;
     }
 
+    /** Keys stored in {@code bucket} (walks its range). */
+    long countKeys(int bucket) {
+        long n = 0;
+        try (RocksIterator it = db.newIterator(data)) {
+            for (it.seek(dataKey(bucket, new byte[0])); it.isValid() && bucketOf(it.key()) == bucket; it.next()) n++;
+        }
+        return n;
+    }
+
+    static int bucketOf(byte[] dataKey) {
+        return ByteBuffer.wrap(dataKey).getInt();
+    }
+
     /** The caller must close the iterator. */
     RocksIterator newIterator(ColumnFamilyHandle cf) {
         return db.newIterator(cf);

@@ -96,7 +96,7 @@ final class StorageStateMachine extends BaseStateMachine {
         ByteString content = request.getMessage().getContent();
         ByteBuffer in = content.asReadOnlyByteBuffer();
         StorageRequest.Kind kind = StorageRequest.kindOf(in);
-        if (kind != StorageRequest.Kind.WRITE && kind != StorageRequest.Kind.BOOTSTRAP) {
+        if (kind != StorageRequest.Kind.WRITE && kind != StorageRequest.Kind.BOOTSTRAP && kind != StorageRequest.Kind.MOVE) {
             throw new IOException("not a write request: " + kind);
         }
         byte[] stamped = content.toByteArray();

@@ -18,10 +18,12 @@ import java.util.List;
  * READ       [kind][ops]                                 -> results
  * DISCOVER   [kind][incarnation:8][afterBsn:8][limit:4]  -> {@link DiscoveryPage}
  * STATS      [kind]                                      -> {@link StorageStats}
+ * MOVE       [kind][stampMs:8][move command]             -> move reply ({@link io.cairn.core.move.MoveCodec})
+ * MOVE_QUERY [kind][move query]                          -> chunk page, digest or move status
  * </pre>
  */
 public final class StorageRequest {
-    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS }
+    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY }
 
     private static final Kind[] KINDS = Kind.values();
     /** Offset of the leader's timestamp in WRITE and BOOTSTRAP messages. */
@@ -49,6 +51,19 @@ public final class StorageRequest {
     public static byte[] discover(long incarnation, long afterBsn, int limit) {
         return ByteBuffer.allocate(1 + 8 + 8 + 4).put((byte) Kind.DISCOVER.ordinal())
                 .putLong(incarnation).putLong(afterBsn).putInt(limit).array();
+    }
+
+    public static byte[] move(io.cairn.core.move.MoveCommand command) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64);
+        out.write(Kind.MOVE.ordinal());
+        out.writeBytes(new byte[8]);
+        io.cairn.core.move.MoveCodec.encode(command, out);
+        return out.toByteArray();
+    }
+
+    public static byte[] moveQuery(io.cairn.core.move.MoveQuery query) {
+        byte[] q = io.cairn.core.move.MoveCodec.encode(query);
+        return ByteBuffer.allocate(1 + q.length).put((byte) Kind.MOVE_QUERY.ordinal()).put(q).array();
     }
 
     public static byte[] stats() {

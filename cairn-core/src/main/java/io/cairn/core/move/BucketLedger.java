@@ -1,0 +1,198 @@
+package io.cairn.core.move;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.BucketState;
+import io.cairn.core.move.MoveCommand.*;
+
+import static io.cairn.core.BucketState.*;
+
+/**
+ * Applies bucket-move commands to one replicaset's bucket records. Pure and deterministic: it
+ * runs inside the Raft apply of a storage node (and inside the simulator), reads and writes only
+ * through {@link Store}, and decides everything from the record's state and generation.
+ *
+ * <p>Why this cannot double or lose a bucket (docs/moves.md has the long form):
+ * <ul>
+ *   <li>A destination copy reaches exactly one of two terminal verdicts, each one replicated
+ *       decision: COMPLETE (verified count and checksum, will be activated) or GARBAGE (fenced:
+ *       chunks of that generation are refused forever, because GARBAGE records are kept).</li>
+ *   <li>The source turns SENT only after COMPLETE, and rolls back only after the fence. The
+ *       destination activates only a COMPLETE copy, and the driver sends Activate only after SENT
+ *       committed, so a delayed or duplicated message can never produce a second writable copy.</li>
+ *   <li>Every command is idempotent: re-sending after a lost reply or a leader change is safe.</li>
+ * </ul>
+ * Writes in flight need no separate drain: they are log entries ordered before or after
+ * StartSend, and every write after it is refused with a retryable error.
+ */
+public final class BucketLedger {
+    /** The replicaset's persistent state as the ledger sees it; changes land in the current log entry's batch. */
+    public interface Store {
+        BucketRecord record(int bucket);
+
+        /** Stores the record with the next BSN and returns what was stored. */
+        BucketRecord put(BucketRecord withoutBsn);
+
+        ReceiveProgress progress(int bucket);
+
+        void putProgress(int bucket, ReceiveProgress progress);
+
+        void clearProgress(int bucket);
+
+        void putData(int bucket, ChunkEntry entry);
+
+        /** Deletes every key of the bucket. */
+        void dropData(int bucket);
+    }
+
+    private BucketLedger() {}
+
+    public static MoveReply apply(MoveCommand command, Store store) {
+        BucketRecord r = store.record(command.bucket());
+        if (command instanceof StartSend c) return startSend(c, r, store);
+        if (command instanceof ReceiveChunk c) return receiveChunk(c, r, store);
+        if (command instanceof FinishReceive c) return finishReceive(c, r, store);
+        if (command instanceof MarkSent c) return markSent(c, r, store);
+        if (command instanceof Activate c) return activate(c, r, store);
+        if (command instanceof RollbackSend c) return rollbackSend(c, r, store);
+        if (command instanceof AbortReceive c) return abortReceive(c, r, store);
+        if (command instanceof DropData c) return dropData(c, r, store);
+        if (command instanceof Pin c) return pin(c, r, store);
+        throw new IllegalArgumentException("unknown command " + command);
+    }
+
+    private static MoveReply startSend(StartSend c, BucketRecord r, Store store) {
+        if (r != null && r.state() == SENDING && r.peer().equals(c.destination())) return MoveReply.ok(r);
+        if (r == null || r.state() != ACTIVE) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not ACTIVE");
+        BucketRecord sending = r.transition(SENDING, 0, c.destination());
+        return MoveReply.ok(store.put(withGeneration(sending, r.generation() + 1)));
+    }
+
+    private static MoveReply receiveChunk(ReceiveChunk c, BucketRecord r, Store store) {
+        if (r != null && r.generation() > c.generation()) return MoveReply.refused(r, "generation " + c.generation() + " is stale");
+        if (r != null && r.generation() == c.generation() && r.state() != RECEIVING) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + r.state() + " at generation " + r.generation());
+        }
+        ReceiveProgress p;
+        if (r == null || r.generation() < c.generation()) {
+            if (r != null && r.state().isRoutable()) {
+                return MoveReply.refused(r, "bucket " + c.bucket() + " is " + r.state() + " here; refusing a second copy");
+            }
+            if (c.seq() != 0) return new MoveReply(MoveReply.Outcome.GAP, r, 0, "expected chunk 0");
+            store.dropData(c.bucket()); // leftovers of an older copy that left this replicaset
+            BucketRecord created = r == null
+                    ? new BucketRecord(c.bucket(), RECEIVING, c.generation(), 0, c.source(), 0)
+                    : withGeneration(r.state() == RECEIVING ? r : r.transition(RECEIVING, 0, c.source()), c.generation());
+            r = store.put(withFlags(created, 0));
+            p = new ReceiveProgress(c.generation(), 0, 0, 0, false);
+        } else {
+            p = store.progress(c.bucket());
+            if (p == null) p = new ReceiveProgress(c.generation(), 0, 0, 0, false);
+            if (p.complete() || c.seq() < p.nextSeq()) return MoveReply.ok(r);
+            if (c.seq() > p.nextSeq()) return new MoveReply(MoveReply.Outcome.GAP, r, p.nextSeq(), "expected chunk " + p.nextSeq());
+        }
+        for (ChunkEntry e : c.entries()) {
+            store.putData(c.bucket(), e);
+            p = p.add(e);
+        }
+        store.putProgress(c.bucket(), new ReceiveProgress(p.generation(), p.nextSeq() + 1, p.keyCount(), p.checksum(), false));
+        return MoveReply.ok(r);
+    }
+
+    private static MoveReply finishReceive(FinishReceive c, BucketRecord r, Store store) {
+        if (r != null && r.generation() > c.generation()) {
+            // Cannot happen in the protocol (the bucket moved on before its source was SENT); never roll back over it.
+            return MoveReply.refused(r, "generation " + c.generation() + " is older than the local " + r.generation());
+        }
+        if (r != null && r.generation() == c.generation()) {
+            if (r.state() == GARBAGE) return new MoveReply(MoveReply.Outcome.ABORTED, r, 0, "already fenced");
+            if (r.state() != RECEIVING) return new MoveReply(MoveReply.Outcome.COMPLETE, r, 0, "already activated");
+            ReceiveProgress p = store.progress(c.bucket());
+            if (p != null && p.complete()) return new MoveReply(MoveReply.Outcome.COMPLETE, r, 0, "");
+            if (p != null && p.keyCount() == c.keyCount() && p.checksum() == c.checksum()) {
+                store.putProgress(c.bucket(), new ReceiveProgress(p.generation(), p.nextSeq(), p.keyCount(), p.checksum(), true));
+                return new MoveReply(MoveReply.Outcome.COMPLETE, r, 0, "");
+            }
+            String why = p == null ? "nothing received" : "received " + p.keyCount() + " keys, source has " + c.keyCount();
+            return new MoveReply(MoveReply.Outcome.ABORTED, fence(c.bucket(), c.generation(), r, store), 0, why);
+        }
+        if (r != null && r.state().isRoutable()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + r.state() + " here at an older generation");
+        }
+        return new MoveReply(MoveReply.Outcome.ABORTED, fence(c.bucket(), c.generation(), r, store), 0, "never received");
+    }
+
+    /** Makes the local copy GARBAGE at {@code generation}, deleting its data; the record stays as the fence. */
+    private static BucketRecord fence(int bucket, long generation, BucketRecord r, Store store) {
+        store.dropData(bucket);
+        store.clearProgress(bucket);
+        BucketRecord garbage = r == null
+                ? new BucketRecord(bucket, GARBAGE, generation, 0, "", 0)
+                : withGeneration(r.state() == GARBAGE ? r : r.transition(GARBAGE, 0, r.peer()), generation);
+        return store.put(withFlags(garbage, BucketRecord.FLAG_DATA_DROPPED));
+    }
+
+    private static MoveReply markSent(MarkSent c, BucketRecord r, Store store) {
+        if (r != null && r.state() == SENT && r.generation() == c.generation()) return MoveReply.ok(r);
+        if (r == null || r.state() != SENDING || r.generation() != c.generation()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not SENDING at " + c.generation());
+        }
+        return MoveReply.ok(store.put(r.transition(SENT, 0, r.peer())));
+    }
+
+    private static MoveReply activate(Activate c, BucketRecord r, Store store) {
+        if (r != null && r.generation() == c.generation() && r.state().servesWrites()) return MoveReply.ok(r);
+        ReceiveProgress p = store.progress(c.bucket());
+        if (r == null || r.state() != RECEIVING || r.generation() != c.generation() || p == null || !p.complete()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not a complete copy at " + c.generation());
+        }
+        store.clearProgress(c.bucket());
+        return MoveReply.ok(store.put(r.transition(ACTIVE, 0, r.peer())));
+    }
+
+    private static MoveReply rollbackSend(RollbackSend c, BucketRecord r, Store store) {
+        if (r != null && r.state() == ACTIVE && r.generation() == c.generation()) return MoveReply.ok(r);
+        if (r == null || r.state() != SENDING || r.generation() != c.generation()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not SENDING at " + c.generation());
+        }
+        return MoveReply.ok(store.put(r.transition(ACTIVE, 0, "")));
+    }
+
+    private static MoveReply abortReceive(AbortReceive c, BucketRecord r, Store store) {
+        if (r != null && r.state() == GARBAGE && r.generation() >= c.generation()) return MoveReply.ok(r);
+        ReceiveProgress p = store.progress(c.bucket());
+        if (r == null || r.state() != RECEIVING || r.generation() != c.generation() || (p != null && p.complete())) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not an incomplete copy at " + c.generation());
+        }
+        return MoveReply.ok(fence(c.bucket(), c.generation(), r, store));
+    }
+
+    private static MoveReply dropData(DropData c, BucketRecord r, Store store) {
+        if (r == null || r.generation() != c.generation() || (r.state() != SENT && r.state() != GARBAGE)) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not SENT at " + c.generation());
+        }
+        if ((r.flags() & BucketRecord.FLAG_DATA_DROPPED) != 0) return MoveReply.ok(r);
+        store.dropData(c.bucket());
+        return MoveReply.ok(store.put(withFlags(r, r.flags() | BucketRecord.FLAG_DATA_DROPPED)));
+    }
+
+    private static MoveReply pin(Pin c, BucketRecord r, Store store) {
+        BucketState want = c.pinned() ? PINNED : ACTIVE;
+        if (r != null && r.state() == want) return MoveReply.ok(r);
+        if (r == null || r.state() != (c.pinned() ? ACTIVE : PINNED)) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + " here");
+        }
+        return MoveReply.ok(store.put(r.transition(want, 0, r.peer())));
+    }
+
+    private static BucketRecord withGeneration(BucketRecord r, long generation) {
+        return new BucketRecord(r.id(), r.state(), generation, r.bsn(), r.peer(), r.flags());
+    }
+
+    private static BucketRecord withFlags(BucketRecord r, int flags) {
+        return new BucketRecord(r.id(), r.state(), r.generation(), r.bsn(), r.peer(), flags);
+    }
+
+    private static String describe(BucketRecord r) {
+        return r == null ? "unknown here" : r.state() + " at generation " + r.generation();
+    }
+}

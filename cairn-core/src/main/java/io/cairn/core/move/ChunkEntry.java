@@ -1,0 +1,36 @@
+package io.cairn.core.move;
+
+import java.util.Arrays;
+import java.util.zip.CRC32C;
+
+/** One stored key of a bucket in transfer: the user key and the raw stored value (expiry included). */
+public record ChunkEntry(byte[] key, byte[] stored) {
+    /**
+     * Contribution of this entry to a bucket's checksum. Checksums are sums of per-entry CRCs,
+     * so they can be accumulated chunk by chunk and compared whatever the order.
+     */
+    public long crc() {
+        CRC32C crc = new CRC32C();
+        crc.update(key.length >>> 24);
+        crc.update(key.length >>> 16);
+        crc.update(key.length >>> 8);
+        crc.update(key.length);
+        crc.update(key);
+        crc.update(stored);
+        return crc.getValue();
+    }
+
+    public int sizeBytes() {
+        return key.length + stored.length + 8;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ChunkEntry e && Arrays.equals(key, e.key) && Arrays.equals(stored, e.stored);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Arrays.hashCode(key) + Arrays.hashCode(stored);
+    }
+}

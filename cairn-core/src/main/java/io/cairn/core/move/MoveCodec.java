@@ -1,0 +1,151 @@
+package io.cairn.core.move;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.kv.OpCodec;
+import io.cairn.core.move.MoveCommand.*;
+import io.cairn.core.move.MoveQuery.*;
+import io.cairn.core.wire.DiscoveryPage;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Binary encoding of move commands, queries and their answers (big-endian, length-prefixed bytes). */
+public final class MoveCodec {
+    private MoveCodec() {}
+
+    private static final class Out {
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+
+        Out b(int v) { bytes.write(v); return this; }
+        Out i(int v) { for (int s = 24; s >= 0; s -= 8) bytes.write(v >>> s); return this; }
+        Out l(long v) { for (int s = 56; s >= 0; s -= 8) bytes.write((int) (v >>> s)); return this; }
+        Out bytes(byte[] v) { i(v.length); bytes.writeBytes(v); return this; }
+        Out str(String v) { return bytes(v.getBytes(StandardCharsets.UTF_8)); }
+        Out record(BucketRecord r) {
+            if (r == null) return b(0);
+            b(1);
+            bytes.writeBytes(DiscoveryPage.encodeRecord(r));
+            return this;
+        }
+        Out entries(List<ChunkEntry> entries) {
+            i(entries.size());
+            for (ChunkEntry e : entries) bytes(e.key()).bytes(e.stored());
+            return this;
+        }
+        byte[] done() { return bytes.toByteArray(); }
+    }
+
+    public static void encode(MoveCommand command, ByteArrayOutputStream sink) {
+        Out o = new Out();
+        if (command instanceof StartSend c) o.b(0).i(c.bucket()).str(c.destination());
+        else if (command instanceof ReceiveChunk c) o.b(1).i(c.bucket()).str(c.source()).l(c.generation()).i(c.seq()).entries(c.entries());
+        else if (command instanceof FinishReceive c) o.b(2).i(c.bucket()).l(c.generation()).l(c.keyCount()).l(c.checksum());
+        else if (command instanceof MarkSent c) o.b(3).i(c.bucket()).l(c.generation());
+        else if (command instanceof Activate c) o.b(4).i(c.bucket()).l(c.generation());
+        else if (command instanceof RollbackSend c) o.b(5).i(c.bucket()).l(c.generation());
+        else if (command instanceof AbortReceive c) o.b(6).i(c.bucket()).l(c.generation());
+        else if (command instanceof DropData c) o.b(7).i(c.bucket()).l(c.generation());
+        else if (command instanceof Pin c) o.b(8).i(c.bucket()).b(c.pinned() ? 1 : 0);
+        sink.writeBytes(o.done());
+    }
+
+    public static MoveCommand decodeCommand(ByteBuffer in) {
+        int type = in.get();
+        int bucket = in.getInt();
+        return switch (type) {
+            case 0 -> new StartSend(bucket, str(in));
+            case 1 -> new ReceiveChunk(bucket, str(in), in.getLong(), in.getInt(), entries(in));
+            case 2 -> new FinishReceive(bucket, in.getLong(), in.getLong(), in.getLong());
+            case 3 -> new MarkSent(bucket, in.getLong());
+            case 4 -> new Activate(bucket, in.getLong());
+            case 5 -> new RollbackSend(bucket, in.getLong());
+            case 6 -> new AbortReceive(bucket, in.getLong());
+            case 7 -> new DropData(bucket, in.getLong());
+            case 8 -> new Pin(bucket, OpCodec.readBoolean(in));
+            default -> throw new IllegalArgumentException("unknown move command type " + type);
+        };
+    }
+
+    public static byte[] encode(MoveReply reply) {
+        return new Out().b(reply.outcome().ordinal()).record(reply.record()).i(reply.expectedSeq()).str(reply.message()).done();
+    }
+
+    public static MoveReply decodeReply(ByteBuffer in) {
+        MoveReply.Outcome outcome = MoveReply.Outcome.values()[in.get()];
+        return new MoveReply(outcome, record(in), in.getInt(), str(in));
+    }
+
+    public static byte[] encode(MoveQuery query) {
+        Out o = new Out();
+        if (query instanceof ReadChunk q) o.b(0).i(q.bucket()).l(q.generation()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes());
+        else if (query instanceof Digest q) o.b(1).i(q.bucket());
+        else if (query instanceof Status q) o.b(2).i(q.maxCandidates());
+        return o.done();
+    }
+
+    public static MoveQuery decodeQuery(ByteBuffer in) {
+        int type = in.get();
+        return switch (type) {
+            case 0 -> new ReadChunk(in.getInt(), in.getLong(), OpCodec.readBytes(in), in.getInt(), in.getInt());
+            case 1 -> new Digest(in.getInt());
+            case 2 -> new Status(in.getInt());
+            default -> throw new IllegalArgumentException("unknown move query type " + type);
+        };
+    }
+
+    public static byte[] encode(ChunkPage page) {
+        return new Out().entries(page.entries()).b(page.last() ? 1 : 0).str(page.refusal()).done();
+    }
+
+    public static ChunkPage decodeChunkPage(ByteBuffer in) {
+        return new ChunkPage(entries(in), OpCodec.readBoolean(in), str(in));
+    }
+
+    public static byte[] encode(BucketDigest digest) {
+        return new Out().record(digest.record()).l(digest.keyCount()).l(digest.checksum()).done();
+    }
+
+    public static BucketDigest decodeDigest(ByteBuffer in) {
+        return new BucketDigest(record(in), in.getLong(), in.getLong());
+    }
+
+    public static byte[] encode(MoveStatus s) {
+        Out o = new Out().i(s.active()).i(s.pinned()).i(s.sending()).i(s.receiving()).i(s.unfinished().size());
+        for (BucketRecord r : s.unfinished()) o.record(r);
+        o.i(s.candidates().size());
+        for (int id : s.candidates()) o.i(id);
+        return o.done();
+    }
+
+    public static MoveStatus decodeStatus(ByteBuffer in) {
+        int active = in.getInt(), pinned = in.getInt(), sending = in.getInt(), receiving = in.getInt();
+        int n = in.getInt();
+        OpCodec.checkCount(n, in);
+        List<BucketRecord> unfinished = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) unfinished.add(record(in));
+        int m = in.getInt();
+        OpCodec.checkCount(m, in);
+        List<Integer> candidates = new ArrayList<>(m);
+        for (int i = 0; i < m; i++) candidates.add(in.getInt());
+        return new MoveStatus(active, pinned, sending, receiving, unfinished, candidates);
+    }
+
+    private static List<ChunkEntry> entries(ByteBuffer in) {
+        int n = in.getInt();
+        OpCodec.checkCount(n, in);
+        List<ChunkEntry> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) out.add(new ChunkEntry(OpCodec.readBytes(in), OpCodec.readBytes(in)));
+        return out;
+    }
+
+    private static BucketRecord record(ByteBuffer in) {
+        return OpCodec.readBoolean(in) ? DiscoveryPage.decodeRecord(in) : null;
+    }
+
+    private static String str(ByteBuffer in) {
+        return new String(OpCodec.readBytes(in), StandardCharsets.UTF_8);
+    }
+}

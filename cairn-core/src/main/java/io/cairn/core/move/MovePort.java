@@ -1,0 +1,27 @@
+package io.cairn.core.move;
+
+import io.cairn.core.move.MoveQuery.BucketDigest;
+import io.cairn.core.move.MoveQuery.ChunkPage;
+import io.cairn.core.move.MoveQuery.MoveStatus;
+
+import java.util.function.Consumer;
+
+/**
+ * How move logic reaches replicasets and time. The real implementation talks to Raft groups;
+ * the simulator delivers (or drops, delays, duplicates) the same calls. Every callback runs on
+ * the caller's single driver thread; an answer of {@code null} (or an UNAVAILABLE reply) means
+ * "no answer": the command may or may not have been applied.
+ */
+public interface MovePort {
+    /** Submits a command to the replicaset's log; the reply comes after commit and apply. */
+    void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply);
+
+    void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<ChunkPage> reply);
+
+    void digest(String replicaset, int bucket, Consumer<BucketDigest> reply);
+
+    void status(String replicaset, int maxCandidates, Consumer<MoveStatus> reply);
+
+    /** Runs {@code task} on the driver thread after {@code delayMs}. */
+    void after(long delayMs, Runnable task);
+}

@@ -1,0 +1,40 @@
+package io.cairn.core.move;
+
+import io.cairn.core.BucketRecord;
+
+/**
+ * A replicaset's answer to a {@link MoveCommand}. {@code record} is the bucket's record after
+ * the command (null when there is none); {@code expectedSeq} is set on {@link Outcome#GAP}.
+ */
+public record MoveReply(Outcome outcome, BucketRecord record, int expectedSeq, String message) {
+    public enum Outcome {
+        /** Applied (or already applied: every command is idempotent). */
+        OK,
+        /** Not applicable in the bucket's current state; {@code message} says why. Nothing changed. */
+        REFUSED,
+        /** A chunk arrived out of order; the destination expects {@code expectedSeq}. */
+        GAP,
+        /** FinishReceive: the destination holds the whole bucket, verified; it may be activated. */
+        COMPLETE,
+        /** FinishReceive: the destination's copy is fenced (GARBAGE); the source may roll back. */
+        ABORTED,
+        /** The replicaset could not be reached or did not answer in time; the command may or may not have applied. */
+        UNAVAILABLE
+    }
+
+    public static MoveReply ok(BucketRecord record) {
+        return new MoveReply(Outcome.OK, record, 0, "");
+    }
+
+    public static MoveReply refused(BucketRecord record, String message) {
+        return new MoveReply(Outcome.REFUSED, record, 0, message);
+    }
+
+    public static MoveReply unavailable(String message) {
+        return new MoveReply(Outcome.UNAVAILABLE, null, 0, message);
+    }
+
+    public boolean isOk() {
+        return outcome == Outcome.OK;
+    }
+}

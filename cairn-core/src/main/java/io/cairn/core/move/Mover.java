@@ -1,0 +1,218 @@
+package io.cairn.core.move;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.BucketState;
+import io.cairn.core.move.MoveCommand.AbortReceive;
+import io.cairn.core.move.MoveCommand.Activate;
+import io.cairn.core.move.MoveQuery.MoveStatus;
+import io.cairn.core.rebalance.Plan;
+import io.cairn.core.rebalance.PlanLimits;
+import io.cairn.core.rebalance.RebalancePlanner;
+import io.cairn.core.rebalance.ReplicasetLoad;
+import io.cairn.core.rebalance.Route;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The cluster's one rebalancer and move driver (it runs on the coordinator leader). Each
+ * {@link #round} it asks every replicaset for its {@link MoveStatus}, then:
+ * <ol>
+ *   <li>recovers unfinished moves it is not driving (a previous driver died): SENDING and
+ *       undropped SENT records resume as {@link SendMove}s; a RECEIVING copy whose source is
+ *       SENT is activated, one whose source owns the bucket again is fenced;</li>
+ *   <li>plans with {@link RebalancePlanner} from the weights and starts moves within the
+ *       per-replicaset send and receive limits, then the queued manual moves.</li>
+ * </ol>
+ * Rounds do not wait for the cluster to be quiet: moves already in flight count in the plan.
+ * Pure: time and I/O only through {@link MovePort}; single-threaded.
+ */
+public final class Mover {
+    /** Weights and the bucket count from the coordinator's current epoch. */
+    public record Layout(int bucketCount, Map<String, Double> weights) {}
+
+    public record Progress(double disbalancePercent, int bucketsToMove, long moved, long rolledBack, int inFlight,
+                           long keysMoved, Map<String, Integer> targets, List<String> problems) {}
+
+    private final MovePort port;
+    private final PlanLimits planLimits;
+    private final SendMove.Limits moveLimits;
+    private final boolean autoRebalance;
+    private Layout layout = new Layout(0, Map.of());
+    private final Map<Integer, SendMove> inFlight = new HashMap<>();
+    private final ArrayDeque<int[]> manualQueue = new ArrayDeque<>();
+    private final Map<Integer, String> manualTargets = new HashMap<>();
+    private boolean roundRunning;
+    private long moved;
+    private long rolledBack;
+    private long keysMoved;
+    private Plan lastPlan;
+    private List<String> problems = List.of();
+
+    public Mover(MovePort port, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance) {
+        this.port = port;
+        this.planLimits = planLimits;
+        this.moveLimits = moveLimits;
+        this.autoRebalance = autoRebalance;
+    }
+
+    public void setLayout(Layout layout) {
+        this.layout = layout;
+    }
+
+    /** Queues a hand-made move of {@code bucket} to {@code destination}; it starts at the next round. */
+    public void requestMove(int bucket, String destination) {
+        manualTargets.put(bucket, destination);
+        manualQueue.add(new int[] {bucket});
+    }
+
+    public Progress progress() {
+        Plan p = lastPlan;
+        return new Progress(p == null ? 0 : p.disbalancePercent(), p == null ? 0 : p.bucketsToMove(), moved, rolledBack,
+                inFlight.size(), keysMoved, p == null ? Map.of() : p.targets(), problems);
+    }
+
+    /** Moves this driver is running, by bucket. */
+    public Map<Integer, SendMove> inFlight() {
+        return Map.copyOf(inFlight);
+    }
+
+    /** Starts one round unless the previous one is still collecting answers. */
+    public void round() {
+        if (roundRunning || layout.weights().isEmpty()) return;
+        roundRunning = true;
+        List<String> ids = new ArrayList<>(layout.weights().keySet());
+        ids.sort(null);
+        Map<String, MoveStatus> statuses = new LinkedHashMap<>();
+        int[] pending = {ids.size()};
+        for (String id : ids) {
+            port.status(id, 4 * Math.max(planLimits.maxSendingPerReplicaset(), 1) + manualQueue.size(), s -> {
+                if (s != null) statuses.put(id, s);
+                if (--pending[0] == 0) {
+                    roundRunning = false;
+                    onStatuses(ids, statuses);
+                }
+            });
+        }
+    }
+
+    private void onStatuses(List<String> ids, Map<String, MoveStatus> statuses) {
+        List<String> found = new ArrayList<>();
+        for (String id : ids) if (!statuses.containsKey(id)) found.add("replicaset " + id + " did not answer");
+        statuses.forEach(this::recover);
+        int owned = statuses.values().stream().mapToInt(s -> s.active() + s.pinned() + s.sending()).sum();
+        if (statuses.size() == ids.size() && owned > layout.bucketCount()) {
+            found.add("DOUBLED_BUCKETS: replicasets own " + owned + " buckets, bucket_count is " + layout.bucketCount());
+        }
+        problems = found;
+        startManualMoves(statuses);
+        if (autoRebalance && statuses.size() == ids.size()) plan(ids, statuses);
+    }
+
+    private void recover(String replicaset, MoveStatus status) {
+        for (BucketRecord r : status.unfinished()) {
+            if (inFlight.containsKey(r.id())) continue;
+            if (r.state() == BucketState.RECEIVING) {
+                recoverReceiving(replicaset, r);
+                continue;
+            }
+            SendMove m = SendMove.resume(r, replicaset, port, moveLimits, this::onMoveDone);
+            if (m != null && m.phase() != SendMove.Phase.DONE) inFlight.put(r.id(), m);
+        }
+    }
+
+    /** A RECEIVING copy nobody drives: act on its source's replicated state, or wait for the source's own recovery. */
+    private void recoverReceiving(String destination, BucketRecord local) {
+        port.digest(local.peer(), local.id(), d -> {
+            if (d == null || d.record() == null || inFlight.containsKey(local.id())) return;
+            BucketRecord src = d.record();
+            if (src.state() == BucketState.SENT && src.generation() == local.generation()) {
+                port.submit(destination, new Activate(local.id(), local.generation()), reply -> { });
+            } else if (src.generation() > local.generation()
+                    || (src.generation() == local.generation() && src.state().servesWrites())) {
+                port.submit(destination, new AbortReceive(local.id(), local.generation()), reply -> { });
+            }
+        });
+    }
+
+    private void startManualMoves(Map<String, MoveStatus> statuses) {
+        int n = manualQueue.size();
+        for (int i = 0; i < n; i++) {
+            int bucket = manualQueue.poll()[0];
+            String destination = manualTargets.remove(bucket);
+            if (destination == null || inFlight.containsKey(bucket) || !layout.weights().containsKey(destination)) continue;
+            String source = null;
+            for (var e : statuses.entrySet()) if (e.getValue().candidates().contains(bucket)) source = e.getKey();
+            if (source == null) {
+                locateAndMove(bucket, destination, new ArrayList<>(statuses.keySet()));
+            } else if (!source.equals(destination)) {
+                startMove(bucket, source, destination);
+            }
+        }
+    }
+
+    /** The bucket was not among the candidates listed: ask each replicaset for it. */
+    private void locateAndMove(int bucket, String destination, List<String> ids) {
+        for (String id : ids) {
+            port.digest(id, bucket, d -> {
+                if (d != null && d.record() != null && d.record().state() == BucketState.ACTIVE
+                        && !id.equals(destination) && !inFlight.containsKey(bucket)) {
+                    startMove(bucket, id, destination);
+                }
+            });
+        }
+    }
+
+    private void plan(List<String> ids, Map<String, MoveStatus> statuses) {
+        List<ReplicasetLoad> loads = new ArrayList<>();
+        for (String id : ids) {
+            MoveStatus s = statuses.get(id);
+            loads.add(new ReplicasetLoad(id, layout.weights().get(id), s.active(), s.pinned(), s.sending(), s.receiving()));
+        }
+        Plan plan;
+        try {
+            plan = RebalancePlanner.plan(loads, layout.bucketCount(), planLimits);
+        } catch (IllegalArgumentException e) {
+            problems = append(problems, "cannot plan: " + e.getMessage());
+            return;
+        }
+        lastPlan = plan;
+        Set<Integer> taken = new HashSet<>(inFlight.keySet());
+        for (Route route : plan.routes()) {
+            int started = 0;
+            for (int bucket : statuses.get(route.from()).candidates()) {
+                if (started == route.count()) break;
+                if (!taken.add(bucket)) continue;
+                startMove(bucket, route.from(), route.to());
+                started++;
+            }
+        }
+    }
+
+    private void startMove(int bucket, String source, String destination) {
+        SendMove m = SendMove.start(bucket, source, destination, port, moveLimits, this::onMoveDone);
+        if (m.phase() != SendMove.Phase.DONE) inFlight.put(bucket, m);
+    }
+
+    private void onMoveDone(SendMove m) {
+        inFlight.remove(m.bucket());
+        if (m.result() == SendMove.Result.MOVED) {
+            moved++;
+            keysMoved += m.keysSent();
+        } else if (m.result() == SendMove.Result.ROLLED_BACK) {
+            rolledBack++;
+        }
+    }
+
+    private static List<String> append(List<String> list, String item) {
+        List<String> out = new ArrayList<>(list);
+        out.add(item);
+        return out;
+    }
+}

@@ -1,0 +1,196 @@
+package io.cairn.server.move;
+
+import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MovePort;
+import io.cairn.core.move.MoveQuery;
+import io.cairn.core.move.MoveReply;
+import io.cairn.core.move.Mover;
+import io.cairn.core.move.SendMove;
+import io.cairn.core.rebalance.PlanLimits;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.storage.RatisMovePort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * Runs the cluster's one {@link Mover} on the coordinator leader, on a single driver thread.
+ * When this node stops being the leader its mover is retired: its port goes silent, so its
+ * moves stop where they are and the next leader's mover recovers them from the replicasets'
+ * records (which is always safe, see {@link io.cairn.core.move.BucketLedger}).
+ */
+public final class MoverService implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(MoverService.class);
+
+    /** Settings: round period, plan limits, chunk bounds, and whether weights drive moves automatically. */
+    public record Settings(Duration roundInterval, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance) {
+        public static Settings defaults() {
+            return new Settings(Duration.ofSeconds(1), PlanLimits.withDefaultThreshold(4, 8, 64), SendMove.Limits.defaults(), true);
+        }
+    }
+
+    private final ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cairn-mover");
+        t.setDaemon(true);
+        return t;
+    });
+    private final RatisMovePort port = new RatisMovePort(driver);
+    private final BooleanSupplier isLeader;
+    private final Settings settings;
+    private volatile Topology topology;
+    private Mover mover;
+    private SilenceablePort moverPort;
+    private volatile Map<String, Object> progress = Map.of("running", false);
+
+    public MoverService(BooleanSupplier isLeader, Settings settings) {
+        this.isLeader = isLeader;
+        this.settings = settings;
+    }
+
+    public MoverService start() {
+        long ms = settings.roundInterval().toMillis();
+        driver.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    public void setTopology(Topology next) {
+        driver.execute(() -> {
+            if (topology != null && next.epoch() <= topology.epoch()) return;
+            topology = next;
+            port.setTopology(next);
+            if (mover != null) mover.setLayout(layout(next));
+        });
+    }
+
+    /** Queues a manual move; false when this node is not the coordinator leader. */
+    public boolean requestMove(int bucket, String destination) {
+        Topology t = topology;
+        if (t == null || t.replicaset(destination).isEmpty() || bucket < 1 || bucket > t.bucketCount()) {
+            throw new IllegalArgumentException("no such move target: bucket " + bucket + " to '" + destination + "'");
+        }
+        if (!isLeader.getAsBoolean()) return false;
+        driver.execute(() -> {
+            if (mover != null) mover.requestMove(bucket, destination);
+        });
+        return true;
+    }
+
+    /** Rebalancer progress for /info, metrics and `cairn status`. */
+    public Map<String, Object> progress() {
+        return progress;
+    }
+
+    private void tick() {
+        try {
+            if (!isLeader.getAsBoolean() || topology == null) {
+                retire();
+                return;
+            }
+            if (mover == null) {
+                moverPort = new SilenceablePort(port);
+                mover = new Mover(moverPort, settings.planLimits(), settings.moveLimits(), settings.autoRebalance());
+                mover.setLayout(layout(topology));
+                log.info("rebalancer running on this coordinator (epoch {})", topology.epoch());
+            }
+            mover.round();
+            publish(mover.progress());
+        } catch (RuntimeException e) {
+            log.error("rebalancer round failed", e);
+        }
+    }
+
+    private void retire() {
+        if (mover == null) return;
+        moverPort.silence();
+        mover = null;
+        progress = Map.of("running", false);
+        log.info("rebalancer stopped on this coordinator (no longer leader)");
+    }
+
+    private void publish(Mover.Progress p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("running", true);
+        m.put("disbalancePercent", Double.isInfinite(p.disbalancePercent()) ? "inf" : Math.round(p.disbalancePercent() * 100) / 100.0);
+        m.put("bucketsToMove", p.bucketsToMove());
+        m.put("inFlight", p.inFlight());
+        m.put("moved", p.moved());
+        m.put("rolledBack", p.rolledBack());
+        m.put("keysMoved", p.keysMoved());
+        m.put("targets", p.targets());
+        m.put("problems", p.problems());
+        progress = m;
+    }
+
+    private static Mover.Layout layout(Topology t) {
+        Map<String, Double> weights = new LinkedHashMap<>();
+        for (ReplicasetSpec rs : t.replicasets()) weights.put(rs.id(), (double) rs.weight());
+        return new Mover.Layout(t.bucketCount(), weights);
+    }
+
+    @Override
+    public void close() {
+        driver.shutdownNow();
+        try {
+            driver.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        port.close();
+    }
+
+    /** A port that stops delivering once its mover is retired (calls and answers are dropped). */
+    private static final class SilenceablePort implements MovePort {
+        private final MovePort inner;
+        private volatile boolean silent;
+
+        SilenceablePort(MovePort inner) {
+            this.inner = inner;
+        }
+
+        void silence() {
+            silent = true;
+        }
+
+        private <T> Consumer<T> guard(Consumer<T> c) {
+            return v -> {
+                if (!silent) c.accept(v);
+            };
+        }
+
+        @Override
+        public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
+            if (!silent) inner.submit(replicaset, command, guard(reply));
+        }
+
+        @Override
+        public void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<MoveQuery.ChunkPage> reply) {
+            if (!silent) inner.readChunk(replicaset, query, guard(reply));
+        }
+
+        @Override
+        public void digest(String replicaset, int bucket, Consumer<MoveQuery.BucketDigest> reply) {
+            if (!silent) inner.digest(replicaset, bucket, guard(reply));
+        }
+
+        @Override
+        public void status(String replicaset, int maxCandidates, Consumer<MoveQuery.MoveStatus> reply) {
+            if (!silent) inner.status(replicaset, maxCandidates, guard(reply));
+        }
+
+        @Override
+        public void after(long delayMs, Runnable task) {
+            if (!silent) inner.after(delayMs, () -> {
+                if (!silent) task.run();
+            });
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.cairn.server;
+
+import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.core.BucketHasher;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.server.config.ClusterConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Bucket moves through the real stack: Raft groups, RocksDB, the rebalancer on the coordinator, RESP clients. */
+class BucketMoveTest {
+    private static final int BUCKETS = 300;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aManualMoveKeepsEveryKeyAndTheRouterFollowsTheBucket() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of());
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+                for (int i = 0; i < 400; i++) jedis.set("k" + i, "v" + i);
+                int bucket = BucketHasher.bucketOf("k1".getBytes(), BUCKETS);
+                String from = owner(cluster, bucket);
+                String to = from.equals("rs1") ? "rs2" : "rs1";
+                long keysBefore = ownedKeys(cluster, from);
+
+                assertThat(cluster.coordinator().mover().requestMove(bucket, to)).isTrue();
+
+                await().atMost(Duration.ofSeconds(30)).until(() -> to.equals(owner(cluster, bucket)));
+                for (int i = 0; i < 400; i++) assertThat(jedis.get("k" + i)).isEqualTo("v" + i);
+                jedis.set("k1", "after-move");
+                assertThat(jedis.get("k1")).isEqualTo("after-move");
+                await().atMost(Duration.ofSeconds(30)).until(() -> ownedKeys(cluster, from) < keysBefore);
+                assertThat(jedis.dbSize()).isEqualTo(400);
+            }
+        }
+    }
+
+    @Test
+    void aReplicasetGivenWeightReceivesItsShareUnderLoadWithoutLosingAWrite() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 3, 1, BUCKETS, Map.of());
+        config = withWeight(config, "rs3", 0);
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            assertThat(cluster.router().router().bucketsByReplicaset().getOrDefault("rs3", 0)).isZero();
+
+            Map<String, String> acknowledged = new ConcurrentHashMap<>();
+            AtomicInteger errors = new AtomicInteger();
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread writer = new Thread(() -> {
+                try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+                    for (int i = 0; i < 20_000 && !stop.get(); i++) {
+                        String key = "key-" + (i % 2_000);
+                        String value = "v" + i;
+                        try {
+                            jedis.set(key, value);
+                            acknowledged.put(key, value);
+                            String read = jedis.get(key);
+                            if (!value.equals(read)) errors.incrementAndGet();
+                        } catch (RuntimeException e) {
+                            errors.incrementAndGet();
+                        }
+                    }
+                }
+            });
+            writer.start();
+            try (CoordinatorClient coordinator = new CoordinatorClient(config.topology().coordinators())) {
+                Topology current = coordinator.get().topology();
+                coordinator.propose(current.epoch(), reweighted(current, "rs3", 1), false, "test: give rs3 its share");
+            }
+            await().atMost(Duration.ofSeconds(120)).until(() -> {
+                Map<String, Integer> counts = cluster.router().router().bucketsByReplicaset();
+                return counts.getOrDefault("rs3", 0) >= 99 && counts.values().stream().mapToInt(Integer::intValue).sum() == BUCKETS
+                        && cluster.coordinator().mover().progress().get("inFlight") instanceof Integer n && n == 0;
+            });
+            stop.set(true);
+            writer.join(30_000);
+
+            assertThat(errors.get()).as("client-visible errors or wrong reads").isZero();
+            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+                for (var e : acknowledged.entrySet()) assertThat(jedis.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+                assertThat(jedis.dbSize()).isEqualTo(acknowledged.size());
+            }
+            Map<String, Integer> counts = cluster.router().router().bucketsByReplicaset();
+            for (String rs : List.of("rs1", "rs2", "rs3")) assertThat(counts.get(rs)).as(rs).isBetween(99, 101);
+        }
+    }
+
+    private static String owner(LocalCluster cluster, int bucket) {
+        return cluster.router().router().ownerOf(bucket);
+    }
+
+    private static long ownedKeys(LocalCluster cluster, String replicaset) {
+        return cluster.router().router().replicasetStats().join().get(replicaset).keyCount();
+    }
+
+    static ClusterConfig withWeight(ClusterConfig config, String replicaset, int weight) {
+        return new ClusterConfig(config.source(), config.dataDir(), reweighted(config.topology(), replicaset, weight), config.storage(), config.router());
+    }
+
+    static Topology reweighted(Topology t, String replicaset, int weight) {
+        List<ReplicasetSpec> sets = new ArrayList<>();
+        for (ReplicasetSpec rs : t.replicasets()) sets.add(rs.id().equals(replicaset) ? new ReplicasetSpec(rs.id(), weight, rs.nodes()) : rs);
+        return new Topology(t.epoch(), t.bucketCount(), t.coordinators(), sets, t.routers());
+    }
+}

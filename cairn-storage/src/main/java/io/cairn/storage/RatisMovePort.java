@@ -1,0 +1,144 @@
+package io.cairn.storage;
+
+import io.cairn.core.GroupIds;
+import io.cairn.core.move.MoveCodec;
+import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MovePort;
+import io.cairn.core.move.MoveQuery;
+import io.cairn.core.move.MoveReply;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.core.wire.StorageRequest;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * {@link MovePort} over the replicasets' Raft groups: commands are log entries (MOVE), questions
+ * are linearizable queries (MOVE_QUERY) answered by the leader. Every answer, or the lack of
+ * one, is handed to the driver thread ({@code driver}); an unanswered call reports null or
+ * UNAVAILABLE after a bounded number of Ratis retries.
+ */
+public final class RatisMovePort implements MovePort, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RatisMovePort.class);
+
+    private final ScheduledExecutorService driver;
+    private final Map<String, RaftClient> clients = new HashMap<>();
+    private Topology topology;
+
+    public RatisMovePort(ScheduledExecutorService driver) {
+        this.driver = driver;
+    }
+
+    /** Adopts a topology: clients for new replicasets, none for removed ones. Driver thread only. */
+    public void setTopology(Topology next) {
+        topology = next;
+        clients.entrySet().removeIf(e -> {
+            boolean gone = next.replicaset(e.getKey()).isEmpty();
+            if (gone) closeQuietly(e.getValue());
+            return gone;
+        });
+    }
+
+    @Override
+    public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
+        call(replicaset, StorageRequest.move(command), false, MoveCodec::decodeReply,
+                r -> reply.accept(r == null ? MoveReply.unavailable("replicaset " + replicaset + " did not answer") : r));
+    }
+
+    @Override
+    public void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<MoveQuery.ChunkPage> reply) {
+        call(replicaset, StorageRequest.moveQuery(query), true, MoveCodec::decodeChunkPage, reply);
+    }
+
+    @Override
+    public void digest(String replicaset, int bucket, Consumer<MoveQuery.BucketDigest> reply) {
+        call(replicaset, StorageRequest.moveQuery(new MoveQuery.Digest(bucket)), true, MoveCodec::decodeDigest, reply);
+    }
+
+    @Override
+    public void status(String replicaset, int maxCandidates, Consumer<MoveQuery.MoveStatus> reply) {
+        call(replicaset, StorageRequest.moveQuery(new MoveQuery.Status(maxCandidates)), true, MoveCodec::decodeStatus, reply);
+    }
+
+    @Override
+    public void after(long delayMs, Runnable task) {
+        driver.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    private <T> void call(String replicaset, byte[] request, boolean readOnly, Function<ByteBuffer, T> decode, Consumer<T> onAnswer) {
+        RaftClient client = client(replicaset);
+        if (client == null) {
+            driver.execute(() -> onAnswer.accept(null));
+            return;
+        }
+        Message m = Message.valueOf(ByteString.copyFrom(request));
+        CompletableFuture<RaftClientReply> sent = readOnly ? client.async().sendReadOnly(m) : client.async().send(m);
+        sent.orTimeout(15, TimeUnit.SECONDS).whenComplete((reply, error) -> {
+            T answer = null;
+            if (error == null && reply.isSuccess()) {
+                try {
+                    answer = decode.apply(reply.getMessage().getContent().asReadOnlyByteBuffer());
+                } catch (RuntimeException e) {
+                    log.warn("undecodable move answer from {}: {}", replicaset, e.toString());
+                }
+            } else {
+                log.debug("move call to {} failed: {}", replicaset, error != null ? error.toString() : reply.getException());
+            }
+            T result = answer;
+            driver.execute(() -> onAnswer.accept(result));
+        });
+    }
+
+    private RaftClient client(String replicaset) {
+        RaftClient c = clients.get(replicaset);
+        if (c != null || topology == null) return c;
+        ReplicasetSpec spec = topology.replicaset(replicaset).orElse(null);
+        if (spec == null) return null;
+        RaftProperties p = new RaftProperties();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(64L << 20));
+        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), StorageNode.peers(spec.nodes()));
+        c = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
+                .build();
+        clients.put(replicaset, c);
+        return c;
+    }
+
+    @Override
+    public void close() {
+        clients.values().forEach(RatisMovePort::closeQuietly);
+        clients.clear();
+    }
+
+    private static void closeQuietly(RaftClient c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            log.debug("closing a move client: {}", e.toString());
+        }
+    }
+}
