@@ -25,14 +25,10 @@ public final class CoordinatorProcess implements AutoCloseable {
     private AdminServer admin;
 
     public CoordinatorProcess(ClusterConfig config, String nodeId) throws IOException {
-        this(config, nodeId, MoverService.Settings.defaults());
-    }
-
-    public CoordinatorProcess(ClusterConfig config, String nodeId, MoverService.Settings moverSettings) throws IOException {
         this.self = Nodes.coordinator(config, nodeId);
         this.server = new CoordinatorServer(nodeId, config.topology().coordinators(), config.nodeDir(nodeId));
         this.topologyWatch = new CoordinatorClient(config.topology().coordinators());
-        this.mover = new MoverService(server::isLeader, moverSettings);
+        this.mover = new MoverService(server::isLeader, config.rebalancer().moverSettings());
     }
 
     public CoordinatorProcess start() throws IOException {

@@ -111,7 +111,7 @@ class BucketMoveTest {
     }
 
     static ClusterConfig withWeight(ClusterConfig config, String replicaset, int weight) {
-        return new ClusterConfig(config.source(), config.dataDir(), reweighted(config.topology(), replicaset, weight), config.storage(), config.router());
+        return new ClusterConfig(config.source(), config.dataDir(), reweighted(config.topology(), replicaset, weight), config.storage(), config.router(), config.rebalancer());
     }
 
     static Topology reweighted(Topology t, String replicaset, int weight) {

@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * @param dataDir base folder; node {@code X} keeps its data in {@code dataDir/X}
  */
 public record ClusterConfig(Path source, Path dataDir, Topology topology, StorageSettings storage,
-                            RouterSettings router) {
+                            RouterSettings router, RebalancerSettings rebalancer) {
 
     /** Storage node settings (see {@link StorageConfig}). */
     public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries) {
@@ -38,6 +38,37 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
         public RouterConfig routerConfig() {
             return new RouterConfig(java.time.Duration.ofMillis(requestTimeoutMs), java.time.Duration.ofMillis(discoveryIntervalMs),
                     10_000, maxBatchOps, maxBatchBytes, maxInflightBatches, followerReads);
+        }
+    }
+
+    /**
+     * The rebalancer on the coordinator leader (see {@link io.cairn.server.move.MoverService}).
+     *
+     * @param auto            move buckets by weight automatically; manual moves work either way
+     * @param thresholdPercent no automatic moves while the disbalance is at or below this
+     * @param chunkKeys        keys per transfer chunk (one Raft entry on the destination)
+     * @param chunkBytes       bytes per transfer chunk
+     */
+    public record RebalancerSettings(boolean auto, double thresholdPercent, int maxSendingPerReplicaset,
+                                     int maxReceivingPerReplicaset, int maxMovesPerRound, int chunkKeys, int chunkBytes,
+                                     long roundIntervalMs) {
+        public RebalancerSettings {
+            if (chunkKeys < 1 || chunkKeys > 100_000) throw new IllegalArgumentException("rebalancer.chunkKeys must be 1..100000, was " + chunkKeys);
+            if (chunkBytes < 1024 || chunkBytes > 32 << 20) {
+                throw new IllegalArgumentException("rebalancer.chunkBytes must be 1024..33554432, was " + chunkBytes);
+            }
+            if (roundIntervalMs < 10) throw new IllegalArgumentException("rebalancer.roundIntervalMs must be at least 10, was " + roundIntervalMs);
+            try {
+                new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("rebalancer: " + e.getMessage());
+            }
+        }
+
+        public io.cairn.server.move.MoverService.Settings moverSettings() {
+            return new io.cairn.server.move.MoverService.Settings(java.time.Duration.ofMillis(roundIntervalMs),
+                    new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound),
+                    new io.cairn.core.move.SendMove.Limits(chunkKeys, chunkBytes, 200), auto);
         }
     }
 

@@ -43,8 +43,18 @@ public final class ConfigLoader {
                     "maxInflightBatches", 4,
                     "followerReads", false,
                     "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
-                    "maxKeyBytes", 64 << 10));
-    private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage", "router");
+                    "maxKeyBytes", 64 << 10),
+            "rebalancer", Map.of(
+                    "auto", true,
+                    "thresholdPercent", 1.0,
+                    "maxSendingPerReplicaset", 4,
+                    "maxReceivingPerReplicaset", 8,
+                    "maxMovesPerRound", 64,
+                    "chunkKeys", 1_000,
+                    "chunkBytes", 1 << 20,
+                    "roundIntervalMs", 1_000L));
+    private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
+            "router", "rebalancer");
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
@@ -78,12 +88,14 @@ public final class ConfigLoader {
             problems.addAll(TopologyValidator.problems(topology));
             ObjectNode storage = section(root, "storage", problems);
             ObjectNode router = section(root, "router", problems);
+            ObjectNode rebalancer = section(root, "rebalancer", problems);
             if (!problems.isEmpty()) throw invalid(file, problems);
             ClusterConfig.StorageSettings s = convert(storage, ClusterConfig.StorageSettings.class, "storage");
             ClusterConfig.RouterSettings r = convert(router, ClusterConfig.RouterSettings.class, "router");
             s.forNode(dataDir); // validates ranges
             r.routerConfig();
-            return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r);
+            ClusterConfig.RebalancerSettings b = convert(rebalancer, ClusterConfig.RebalancerSettings.class, "rebalancer");
+            return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b);
         } catch (CairnException e) {
             throw e;
         } catch (IllegalArgumentException e) {

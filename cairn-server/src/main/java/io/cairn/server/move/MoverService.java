@@ -32,11 +32,7 @@ public final class MoverService implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MoverService.class);
 
     /** Settings: round period, plan limits, chunk bounds, and whether weights drive moves automatically. */
-    public record Settings(Duration roundInterval, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance) {
-        public static Settings defaults() {
-            return new Settings(Duration.ofSeconds(1), PlanLimits.withDefaultThreshold(4, 8, 64), SendMove.Limits.defaults(), true);
-        }
-    }
+    public record Settings(Duration roundInterval, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance) {}
 
     private final ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "cairn-mover");
