@@ -38,6 +38,7 @@ public final class CoordinatorProcess implements AutoCloseable {
                 .description("1 when this coordinator node is the Raft leader").register(admin.registry());
         registerRebalancerMetrics();
         admin.route("/moves/", this::moveRequest);
+        admin.route("/buckets/", this::bucketRequest);
         admin.route("/rebalancer", ex -> AdminServer.sendJson(ex, 200, mover.progress()));
         topologyWatch.watch(state -> {
             if (state.topology() != null) mover.setTopology(state.topology());
@@ -60,6 +61,31 @@ public final class CoordinatorProcess implements AutoCloseable {
                 .description("problems the rebalancer reports (DOUBLED_BUCKETS, unreachable replicasets)").register(admin.registry());
     }
 
+    /** GET /buckets/{id} (every replicaset's record), POST /buckets/{id}/pin or /unpin. */
+    private void bucketRequest(HttpExchange ex) throws IOException {
+        String[] parts = ex.getRequestURI().getPath().split("/");
+        int bucket;
+        try {
+            bucket = parts.length >= 3 ? Integer.parseInt(parts[2]) : -1;
+        } catch (NumberFormatException e) {
+            bucket = -1;
+        }
+        boolean show = parts.length == 3 && "GET".equals(ex.getRequestMethod());
+        boolean pin = parts.length == 4 && "POST".equals(ex.getRequestMethod()) && (parts[3].equals("pin") || parts[3].equals("unpin"));
+        if (bucket < 1 || !(show || pin)) {
+            AdminServer.send(ex, 400, "text/plain", "use GET /buckets/<id> or POST /buckets/<id>/pin|unpin\n");
+            return;
+        }
+        try {
+            Object answer = show ? mover.locate(bucket).join() : mover.pin(bucket, parts[3].equals("pin")).join();
+            if (answer == null) AdminServer.send(ex, 409, "text/plain", "this coordinator is not the leader; ask the leader\n");
+            else if (show) AdminServer.sendJson(ex, 200, answer);
+            else AdminServer.send(ex, answer.toString().startsWith("refused") ? 409 : 200, "text/plain", answer + "\n");
+        } catch (java.util.concurrent.CompletionException e) {
+            AdminServer.send(ex, 503, "text/plain", "no answer from the replicasets: " + e.getCause() + "\n");
+        }
+    }
+
     /** POST /moves/{bucket}?to={replicaset} */
     private void moveRequest(HttpExchange ex) throws IOException {
         String[] parts = ex.getRequestURI().getPath().split("/");
@@ -74,6 +100,26 @@ public final class CoordinatorProcess implements AutoCloseable {
         if (!"POST".equals(ex.getRequestMethod()) || bucket < 1 || to.isEmpty()) {
             AdminServer.send(ex, 400, "text/plain", "use POST /moves/<bucket>?to=<replicaset>\n");
             return;
+        }
+        Map<String, String> where;
+        try {
+            where = mover.locate(bucket).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            where = Map.of();
+        }
+        if (where != null) {
+            String atDestination = where.getOrDefault(to, "");
+            if (atDestination.startsWith("ACTIVE") || atDestination.startsWith("PINNED")) {
+                AdminServer.send(ex, 409, "text/plain", "bucket " + bucket + " is already on " + to + "\n");
+                return;
+            }
+            for (var e : where.entrySet()) {
+                if (e.getValue().startsWith("PINNED")) {
+                    AdminServer.send(ex, 409, "text/plain", "bucket " + bucket + " is PINNED on " + e.getKey()
+                            + "; unpin it first (cairn bucket unpin " + bucket + ")\n");
+                    return;
+                }
+            }
         }
         boolean queued;
         try {

@@ -38,7 +38,8 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private final ClusterConfig config;
+    /** The config as last read from the folder; {@code cairn topology add-replicaset} appends to the file. */
+    private volatile ClusterConfig config;
     private final List<CoordinatorProcess> coordinators = new ArrayList<>();
     private final Map<String, StorageProcess> storages = new LinkedHashMap<>();
     private RouterProcess router;
@@ -82,7 +83,54 @@ public final class LocalCluster implements AutoCloseable {
         }
         router = new RouterProcess(config, config.topology().routers().get(0).id()).start();
         router.admin().route("/local/nodes/", this::control);
+        router.admin().route("/local/replicasets/", this::replicasetControl);
         return this;
+    }
+
+    /** Starts the nodes of a replicaset just added to the config file (by {@code cairn topology add-replicaset}). */
+    public synchronized void startReplicaset(String id) throws IOException {
+        ClusterConfig fresh = ConfigLoader.load(config.source());
+        ReplicasetSpec rs = fresh.topology().replicaset(id)
+                .orElseThrow(() -> new IllegalArgumentException("replicaset '" + id + "' is not in " + config.source()));
+        config = fresh;
+        for (NodeAddress n : rs.nodes()) startNode(n.id());
+        log.info("started replicaset {} ({} nodes)", id, rs.nodes().size());
+    }
+
+    /** Stops a removed replicaset's nodes and deletes their data (it was drained before removal). */
+    public synchronized void removeReplicaset(String id) throws IOException {
+        ReplicasetSpec rs = config.topology().replicaset(id)
+                .orElseThrow(() -> new IllegalArgumentException("replicaset '" + id + "' is not part of this local cluster"));
+        for (NodeAddress n : rs.nodes()) {
+            stopNode(n.id());
+            deleteTree(config.nodeDir(n.id()));
+        }
+        config = ConfigLoader.load(config.source());
+        log.info("removed replicaset {} and deleted its data", id);
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) return;
+        try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+    }
+
+    private void replicasetControl(HttpExchange ex) throws IOException {
+        String[] parts = ex.getRequestURI().getPath().split("/");
+        // /local/replicasets/{id}/{start|remove}
+        if (parts.length != 5 || !"POST".equals(ex.getRequestMethod()) || !(parts[4].equals("start") || parts[4].equals("remove"))) {
+            AdminServer.send(ex, 400, "text/plain", "use POST /local/replicasets/<id>/start or /remove\n");
+            return;
+        }
+        try {
+            if (parts[4].equals("start")) startReplicaset(parts[3]);
+            else removeReplicaset(parts[3]);
+        } catch (IllegalArgumentException e) {
+            AdminServer.send(ex, 404, "text/plain", e.getMessage() + "\n");
+            return;
+        }
+        AdminServer.send(ex, 200, "text/plain", "replicaset " + parts[3] + (parts[4].equals("start") ? " started" : " removed") + "\n");
     }
 
     /** Waits until the router knows an owner for every bucket. */

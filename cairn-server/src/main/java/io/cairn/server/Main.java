@@ -21,7 +21,7 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "cairn", mixinStandardHelpOptions = true, version = "cairn 0.1.0",
         description = "Cairn: a sharded, replicated key-value store that speaks the Redis protocol.",
         subcommands = {Main.Up.class, Main.Storage.class, Main.RouterCmd.class, Main.CoordinatorCmd.class,
-                Main.Status.class, Main.Node.class})
+                Main.Status.class, Main.Node.class, TopologyCommand.class, BucketCommand.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
         // gRPC inside Ratis logs through java.util.logging; keep it to warnings.

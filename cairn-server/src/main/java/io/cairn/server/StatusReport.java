@@ -85,8 +85,17 @@ final class StatusReport {
             }
             routers.add(m);
         }
+        Map<String, Object> rebalancer = null;
+        for (NodeAddress c : config.topology().coordinators()) {
+            Map<String, Object> i = info(c.host(), c.adminPort()).join();
+            if (i != null && Boolean.TRUE.equals(i.get("leader")) && i.get("rebalancer") instanceof Map<?, ?> r) {
+                @SuppressWarnings("unchecked") Map<String, Object> progress = (Map<String, Object>) r;
+                rebalancer = progress;
+            }
+        }
         status.put("epoch", epoch);
         status.put("bucketCount", config.topology().bucketCount());
+        status.put("rebalancer", rebalancer);
         status.put("replicasets", sets);
         status.put("routers", routers);
         return status;
@@ -107,6 +116,15 @@ final class StatusReport {
             }
         }
         out.append('\n');
+        Map<String, Object> rb = (Map<String, Object>) status.get("rebalancer");
+        if (rb == null || !Boolean.TRUE.equals(rb.get("running"))) {
+            out.append("rebalancer: not running (no coordinator leader answers)\n");
+        } else {
+            out.append(String.format("rebalancer: disbalance %s%%, %s buckets to move, %s in flight, %s moved (%s keys), %s buckets/s, ETA %s s%n",
+                    rb.get("disbalancePercent"), rb.get("bucketsToMove"), rb.get("inFlight"), rb.get("moved"), rb.get("keysMoved"),
+                    rb.get("bucketsPerSecond"), rb.get("etaSeconds")));
+            for (Object problem : (List<Object>) rb.get("problems")) out.append("  ALERT ").append(problem).append('\n');
+        }
         for (Object o : (List<Object>) status.get("routers")) {
             Map<String, Object> r = (Map<String, Object>) o;
             out.append(String.format("router %-6s resp %-21s admin %-28s %s%n", r.get("id"), r.get("resp"), r.get("admin"),

@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The cluster's one rebalancer and move driver (it runs on the coordinator leader). Each
@@ -34,20 +35,26 @@ import java.util.Set;
  * Pure: time and I/O only through {@link MovePort}; single-threaded.
  */
 public final class Mover {
-    /** Weights and the bucket count from the coordinator's current epoch. */
-    public record Layout(int bucketCount, Map<String, Double> weights) {}
+    /** Weights and the bucket count from the coordinator's epoch {@code epoch}. */
+    public record Layout(long epoch, int bucketCount, Map<String, Double> weights) {}
 
-    public record Progress(double disbalancePercent, int bucketsToMove, long moved, long rolledBack, int inFlight,
+    /** @param planEpoch the epoch the last plan was made for (0 before the first plan) */
+    public record Progress(long planEpoch, double disbalancePercent, int bucketsToMove, long moved, long rolledBack, int inFlight,
                            long keysMoved, Map<String, Integer> targets, List<String> problems) {}
 
     private final MovePort port;
     private final PlanLimits planLimits;
     private final SendMove.Limits moveLimits;
     private final boolean autoRebalance;
-    private Layout layout = new Layout(0, Map.of());
+    private Layout layout = new Layout(0, 0, Map.of());
+    private long planEpoch;
     private final Map<Integer, SendMove> inFlight = new HashMap<>();
     private final ArrayDeque<int[]> manualQueue = new ArrayDeque<>();
     private final Map<Integer, String> manualTargets = new HashMap<>();
+    /** Bucket -> the round it last rolled back in; such a bucket rests a few rounds before it is tried again. */
+    private final Map<Integer, Long> rolledBackAt = new HashMap<>();
+    private static final long ROUNDS_TO_REST_AFTER_ROLLBACK = 10;
+    private long rounds;
     private boolean roundRunning;
     private long moved;
     private long rolledBack;
@@ -74,8 +81,43 @@ public final class Mover {
 
     public Progress progress() {
         Plan p = lastPlan;
-        return new Progress(p == null ? 0 : p.disbalancePercent(), p == null ? 0 : p.bucketsToMove(), moved, rolledBack,
+        return new Progress(planEpoch, p == null ? 0 : p.disbalancePercent(), p == null ? 0 : p.bucketsToMove(), moved, rolledBack,
                 inFlight.size(), keysMoved, p == null ? Map.of() : p.targets(), problems);
+    }
+
+    /**
+     * Every replicaset's record of {@code bucket} (absent ones omitted), delivered once all
+     * answered or failed; {@code null} values mark replicasets that did not answer.
+     */
+    public void locate(int bucket, Consumer<Map<String, BucketRecord>> answer) {
+        List<String> ids = new ArrayList<>(layout.weights().keySet());
+        ids.sort(null);
+        Map<String, BucketRecord> found = new LinkedHashMap<>();
+        int[] pending = {ids.size()};
+        if (ids.isEmpty()) answer.accept(found);
+        for (String id : ids) {
+            port.digest(id, bucket, d -> {
+                if (d == null) found.put(id, null);
+                else if (d.record() != null) found.put(id, d.record());
+                if (--pending[0] == 0) answer.accept(found);
+            });
+        }
+    }
+
+    /** Pins (or unpins) {@code bucket} on the replicaset that owns it; answers with the outcome in words. */
+    public void pin(int bucket, boolean pinned, Consumer<String> answer) {
+        locate(bucket, records -> {
+            for (var e : records.entrySet()) {
+                BucketRecord r = e.getValue();
+                if (r != null && (r.state() == BucketState.ACTIVE || r.state() == BucketState.PINNED)) {
+                    port.submit(e.getKey(), new MoveCommand.Pin(bucket, pinned), reply -> answer.accept(reply.isOk()
+                            ? "bucket " + bucket + " is " + reply.record().state() + " on " + e.getKey()
+                            : "refused: " + reply.message()));
+                    return;
+                }
+            }
+            answer.accept("refused: no replicaset owns bucket " + bucket + " as ACTIVE or PINNED right now");
+        });
     }
 
     /** Moves this driver is running, by bucket. */
@@ -87,6 +129,8 @@ public final class Mover {
     public void round() {
         if (roundRunning || layout.weights().isEmpty()) return;
         roundRunning = true;
+        rounds++;
+        rolledBackAt.values().removeIf(r -> r + ROUNDS_TO_REST_AFTER_ROLLBACK < rounds);
         List<String> ids = new ArrayList<>(layout.weights().keySet());
         ids.sort(null);
         Map<String, MoveStatus> statuses = new LinkedHashMap<>();
@@ -183,12 +227,13 @@ public final class Mover {
             return;
         }
         lastPlan = plan;
+        planEpoch = layout.epoch();
         Set<Integer> taken = new HashSet<>(inFlight.keySet());
         for (Route route : plan.routes()) {
             int started = 0;
             for (int bucket : statuses.get(route.from()).candidates()) {
                 if (started == route.count()) break;
-                if (!taken.add(bucket)) continue;
+                if (rolledBackAt.containsKey(bucket) || !taken.add(bucket)) continue;
                 startMove(bucket, route.from(), route.to());
                 started++;
             }
@@ -207,6 +252,7 @@ public final class Mover {
             keysMoved += m.keysSent();
         } else if (m.result() == SendMove.Result.ROLLED_BACK) {
             rolledBack++;
+            rolledBackAt.put(m.bucket(), rounds);
         }
     }
 

@@ -136,7 +136,8 @@ public final class SendMove {
         port.readChunk(source, new MoveQuery.ReadChunk(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes()), page -> {
             if (page == null) { retryLater(); return; }
             if (!page.refusal().isEmpty()) { moveTo(Phase.FINISHING); return; }
-            if (page.entries().isEmpty()) { moveTo(Phase.FINISHING); return; }
+            // An empty bucket still sends chunk 0: it creates the destination's RECEIVING record.
+            if (page.entries().isEmpty() && seq > 0) { moveTo(Phase.FINISHING); return; }
             pending = page;
             sendPending();
         });
@@ -149,7 +150,7 @@ public final class SendMove {
             if (!reply.isOk()) { moveTo(Phase.FINISHING); return; } // GAP or REFUSED: let the verdict decide
             seq++;
             keysSent += entries.size();
-            afterKey = entries.get(entries.size() - 1).key();
+            if (!entries.isEmpty()) afterKey = entries.get(entries.size() - 1).key();
             boolean last = pending.last();
             pending = null;
             moveTo(last ? Phase.FINISHING : Phase.STREAMING);

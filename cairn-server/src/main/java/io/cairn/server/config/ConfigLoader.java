@@ -163,6 +163,11 @@ public final class ConfigLoader {
         return new CairnException(ErrorCode.INVALID_CONFIG, "invalid config " + file + ":\n  - " + String.join("\n  - ", problems));
     }
 
+    /** The file as a plain tree, for tools that edit it (e.g. {@code cairn topology add-replicaset}). */
+    public static Map<String, Object> readTree(Path file) throws IOException {
+        return YAML.readValue(file.toFile(), new com.fasterxml.jackson.core.type.TypeReference<java.util.LinkedHashMap<String, Object>>() {});
+    }
+
     /** Writes a config file for a local cluster (used by {@code cairn up}). */
     public static void write(Path file, Map<String, Object> tree) throws IOException {
         Files.createDirectories(file.toAbsolutePath().getParent());

@@ -112,9 +112,21 @@ public final class MoverService implements AutoCloseable {
         log.info("rebalancer stopped on this coordinator (no longer leader)");
     }
 
+    private final java.util.ArrayDeque<long[]> movedSamples = new java.util.ArrayDeque<>();
+
     private void publish(Mover.Progress p) {
+        long now = System.currentTimeMillis();
+        movedSamples.addLast(new long[] {now, p.moved()});
+        while (movedSamples.size() > 2 && movedSamples.peekFirst()[0] < now - 10_000) movedSamples.removeFirst();
+        long[] first = movedSamples.peekFirst();
+        double seconds = Math.max(1, now - first[0]) / 1000.0;
+        double rate = (p.moved() - first[1]) / seconds;
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("running", true);
+        m.put("epoch", topology.epoch());
+        m.put("planEpoch", p.planEpoch());
+        m.put("bucketsPerSecond", Math.round(rate * 10) / 10.0);
+        m.put("etaSeconds", p.bucketsToMove() == 0 ? 0 : rate > 0 ? Math.round(p.bucketsToMove() / rate) : -1);
         m.put("disbalancePercent", Double.isInfinite(p.disbalancePercent()) ? "inf" : Math.round(p.disbalancePercent() * 100) / 100.0);
         m.put("bucketsToMove", p.bucketsToMove());
         m.put("inFlight", p.inFlight());
@@ -129,7 +141,35 @@ public final class MoverService implements AutoCloseable {
     private static Mover.Layout layout(Topology t) {
         Map<String, Double> weights = new LinkedHashMap<>();
         for (ReplicasetSpec rs : t.replicasets()) weights.put(rs.id(), (double) rs.weight());
-        return new Mover.Layout(t.bucketCount(), weights);
+        return new Mover.Layout(t.epoch(), t.bucketCount(), weights);
+    }
+
+    /** Every replicaset's record of {@code bucket}, as text, or empty when this node is not the leader. */
+    public java.util.concurrent.CompletableFuture<Map<String, String>> locate(int bucket) {
+        var result = new java.util.concurrent.CompletableFuture<Map<String, String>>();
+        driver.execute(() -> {
+            if (mover == null) {
+                result.complete(null);
+                return;
+            }
+            mover.locate(bucket, records -> {
+                Map<String, String> out = new LinkedHashMap<>();
+                records.forEach((rs, r) -> out.put(rs, r == null ? "NO ANSWER" : r.state() + " generation " + r.generation()
+                        + (r.peer().isEmpty() ? "" : " peer " + r.peer())));
+                result.complete(out);
+            });
+        });
+        return result.orTimeout(20, TimeUnit.SECONDS);
+    }
+
+    /** Pins or unpins a bucket where it is; the answer says what happened. Null when not the leader. */
+    public java.util.concurrent.CompletableFuture<String> pin(int bucket, boolean pinned) {
+        var result = new java.util.concurrent.CompletableFuture<String>();
+        driver.execute(() -> {
+            if (mover == null) result.complete(null);
+            else mover.pin(bucket, pinned, result::complete);
+        });
+        return result.orTimeout(20, TimeUnit.SECONDS);
     }
 
     @Override

@@ -1,0 +1,101 @@
+package io.cairn.server;
+
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.server.config.ClusterConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code cairn bucket}: look at one bucket on every replicaset, move it by hand, pin or unpin it. */
+@Command(name = "bucket", mixinStandardHelpOptions = true, description = "Show, move, pin or unpin one bucket.",
+        subcommands = {BucketCommand.Show.class, BucketCommand.Move.class, BucketCommand.Pin.class, BucketCommand.Unpin.class})
+final class BucketCommand implements Runnable {
+    @Override
+    public void run() {
+        new picocli.CommandLine(this).usage(System.out);
+    }
+
+    static Map<String, Object> records(ClusterConfig c, int bucket) {
+        Map<String, Object> r = ClusterAccess.getJson(ClusterAccess.coordinatorLeader(c) + "/buckets/" + bucket);
+        if (r == null) throw new CairnException(ErrorCode.UNAVAILABLE, "the coordinator leader did not answer for bucket " + bucket);
+        return r;
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true, description = "Print the bucket's record on every replicaset that has one.")
+    static final class Show implements Callable<Integer> {
+        @Mixin ClusterAccess access;
+        @Parameters(index = "0", description = "bucket id") int bucket;
+
+        @Override
+        public Integer call() {
+            Map<String, Object> records = records(access.load(), bucket);
+            if (records.isEmpty()) System.out.println("bucket " + bucket + ": no replicaset has a record of it");
+            records.forEach((rs, r) -> System.out.printf("bucket %d on %-8s %s%n", bucket, rs, r));
+            return 0;
+        }
+    }
+
+    @Command(name = "move", mixinStandardHelpOptions = true, description = "Move a bucket to another replicaset now.")
+    static final class Move implements Callable<Integer> {
+        @Mixin ClusterAccess access;
+        @Parameters(index = "0", description = "bucket id") int bucket;
+        @Option(names = "--to", required = true, description = "destination replicaset") String to;
+        @Option(names = "--wait", description = "wait until the destination owns the bucket") boolean waitFlag;
+        @Option(names = "--wait-seconds", defaultValue = "600", description = "give up waiting after this (default: ${DEFAULT-VALUE})") long waitSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            ClusterConfig c = access.load();
+            Object[] r = ClusterAccess.post(ClusterAccess.coordinatorLeader(c) + "/moves/" + bucket + "?to=" + to);
+            System.out.print(r[1]);
+            if ((int) r[0] != 202) return 1;
+            if (!waitFlag) return 0;
+            long deadline = System.nanoTime() + Duration.ofSeconds(waitSeconds).toNanos();
+            while (System.nanoTime() < deadline) {
+                Object state = records(c, bucket).get(to);
+                if (state != null && state.toString().startsWith("ACTIVE")) {
+                    System.out.println("bucket " + bucket + " is ACTIVE on " + to);
+                    return 0;
+                }
+                Thread.sleep(500);
+            }
+            throw new CairnException(ErrorCode.TIMEOUT, "bucket " + bucket + " is not on " + to + " after " + waitSeconds + " s");
+        }
+    }
+
+    abstract static class PinBase implements Callable<Integer> {
+        @Mixin ClusterAccess access;
+        @Parameters(index = "0", description = "bucket id") int bucket;
+
+        abstract String action();
+
+        @Override
+        public Integer call() {
+            Object[] r = ClusterAccess.post(ClusterAccess.coordinatorLeader(access.load()) + "/buckets/" + bucket + "/" + action());
+            System.out.print(r[1]);
+            return (int) r[0] == 200 ? 0 : 1;
+        }
+    }
+
+    @Command(name = "pin", mixinStandardHelpOptions = true, description = "Pin a bucket where it is: the rebalancer never moves it.")
+    static final class Pin extends PinBase {
+        @Override
+        String action() {
+            return "pin";
+        }
+    }
+
+    @Command(name = "unpin", mixinStandardHelpOptions = true, description = "Let the rebalancer move a pinned bucket again.")
+    static final class Unpin extends PinBase {
+        @Override
+        String action() {
+            return "unpin";
+        }
+    }
+}

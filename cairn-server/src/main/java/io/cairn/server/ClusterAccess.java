@@ -1,0 +1,98 @@
+package io.cairn.server;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.server.admin.AdminServer;
+import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.config.ConfigLoader;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/** Options and HTTP calls shared by the operator commands (topology, bucket): which cluster, and its coordinator leader. */
+class ClusterAccess {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    @Option(names = "--dir", defaultValue = "cairn-data", description = "local cluster folder (default: ${DEFAULT-VALUE})")
+    Path dir;
+    @Option(names = "--config", description = "cluster config file (instead of --dir)")
+    Path config;
+
+    ClusterConfig load() {
+        return ConfigLoader.load(configFile());
+    }
+
+    Path configFile() {
+        return config != null ? config : dir.resolve(LocalCluster.CONFIG_FILE);
+    }
+
+    /** Base URL of the coordinator that currently leads (and runs the rebalancer). */
+    static String coordinatorLeader(ClusterConfig c) {
+        for (NodeAddress n : c.topology().coordinators()) {
+            String base = "http://" + n.host() + ":" + n.adminPort();
+            Map<String, Object> info = getJson(base + "/info");
+            if (info != null && Boolean.TRUE.equals(info.get("leader"))) return base;
+        }
+        throw new CairnException(ErrorCode.UNAVAILABLE, "no coordinator leader answers (is the cluster running?)");
+    }
+
+    static Map<String, Object> getJson(String url) {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(25)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? AdminServer.JSON.readValue(r.body(), new TypeReference<Map<String, Object>>() {}) : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** POSTs and returns {status, body}; status 0 when nothing answered. */
+    static Object[] post(String url) {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            return new Object[] {r.statusCode(), r.body()};
+        } catch (IOException e) {
+            return new Object[] {0, "no answer from " + url + ": " + e.getMessage() + "\n"};
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Object[] {0, "interrupted\n"};
+        }
+    }
+
+    /**
+     * Prints the rebalancer's progress once per second until the plan for {@code epoch} has nothing
+     * left to move and no move is in flight; false when {@code timeout} passes first.
+     */
+    static boolean waitForRebalance(ClusterConfig c, long epoch, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            Map<String, Object> p = getJson(coordinatorLeader(c) + "/rebalancer");
+            if (p != null && Boolean.TRUE.equals(p.get("running"))) {
+                long planEpoch = ((Number) p.get("planEpoch")).longValue();
+                int toMove = ((Number) p.get("bucketsToMove")).intValue();
+                int inFlight = ((Number) p.get("inFlight")).intValue();
+                String line = String.format("epoch %d: %d buckets to move, %d in flight, %s moved, %s buckets/s, ETA %s s",
+                        planEpoch, toMove, inFlight, p.get("moved"), p.get("bucketsPerSecond"), p.get("etaSeconds"));
+                if (!line.equals(last)) System.out.println(line);
+                last = line;
+                if (planEpoch >= epoch && toMove == 0 && inFlight == 0) return true;
+            }
+            Thread.sleep(1_000);
+        }
+        return false;
+    }
+}

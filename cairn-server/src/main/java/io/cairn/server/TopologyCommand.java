@@ -1,0 +1,216 @@
+package io.cairn.server;
+
+import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.coordinator.CoordinatorState;
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.core.wire.StorageStats;
+import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.config.ConfigLoader;
+import io.cairn.storage.StorageAdmin;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code cairn topology}: show the current epoch and change the cluster's shape. Every change is
+ * a new epoch proposed to the coordinator (which checks the guardrails); the rebalancer then
+ * moves buckets, and {@code --wait} follows it to the end.
+ */
+@Command(name = "topology", mixinStandardHelpOptions = true, description = "Show or change replicasets and weights (each change is a new epoch).",
+        subcommands = {TopologyCommand.Show.class, TopologyCommand.SetWeight.class, TopologyCommand.AddReplicaset.class,
+                TopologyCommand.RemoveReplicaset.class})
+final class TopologyCommand implements Runnable {
+    @Override
+    public void run() {
+        new picocli.CommandLine(this).usage(System.out);
+    }
+
+    static Topology current(CoordinatorClient coordinator) {
+        CoordinatorState s = coordinator.get();
+        if (s.topology() == null) throw new CairnException(ErrorCode.UNAVAILABLE, "the coordinator has no topology yet (is the cluster up?)");
+        return s.topology();
+    }
+
+    static Topology propose(CoordinatorClient coordinator, Topology current, List<ReplicasetSpec> sets, String reason) {
+        Topology next = new Topology(current.epoch(), current.bucketCount(), current.coordinators(), sets, current.routers());
+        Topology published = coordinator.propose(current.epoch(), next, false, reason).topology();
+        System.out.println("epoch " + published.epoch() + ": " + reason);
+        return published;
+    }
+
+    static void follow(ClusterConfig c, long epoch, boolean waitFlag, long waitSeconds) throws InterruptedException {
+        if (!waitFlag) {
+            System.out.println("the rebalancer moves buckets now; follow it with `cairn status` or add --wait");
+            return;
+        }
+        if (!ClusterAccess.waitForRebalance(c, epoch, Duration.ofSeconds(waitSeconds))) {
+            throw new CairnException(ErrorCode.TIMEOUT, "still moving after " + waitSeconds + " s; the rebalancer continues in the background");
+        }
+        System.out.println("done: the cluster is balanced for epoch " + epoch);
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true, description = "Print the current epoch, replicasets and weights.")
+    static final class Show implements Callable<Integer> {
+        @Mixin ClusterAccess access;
+
+        @Override
+        public Integer call() {
+            try (CoordinatorClient coordinator = new CoordinatorClient(access.load().topology().coordinators())) {
+                Topology t = current(coordinator);
+                System.out.printf("epoch %d, %d buckets%n", t.epoch(), t.bucketCount());
+                for (ReplicasetSpec rs : t.replicasets()) {
+                    System.out.printf("  %-10s weight %-4d nodes %s%n", rs.id(), rs.weight(), rs.nodes().stream().map(NodeAddress::id).toList());
+                }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "set-weight", mixinStandardHelpOptions = true, description = "Set a replicaset's weight (0 drains it).")
+    static final class SetWeight implements Callable<Integer> {
+        @Mixin ClusterAccess access;
+        @Parameters(index = "0", description = "replicaset id") String id;
+        @Parameters(index = "1", description = "new weight, 0..1000000") int weight;
+        @Option(names = "--wait", description = "follow the rebalancer until the cluster is balanced") boolean waitFlag;
+        @Option(names = "--wait-seconds", defaultValue = "3600", description = "give up waiting after this (default: ${DEFAULT-VALUE})") long waitSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            ClusterConfig c = access.load();
+            try (CoordinatorClient coordinator = new CoordinatorClient(c.topology().coordinators())) {
+                Topology t = current(coordinator);
+                if (t.replicaset(id).isEmpty()) throw new CairnException(ErrorCode.INVALID_CONFIG, "no replicaset '" + id + "' at epoch " + t.epoch());
+                List<ReplicasetSpec> sets = new ArrayList<>();
+                for (ReplicasetSpec rs : t.replicasets()) sets.add(rs.id().equals(id) ? new ReplicasetSpec(id, weight, rs.nodes()) : rs);
+                Topology next = propose(coordinator, t, sets, "weight of " + id + " set to " + weight);
+                follow(c, next.epoch(), waitFlag, waitSeconds);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "add-replicaset", mixinStandardHelpOptions = true,
+            description = "Add a replicaset to a local cluster (cairn up): new nodes on the next free ports, started at once.")
+    static final class AddReplicaset implements Callable<Integer> {
+        @Mixin ClusterAccess access;
+        @Option(names = "--id", description = "replicaset id (default: the next rsN)") String id;
+        @Option(names = "--replicas", defaultValue = "3", description = "nodes: 1, 3 or 5 (default: ${DEFAULT-VALUE})") int replicas;
+        @Option(names = "--weight", defaultValue = "1", description = "weight (default: ${DEFAULT-VALUE})") int weight;
+        @Option(names = "--wait", description = "follow the rebalancer until the cluster is balanced") boolean waitFlag;
+        @Option(names = "--wait-seconds", defaultValue = "3600", description = "give up waiting after this (default: ${DEFAULT-VALUE})") long waitSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            ClusterConfig c = access.load();
+            String rsId = id != null ? id : nextId(c.topology());
+            ReplicasetSpec spec = new ReplicasetSpec(rsId, weight, newNodes(c.topology(), rsId, replicas));
+            try (CoordinatorClient coordinator = new CoordinatorClient(c.topology().coordinators())) {
+                Topology t = current(coordinator);
+                List<ReplicasetSpec> sets = new ArrayList<>(t.replicasets());
+                sets.add(spec);
+                Topology next = propose(coordinator, t, sets, "replicaset " + rsId + " added with weight " + weight);
+                appendToConfigFile(access.configFile(), spec);
+                Object[] r = ClusterAccess.post(localAdmin(c) + "/local/replicasets/" + rsId + "/start");
+                System.out.print(r[1]);
+                if ((int) r[0] != 200) return 1;
+                follow(c, next.epoch(), waitFlag, waitSeconds);
+            }
+            return 0;
+        }
+
+        private static String nextId(Topology t) {
+            int n = t.replicasets().size() + 1;
+            while (t.replicaset("rs" + n).isPresent()) n++;
+            return "rs" + n;
+        }
+
+        /** Ports after the highest port the cluster uses, ids like the local cluster's (s3-1, s3-2, ...). */
+        private static List<NodeAddress> newNodes(Topology t, String rsId, int replicas) {
+            int max = 0;
+            for (ReplicasetSpec rs : t.replicasets()) for (NodeAddress n : rs.nodes()) max = Math.max(max, Math.max(n.raftPort(), n.adminPort()));
+            for (NodeAddress n : t.coordinators()) max = Math.max(max, Math.max(n.raftPort(), n.adminPort()));
+            String prefix = rsId.startsWith("rs") ? "s" + rsId.substring(2) : rsId;
+            List<NodeAddress> nodes = new ArrayList<>();
+            for (int i = 1; i <= replicas; i++) nodes.add(new NodeAddress(prefix + "-" + i, "127.0.0.1", max + 2 * i - 1, max + 2 * i));
+            return nodes;
+        }
+    }
+
+    @Command(name = "remove-replicaset", mixinStandardHelpOptions = true,
+            description = "Remove a drained replicaset (weight 0, no buckets left); in a local cluster its nodes stop and their data is deleted.")
+    static final class RemoveReplicaset implements Callable<Integer> {
+        @Mixin ClusterAccess access;
+        @Parameters(index = "0", description = "replicaset id") String id;
+
+        @Override
+        public Integer call() throws Exception {
+            ClusterConfig c = access.load();
+            try (CoordinatorClient coordinator = new CoordinatorClient(c.topology().coordinators())) {
+                Topology t = current(coordinator);
+                ReplicasetSpec rs = t.replicaset(id).orElseThrow(
+                        () -> new CairnException(ErrorCode.INVALID_CONFIG, "no replicaset '" + id + "' at epoch " + t.epoch()));
+                if (rs.weight() != 0) {
+                    throw new CairnException(ErrorCode.GUARDRAIL, "replicaset " + id + " has weight " + rs.weight()
+                            + "; drain it first: cairn topology set-weight " + id + " 0 --wait");
+                }
+                StorageStats stats;
+                try (StorageAdmin admin = new StorageAdmin(rs, Duration.ofSeconds(10))) {
+                    stats = admin.stats();
+                }
+                if (stats.ownedBuckets() > 0) {
+                    throw new CairnException(ErrorCode.GUARDRAIL, "replicaset " + id + " still holds " + stats.ownedBuckets()
+                            + " buckets; wait for the drain to finish (cairn status)");
+                }
+                List<ReplicasetSpec> sets = new ArrayList<>(t.replicasets());
+                sets.remove(rs);
+                propose(coordinator, t, sets, "replicaset " + id + " removed (drained)");
+                removeFromConfigFile(access.configFile(), id);
+                Object[] r = ClusterAccess.post(localAdmin(c) + "/local/replicasets/" + id + "/remove");
+                System.out.print((int) r[0] == 200 ? r[1] : "not a local cluster (or it is not running): stop " + id + "'s nodes yourself\n");
+            }
+            return 0;
+        }
+    }
+
+    private static String localAdmin(ClusterConfig c) {
+        var r = c.topology().routers().get(0);
+        return "http://" + r.host() + ":" + r.adminPort();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void appendToConfigFile(Path file, ReplicasetSpec spec) throws java.io.IOException {
+        Map<String, Object> tree = ConfigLoader.readTree(file);
+        List<Object> sets = new ArrayList<>((List<Object>) tree.get("replicasets"));
+        Map<String, Object> rs = new LinkedHashMap<>();
+        rs.put("id", spec.id());
+        rs.put("weight", spec.weight());
+        List<Object> nodes = new ArrayList<>();
+        for (NodeAddress n : spec.nodes()) nodes.add(Map.of("id", n.id(), "host", n.host(), "raftPort", n.raftPort(), "adminPort", n.adminPort()));
+        rs.put("nodes", nodes);
+        sets.add(rs);
+        tree.put("replicasets", sets);
+        ConfigLoader.write(file, tree);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void removeFromConfigFile(Path file, String id) throws java.io.IOException {
+        Map<String, Object> tree = ConfigLoader.readTree(file);
+        List<Object> sets = new ArrayList<>((List<Object>) tree.get("replicasets"));
+        sets.removeIf(o -> id.equals(((Map<String, Object>) o).get("id")));
+        tree.put("replicasets", sets);
+        ConfigLoader.write(file, tree);
+    }
+}

@@ -1,0 +1,406 @@
+package io.cairn.server;
+
+import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.core.BucketHasher;
+import io.cairn.core.BucketRecord;
+import io.cairn.core.move.MoveQuery.BucketDigest;
+import io.cairn.core.topology.Topology;
+import io.cairn.core.wire.StorageStats;
+import io.cairn.server.MoveFaultSupport.Records;
+import io.cairn.server.MoveFaultSupport.RecordingWriter;
+import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.move.MoverService;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import static io.cairn.server.MoveFaultSupport.leaderOf;
+import static io.cairn.server.MoveFaultSupport.localKeys;
+import static io.cairn.server.MoveFaultSupport.longOf;
+import static io.cairn.server.MoveFaultSupport.settled;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Bucket moves under faults, through the real stack (3-node Raft replicasets, RocksDB, the mover
+ * on the coordinator, the router over RESP): a leader of either side dies mid-transfer, or the
+ * move driver itself dies. SYSTEM.md invariants checked afterwards: the bucket is owned by
+ * exactly one replicaset (1, 4), no key or acknowledged write is lost (2), and the copy that
+ * lost holds no data of the bucket any more (3).
+ */
+class MoveFaultTest {
+    private static final int BUCKETS = 60;
+    private static final String TAG = "big";
+    private static final int BIG_KEYS = 3_000;
+    private static final int OTHER_KEYS = 300;
+    private static final List<String> REPLICASETS = List.of("rs1", "rs2");
+
+    @TempDir
+    Path dir;
+
+    static {
+        // Diagnostics: the move port logs every failed Raft call at DEBUG.
+        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.cairn.storage.RatisMovePort"))
+                .setLevel(ch.qos.logback.classic.Level.DEBUG);
+    }
+
+    private static final long START = System.nanoTime();
+
+    private static void phase(String what) {
+        System.out.printf("[%6d ms] %s%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - START), what);
+    }
+
+    private enum Victim { SOURCE_LEADER, DESTINATION_LEADER }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aMoveSurvivesTheSourceLeaderBeingKilledMidTransfer() throws Exception {
+        killALeaderMidMove(Victim.SOURCE_LEADER, false);
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aMoveSurvivesTheDestinationLeaderBeingKilledMidTransfer() throws Exception {
+        killALeaderMidMove(Victim.DESTINATION_LEADER, false);
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void noAcknowledgedWriteIsLostWhenTheSourceLeaderIsKilledDuringAMoveUnderLoad() throws Exception {
+        killALeaderMidMove(Victim.SOURCE_LEADER, true);
+    }
+
+    /**
+     * The coordinator's move driver is closed mid-transfer (its driver thread and Raft clients
+     * die; writes it had in flight may still land). A fresh {@link MoverService} - what a
+     * restarted or newly elected coordinator runs - must recover the move from the replicasets'
+     * records alone, and the bucket must stay movable afterwards.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aMoveInterruptedByARebalancerRestartIsFinishedOrRolledBackByRecovery() throws Exception {
+        long t0 = System.nanoTime();
+        ClusterConfig config = config();
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            Setup s = setUp(cluster);
+            try (Records records = new Records(currentTopology(config))) {
+                MoverService original = cluster.coordinator().mover();
+                assertThat(original.requestMove(s.bucket, s.destination)).isTrue();
+                awaitTransferUnderWay(cluster, s, records);
+
+                original.close();
+                String atKill = records.describe(REPLICASETS, s.bucket);
+                System.out.printf("driver closed mid-transfer; records: %s%n", atKill);
+
+                MoverService restarted = new MoverService(() -> true, config.rebalancer().moverSettings());
+                try {
+                    restarted.setTopology(currentTopology(config));
+                    restarted.start();
+                    awaitSettled(restarted::progress, 1, records, s, "recovery by a restarted driver");
+                    Map<String, Object> p = restarted.progress();
+                    System.out.printf("restarted driver: %s%n", p);
+                    assertThat((List<?>) p.get("problems")).as("problems").isEmpty();
+                    String owner = assertSingleOwner(cluster, records, s);
+                    assertEveryKeyReadsBack(cluster, s.expected, List.of());
+                    assertDbSize(cluster, s.expected.size());
+
+                    if (!owner.equals(s.destination)) {
+                        // Rolled back: the fenced copy on the destination must not block a new attempt.
+                        assertThat(restarted.requestMove(s.bucket, s.destination)).isTrue();
+                        awaitSettled(restarted::progress, longOf(p, "moved") + longOf(p, "rolledBack") + 1, records, s, "second attempt");
+                        assertThat(longOf(restarted.progress(), "moved")).as("second attempt moved").isEqualTo(1);
+                        owner = assertSingleOwner(cluster, records, s);
+                        assertThat(owner).isEqualTo(s.destination);
+                        assertEveryKeyReadsBack(cluster, s.expected, List.of());
+                        assertDbSize(cluster, s.expected.size());
+                    }
+                    assertBigBucketTakesWrites(cluster, s);
+                } finally {
+                    restarted.close();
+                }
+            }
+        }
+        System.out.printf("driver restart test took %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+    }
+
+    private void killALeaderMidMove(Victim victim, boolean underLoad) throws Exception {
+        long t0 = System.nanoTime();
+        ClusterConfig config = config();
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            Setup s = setUp(cluster);
+            List<RecordingWriter> writers = new ArrayList<>();
+            try (Records records = new Records(currentTopology(config))) {
+                if (underLoad) {
+                    List<String> bigKeys = new ArrayList<>();
+                    for (int i = 0; i < 200; i++) bigKeys.add(bigKey(i));
+                    List<String> otherKeys = new ArrayList<>();
+                    for (int i = 0; i < OTHER_KEYS; i++) otherKeys.add(otherKey(i));
+                    int port = cluster.router().respPort();
+                    writers.add(new RecordingWriter("big-writer", port, bigKeys, 20_000, Duration.ofSeconds(60)).start());
+                    writers.add(new RecordingWriter("other-writer", port, otherKeys, 20_000, Duration.ofSeconds(60)).start());
+                    await().atMost(Duration.ofSeconds(20)).until(() -> writers.stream().allMatch(w -> w.acks.get() >= 50));
+                }
+                MoverService mover = cluster.coordinator().mover();
+                assertThat(mover.requestMove(s.bucket, s.destination)).isTrue();
+                awaitTransferUnderWay(cluster, s, records);
+
+                String victimRs = victim == Victim.SOURCE_LEADER ? s.source : s.destination;
+                String killed = leaderOf(cluster, victimRs);
+                cluster.stopNode(killed);
+                long killedAt = System.nanoTime();
+                System.out.printf("%s: stopped %s (leader of %s)%n", victim, killed, victimRs);
+                assertKillLandedMidTransfer(records, s, victim);
+
+                phase("killed " + killed);
+                awaitSettled(mover::progress, 1, records, s, victim + " killed");
+                phase("move ended");
+                Map<String, Object> p = mover.progress();
+                System.out.printf("%s: move ended %d ms after the kill: %s%n", victim,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt), p);
+                for (RecordingWriter w : writers) w.stopAndJoin();
+                cluster.startNode(killed);
+
+                assertThat((List<?>) p.get("problems")).as("problems").isEmpty();
+                assertSingleOwner(cluster, records, s);
+                if (underLoad) {
+                    for (RecordingWriter w : writers) {
+                        System.out.printf("%s: %d attempts, %d acknowledged, %d errors %s%n", w.name(),
+                                w.attempts.get(), w.acks.get(), w.errorCount(), w.errors);
+                        assertThat(w.acks.get()).as("acknowledged writes").isPositive();
+                    }
+                    assertThat(writers.get(0).acknowledged).as("big-bucket writes acknowledged").isNotEmpty();
+                }
+                phase("single owner checked");
+                assertEveryKeyReadsBack(cluster, s.expected, writers);
+                assertDbSize(cluster, s.expected.size());
+                phase("keys checked");
+                assertReplicasAgree(cluster);
+                assertBigBucketTakesWrites(cluster, s);
+                phase("replicas agree");
+            } finally {
+                for (RecordingWriter w : writers) w.stopAndJoin();
+            }
+        }
+        System.out.printf("%s%s test took %d ms%n", victim, underLoad ? " under load" : "",
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+    }
+
+    // ---- set-up ------------------------------------------------------------------------------
+
+    private record Setup(int bucket, String source, String destination, Map<String, String> expected, long destinationKeysBefore) {}
+
+    private ClusterConfig config() throws Exception {
+        return TestClusters.config(dir, 2, 3, BUCKETS, Map.of(
+                "rebalancer", Map.of("auto", false, "chunkKeys", 20, "roundIntervalMs", 100)));
+    }
+
+    private static Topology currentTopology(ClusterConfig config) {
+        try (CoordinatorClient c = new CoordinatorClient(config.topology().coordinators())) {
+            return c.get().topology();
+        }
+    }
+
+    private static String bigKey(int i) {
+        return "{" + TAG + "}:" + i;
+    }
+
+    private static String otherKey(int i) {
+        return "k:" + i;
+    }
+
+    /** Writes the tagged keys of one big bucket plus keys spread over the others; picks the move. */
+    private static Setup setUp(LocalCluster cluster) throws Exception {
+        phase("cluster started");
+        assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+        phase("routes ready");
+        int bucket = BucketHasher.bucketOf(TAG.getBytes(StandardCharsets.UTF_8), BUCKETS);
+        Map<String, String> expected = new LinkedHashMap<>();
+        try (Jedis jedis = jedis(cluster)) {
+            List<String> kv = new ArrayList<>();
+            for (int i = 0; i < BIG_KEYS; i++) {
+                assertThat(BucketHasher.bucketOf(bigKey(i).getBytes(StandardCharsets.UTF_8), BUCKETS)).isEqualTo(bucket);
+                kv.add(bigKey(i));
+                kv.add("v" + i);
+                expected.put(bigKey(i), "v" + i);
+                if (kv.size() == 1_000) {
+                    assertThat(jedis.mset(kv.toArray(String[]::new))).isEqualTo("OK");
+                    kv.clear();
+                }
+            }
+            if (!kv.isEmpty()) assertThat(jedis.mset(kv.toArray(String[]::new))).isEqualTo("OK");
+            Pipeline pipeline = jedis.pipelined();
+            List<Response<String>> replies = new ArrayList<>();
+            for (int i = 0; i < OTHER_KEYS; i++) {
+                replies.add(pipeline.set(otherKey(i), "o" + i));
+                expected.put(otherKey(i), "o" + i);
+            }
+            pipeline.sync();
+            for (Response<String> r : replies) assertThat(r.get()).isEqualTo("OK");
+            assertThat(jedis.dbSize()).isEqualTo(expected.size());
+        }
+        phase("data written");
+        String source = cluster.router().router().ownerOf(bucket);
+        assertThat(source).isNotNull();
+        String destination = source.equals("rs1") ? "rs2" : "rs1";
+        long before = localKeys(cluster, leaderOf(cluster, destination));
+        System.out.printf("bucket %d (%d keys) will move %s -> %s; destination holds %d keys%n",
+                bucket, BIG_KEYS, source, destination, before);
+        return new Setup(bucket, source, destination, expected, before);
+    }
+
+    private static Jedis jedis(LocalCluster cluster) {
+        return new Jedis("127.0.0.1", cluster.router().respPort(), 15_000);
+    }
+
+    /**
+     * Waits until the first chunks (100 keys) landed on the destination leader, then checks with
+     * the replicated records that the copy is RECEIVING and incomplete (a transfer under way).
+     */
+    private static void awaitTransferUnderWay(LocalCluster cluster, Setup s, Records records) throws Exception {
+        String destLeader = leaderOf(cluster, s.destination);
+        await("first chunks on the destination").atMost(Duration.ofSeconds(30))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+                .until(() -> localKeys(cluster, destLeader) - s.destinationKeysBefore >= 100);
+        BucketDigest d = records.digest(s.destination, s.bucket);
+        assertThat(d).isNotNull();
+        System.out.printf("transfer under way: destination %s has %s with %d keys%n", s.destination,
+                MoveFaultSupport.describe(d.record()), d.keyCount());
+        assertThat(d.record()).isNotNull();
+        assertThat(d.record().state()).as("destination record").hasToString("RECEIVING");
+        assertThat(d.keyCount()).as("keys received so far").isBetween(1L, (long) BIG_KEYS - 1);
+    }
+
+    /** The side that was not killed shows the move unfinished: the kill did not come after the transfer. */
+    private static void assertKillLandedMidTransfer(Records records, Setup s, Victim victim) throws Exception {
+        String other = victim == Victim.SOURCE_LEADER ? s.destination : s.source;
+        BucketDigest d = records.digest(other, s.bucket);
+        assertThat(d).isNotNull();
+        String seen = other + " has " + MoveFaultSupport.describe(d.record()) + " with " + d.keyCount() + " keys";
+        System.out.println("right after the kill: " + seen);
+        if (victim == Victim.SOURCE_LEADER) {
+            assertThat(d.record().state()).as("kill came too late: " + seen).hasToString("RECEIVING");
+            assertThat(d.keyCount()).as("kill came too late: " + seen).isLessThan(bucketKeys(s));
+        } else {
+            assertThat(d.record().state()).as("kill came too late: " + seen).hasToString("SENDING");
+        }
+    }
+
+    private static long bucketKeys(Setup s) {
+        return s.expected.keySet().stream()
+                .filter(k -> BucketHasher.bucketOf(k.getBytes(StandardCharsets.UTF_8), BUCKETS) == s.bucket).count();
+    }
+
+    private static void awaitSettled(Supplier<Map<String, Object>> progress, long done, Records records, Setup s, String what)
+            throws Exception {
+        try {
+            await(what).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> settled(progress.get(), done));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("move of bucket " + s.bucket + " did not end after " + what + "; progress " + progress.get()
+                    + "; records " + records.describe(REPLICASETS, s.bucket), e);
+        }
+    }
+
+    // ---- checks ------------------------------------------------------------------------------
+
+    /** Exactly one replicaset owns the bucket with all its data; the other holds none. Returns the owner. */
+    private static String assertSingleOwner(LocalCluster cluster, Records records, Setup s) throws Exception {
+        String owner = null;
+        Map<String, BucketDigest> digests = new LinkedHashMap<>();
+        for (String rs : REPLICASETS) {
+            BucketDigest d = records.digest(rs, s.bucket);
+            assertThat(d).as("digest from " + rs).isNotNull();
+            digests.put(rs, d);
+        }
+        String seen = digests.entrySet().stream().map(e -> e.getKey() + "=" + MoveFaultSupport.describe(e.getValue().record())
+                + " keys=" + e.getValue().keyCount()).toList().toString();
+        System.out.println("bucket " + s.bucket + " records: " + seen);
+        for (var e : digests.entrySet()) {
+            BucketRecord r = e.getValue().record();
+            if (r != null && r.state().servesWrites()) {
+                assertThat(owner).as("second writable copy: " + seen).isNull();
+                owner = e.getKey();
+            } else {
+                assertThat(r == null || !r.state().isRoutable()).as("non-owner state: " + seen).isTrue();
+                assertThat(e.getValue().keyCount()).as("data left on the non-owner: " + seen).isZero();
+            }
+        }
+        assertThat(owner).as("an owner: " + seen).isNotNull();
+        assertThat(digests.get(owner).keyCount()).as("keys of the bucket on its owner: " + seen).isEqualTo(bucketKeys(s));
+        String expectedOwner = owner;
+        await("router follows the owner").atMost(Duration.ofSeconds(20))
+                .until(() -> expectedOwner.equals(cluster.router().router().ownerOf(s.bucket)));
+        await("owned buckets add up").atMost(Duration.ofSeconds(20)).until(() -> {
+            Map<String, StorageStats> stats = cluster.router().router().replicasetStats().get(20, TimeUnit.SECONDS);
+            return stats.size() == REPLICASETS.size() && stats.values().stream().mapToInt(StorageStats::ownedBuckets).sum() == BUCKETS;
+        });
+        return owner;
+    }
+
+    private static void assertEveryKeyReadsBack(LocalCluster cluster, Map<String, String> initial, List<RecordingWriter> writers) {
+        try (Jedis jedis = jedis(cluster)) {
+            List<String> keys = new ArrayList<>(initial.keySet());
+            List<String> wrong = new ArrayList<>();
+            for (int from = 0; from < keys.size(); from += 500) {
+                List<String> batch = keys.subList(from, Math.min(keys.size(), from + 500));
+                Pipeline p = jedis.pipelined();
+                List<Response<String>> got = new ArrayList<>();
+                for (String k : batch) got.add(p.get(k));
+                p.sync();
+                for (int i = 0; i < batch.size(); i++) {
+                    String k = batch.get(i);
+                    List<String> allowed = MoveFaultSupport.allowedValues(k, initial.get(k), writers);
+                    String value = got.get(i).get();
+                    if (!allowed.contains(value)) wrong.add(k + "=" + value + " (allowed " + allowed + ")");
+                }
+            }
+            assertThat(wrong).as("keys not reading back their last acknowledged value").isEmpty();
+        }
+    }
+
+    private static void assertDbSize(LocalCluster cluster, long expected) {
+        await("DBSIZE").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            try (Jedis jedis = jedis(cluster)) {
+                assertThat(jedis.dbSize()).isEqualTo(expected);
+            }
+        });
+    }
+
+    /** After the restarted node caught up, every member of a replicaset has the same keys and buckets. */
+    private static void assertReplicasAgree(LocalCluster cluster) {
+        for (String rs : REPLICASETS) {
+            List<String> ids = MoveFaultSupport.nodeIds(cluster, rs);
+            await(rs + " members agree").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+                List<String> views = new ArrayList<>();
+                for (String id : ids) {
+                    StorageProcess p = cluster.storage(id);
+                    assertThat(p).as(id + " running").isNotNull();
+                    StorageStats st = p.node().localStats();
+                    views.add(st.keyCount() + " keys/" + st.ownedBuckets() + " buckets/bsn " + st.lastBsn());
+                }
+                assertThat(views.stream().distinct().count()).as(rs + " members " + ids + ": " + views).isEqualTo(1);
+            });
+        }
+    }
+
+    private static void assertBigBucketTakesWrites(LocalCluster cluster, Setup s) {
+        try (Jedis jedis = jedis(cluster)) {
+            assertThat(jedis.set(bigKey(0), "after-move")).isEqualTo("OK");
+            assertThat(jedis.get(bigKey(0))).isEqualTo("after-move");
+            assertThat(jedis.set(bigKey(0), s.expected.get(bigKey(0)))).isEqualTo("OK");
+        }
+    }
+}
