@@ -1,0 +1,64 @@
+package io.cairn.core.move;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * A synchronous {@link MovePort} over {@link InMemoryReplicaset}s: a request is applied and
+ * answered at once, except the call numbers listed in {@link #dropReplyOfCall}, which are
+ * applied but answered with null (a lost reply). {@code after} tasks run from {@link #runTimers}.
+ */
+final class FakeMovePort implements MovePort {
+    final Map<String, InMemoryReplicaset> replicasets = new LinkedHashMap<>();
+    final List<String> calls = new ArrayList<>();
+    final ArrayDeque<Runnable> timers = new ArrayDeque<>();
+    int dropReplyOfCall = -1;
+    int dropRequestOfCall = -1;
+
+    FakeMovePort(InMemoryReplicaset... sets) {
+        for (InMemoryReplicaset rs : sets) replicasets.put(rs.id, rs);
+    }
+
+    private <T> void call(String what, Supplier<T> apply, Consumer<T> reply) {
+        int n = calls.size();
+        calls.add(what);
+        if (n == dropRequestOfCall) { reply.accept(null); return; }
+        T answer = apply.get();
+        reply.accept(n == dropReplyOfCall ? null : answer);
+    }
+
+    @Override
+    public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
+        call(command.getClass().getSimpleName() + "@" + replicaset, () -> replicasets.get(replicaset).apply(command), reply);
+    }
+
+    @Override
+    public void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<MoveQuery.ChunkPage> reply) {
+        call("ReadChunk@" + replicaset, () -> replicasets.get(replicaset).readChunk(query), reply);
+    }
+
+    @Override
+    public void digest(String replicaset, int bucket, Consumer<MoveQuery.BucketDigest> reply) {
+        call("Digest@" + replicaset, () -> replicasets.get(replicaset).digest(bucket), reply);
+    }
+
+    @Override
+    public void status(String replicaset, int maxCandidates, Consumer<MoveQuery.MoveStatus> reply) {
+        call("Status@" + replicaset, () -> replicasets.get(replicaset).status(maxCandidates), reply);
+    }
+
+    @Override
+    public void after(long delayMs, Runnable task) {
+        timers.add(task);
+    }
+
+    /** Runs pending timers (and the ones they add), at most {@code limit}. */
+    void runTimers(int limit) {
+        for (int i = 0; i < limit && !timers.isEmpty(); i++) timers.poll().run();
+    }
+}

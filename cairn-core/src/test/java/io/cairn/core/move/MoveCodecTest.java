@@ -1,0 +1,121 @@
+package io.cairn.core.move;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.BucketState;
+import io.cairn.core.move.MoveCommand.*;
+import io.cairn.core.move.MoveQuery.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.List;
+
+import static io.cairn.core.move.InMemoryReplicaset.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every command, query and answer survives encode + decode, with nothing left over. */
+class MoveCodecTest {
+    private static final BucketRecord RECORD = new BucketRecord(42, BucketState.SENDING, 7, 1234, "rs-2", BucketRecord.FLAG_DATA_DROPPED);
+    private static final List<ChunkEntry> ENTRIES = List.of(
+            new ChunkEntry(bytes("k1"), bytes("value one")),
+            new ChunkEntry(new byte[0], new byte[0]),
+            new ChunkEntry(new byte[] {(byte) 0xff, 0, 1}, new byte[300]));
+
+    private static MoveCommand roundTrip(MoveCommand c) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        MoveCodec.encode(c, out);
+        ByteBuffer in = ByteBuffer.wrap(out.toByteArray());
+        MoveCommand back = MoveCodec.decodeCommand(in);
+        assertThat(in.remaining()).as("bytes left after %s", c).isZero();
+        return back;
+    }
+
+    @Test
+    void everyCommandRoundTrips() {
+        List<MoveCommand> commands = List.of(
+                new StartSend(1, "rs-b"),
+                new ReceiveChunk(2, "rs-a", 9, 3, ENTRIES),
+                new ReceiveChunk(2, "", Long.MAX_VALUE, 0, List.of()),
+                new FinishReceive(3, 9, 1_000_000, -5L),
+                new MarkSent(4, 9),
+                new Activate(5, 9),
+                new RollbackSend(6, 9),
+                new AbortReceive(7, 9),
+                new DropData(8, 9),
+                new Pin(9, true),
+                new Pin(10, false));
+        for (MoveCommand c : commands) assertThat(roundTrip(c)).isEqualTo(c);
+    }
+
+    @Test
+    void unicodeNamesRoundTrip() {
+        assertThat(roundTrip(new StartSend(1, "réplica-ü-東"))).isEqualTo(new StartSend(1, "réplica-ü-東"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(MoveReply.Outcome.class)
+    void everyReplyRoundTrips(MoveReply.Outcome outcome) {
+        for (MoveReply r : List.of(new MoveReply(outcome, RECORD, 17, "why"), new MoveReply(outcome, null, 0, ""))) {
+            ByteBuffer in = ByteBuffer.wrap(MoveCodec.encode(r));
+            assertThat(MoveCodec.decodeReply(in)).isEqualTo(r);
+            assertThat(in.remaining()).isZero();
+        }
+    }
+
+    @Test
+    void everyQueryRoundTrips() {
+        ReadChunk rc = new ReadChunk(3, 8, bytes("after"), 1000, 1 << 20);
+        ByteBuffer in = ByteBuffer.wrap(MoveCodec.encode(rc));
+        ReadChunk back = (ReadChunk) MoveCodec.decodeQuery(in);
+        assertThat(in.remaining()).isZero();
+        assertThat(back.bucket()).isEqualTo(3);
+        assertThat(back.generation()).isEqualTo(8);
+        assertThat(back.afterKey()).isEqualTo(bytes("after"));
+        assertThat(back.maxKeys()).isEqualTo(1000);
+        assertThat(back.maxBytes()).isEqualTo(1 << 20);
+        assertThat(((ReadChunk) MoveCodec.decodeQuery(ByteBuffer.wrap(MoveCodec.encode(new ReadChunk(1, 0, new byte[0], 1, 1))))).afterKey())
+                .isEmpty();
+        for (MoveQuery q : List.of(new Digest(77), new Status(12))) {
+            ByteBuffer buf = ByteBuffer.wrap(MoveCodec.encode(q));
+            assertThat(MoveCodec.decodeQuery(buf)).isEqualTo(q);
+            assertThat(buf.remaining()).isZero();
+        }
+    }
+
+    @Test
+    void chunkPagesRoundTrip() {
+        for (ChunkPage p : List.of(new ChunkPage(ENTRIES, false, ""), new ChunkPage(List.of(), true, "not SENDING"))) {
+            ByteBuffer in = ByteBuffer.wrap(MoveCodec.encode(p));
+            assertThat(MoveCodec.decodeChunkPage(in)).isEqualTo(p);
+            assertThat(in.remaining()).isZero();
+        }
+    }
+
+    @Test
+    void digestsRoundTrip() {
+        for (BucketDigest d : List.of(new BucketDigest(RECORD, 12, 0xffffffffL * 12), new BucketDigest(null, 0, 0))) {
+            ByteBuffer in = ByteBuffer.wrap(MoveCodec.encode(d));
+            assertThat(MoveCodec.decodeDigest(in)).isEqualTo(d);
+            assertThat(in.remaining()).isZero();
+        }
+    }
+
+    @Test
+    void statusesRoundTrip() {
+        BucketRecord receiving = new BucketRecord(9, BucketState.RECEIVING, 3, 99, "rs-a", 0);
+        for (MoveStatus s : List.of(new MoveStatus(10, 2, 1, 1, List.of(RECORD, receiving), List.of(1, 2, 3)),
+                new MoveStatus(0, 0, 0, 0, List.of(), List.of()))) {
+            ByteBuffer in = ByteBuffer.wrap(MoveCodec.encode(s));
+            assertThat(MoveCodec.decodeStatus(in)).isEqualTo(s);
+            assertThat(in.remaining()).isZero();
+        }
+    }
+
+    @Test
+    void receiveProgressRoundTrips() {
+        ReceiveProgress p = new ReceiveProgress(5, 12, 1000, -1234567L, true);
+        assertThat(ReceiveProgress.decode(p.encode())).isEqualTo(p);
+    }
+}

@@ -1,0 +1,35 @@
+package io.cairn.core.move;
+
+import io.cairn.core.rebalance.PlanLimits;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+/**
+ * KNOWN BUG, kept out of the default run on purpose (the class name does not match surefire's
+ * *Test pattern). Run: mvn -o -pl cairn-core verify -Dtest=MoverPinLostReplyRepro -Dsurefire.failIfNoSpecifiedTests=false
+ *
+ * <p>{@code Mover.pin} dereferences the Pin reply without checking for {@code null} (MovePort's
+ * "no answer"): a lost reply throws NullPointerException on the driver thread instead of
+ * answering the operator, and the answer callback is never called.
+ */
+class MoverPinLostReplyRepro {
+    @Test
+    void aLostPinReplyIsAnsweredNotThrown() {
+        InMemoryReplicaset a = new InMemoryReplicaset("a").bootstrap(3, 1, 1);
+        InMemoryReplicaset b = new InMemoryReplicaset("b");
+        FakeMovePort port = new FakeMovePort(a, b);
+        port.dropReplyOfCall = 2;  // Digest@a, Digest@b, then Pin@a
+        Mover mover = new Mover(port, PlanLimits.withDefaultThreshold(1, 1, 1), SendMove.Limits.defaults(), false);
+        mover.setLayout(new Mover.Layout(1, 10, Map.of("a", 1.0, "b", 1.0)));
+        List<String> answers = new ArrayList<>();
+        assertThatCode(() -> mover.pin(3, true, answers::add)).doesNotThrowAnyException();
+        assertThat(port.calls).containsExactly("Digest@a", "Digest@b", "Pin@a");
+        assertThat(answers).hasSize(1);
+    }
+}

@@ -1,0 +1,16 @@
+package io.cairn.sim;
+
+/** The cluster changes the simulation drives, each under the same faults. */
+enum Scenario {
+    /** (a) Two replicasets hold every bucket; a third (or fourth) joins with weight 1. */
+    ADD_REPLICASET,
+    /** (b) One replicaset of three or four is drained (weight 0). */
+    DRAIN,
+    /** (c) A balanced cluster; one bucket is moved back and forth by hand, also through a stale driver. */
+    MANUAL_BACK_AND_FORTH,
+    /**
+     * (d) Two replicasets (and sometimes a third joining); bucket 1 is injected ACTIVE on both at
+     * different generations, reported as DOUBLED_BUCKETS, then resolved by the operator.
+     */
+    DOUBLED_BUCKET
+}

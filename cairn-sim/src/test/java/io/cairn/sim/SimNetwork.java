@@ -1,0 +1,90 @@
+package io.cairn.sim;
+
+import java.util.Map;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Request/reply between the driver (or a client) and replicaset leaders, with faults: a request
+ * may be dropped, delayed (so requests reorder), held back far beyond the caller's timeout (a
+ * stray message, vshard #214), or duplicated (the copy is applied later, its reply ignored); a
+ * reply may be dropped after the request applied. A command is applied at a
+ * commit event a little after delivery; if its replicaset lost the leader in between, it is
+ * applied or not at random and its reply is lost. Every call is answered exactly once: by the
+ * reply or, if that does not come in time, by {@code null} at the timeout (MovePort's "no answer").
+ */
+final class SimNetwork {
+    /** Fault probabilities and delays; {@link #NONE} once the faults stop. */
+    record Faults(double dropRequest, double dropReply, double duplicate, double strayDelay, int maxDelayMs) {
+        static final Faults NONE = new Faults(0, 0, 0, 0, 5);
+    }
+
+    static final long TIMEOUT_MS = 120;
+
+    private final SimScheduler scheduler;
+    private final Random random;
+    private final Map<String, SimReplicaset> replicasets;
+    private Faults faults;
+
+    SimNetwork(SimScheduler scheduler, Random random, Map<String, SimReplicaset> replicasets, Faults faults) {
+        this.scheduler = scheduler;
+        this.random = random;
+        this.replicasets = replicasets;
+        this.faults = faults;
+    }
+
+    void setFaults(Faults faults) {
+        this.faults = faults;
+    }
+
+    private long delay() {
+        return 1 + random.nextInt(faults.maxDelayMs());
+    }
+
+    /**
+     * Sends {@code op} to the leader of {@code replicaset}; {@code mutating} ops are log entries.
+     * {@code reply} runs only while {@code callerAlive} (a crashed driver hears nothing).
+     */
+    <T> void call(String replicaset, String what, boolean mutating, Function<SimReplicaset, T> op, Consumer<T> reply,
+                  BooleanSupplier callerAlive) {
+        boolean[] answered = {false};
+        Consumer<T> answer = v -> {
+            if (answered[0]) return;
+            answered[0] = true;
+            if (callerAlive.getAsBoolean()) reply.accept(v);
+        };
+        scheduler.after(TIMEOUT_MS, "timeout " + what, () -> answer.accept(null));
+        if (random.nextDouble() < faults.dropRequest()) return;
+        deliver(replicaset, what, mutating, op, answer);
+        if (mutating && random.nextDouble() < faults.duplicate()) {
+            scheduler.after(delay() * 4, "duplicate " + what, () -> deliver(replicaset, "dup " + what, true, op, v -> { }));
+        }
+    }
+
+    private <T> void deliver(String replicaset, String what, boolean mutating, Function<SimReplicaset, T> op, Consumer<T> answer) {
+        long delayMs = random.nextDouble() < faults.strayDelay() ? TIMEOUT_MS + random.nextInt(1_500) : delay();
+        scheduler.after(delayMs, "deliver " + what, () -> {
+            SimReplicaset rs = replicasets.get(replicaset);
+            if (!rs.leaderUp(scheduler.nowMs())) return;  // no leader: no answer, nothing applied
+            if (!mutating) {
+                reply(op.apply(rs), answer, what);
+                return;
+            }
+            int term = rs.term();
+            scheduler.after(1 + random.nextInt(3), "commit " + what, () -> {
+                if (rs.term() != term) {  // the leader died with this entry in flight
+                    if (random.nextBoolean()) op.apply(rs);
+                    return;
+                }
+                reply(op.apply(rs), answer, what);
+            });
+        });
+    }
+
+    private <T> void reply(T value, Consumer<T> answer, String what) {
+        if (random.nextDouble() < faults.dropReply()) return;
+        scheduler.after(delay(), "reply " + what, () -> answer.accept(value));
+    }
+}
