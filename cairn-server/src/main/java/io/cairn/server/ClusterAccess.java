@@ -89,7 +89,7 @@ class ClusterAccess {
                         planEpoch, toMove, inFlight, p.get("moved"), p.get("bucketsPerSecond"), p.get("etaSeconds"));
                 if (!line.equals(last)) System.out.println(line);
                 last = line;
-                if (planEpoch >= epoch && toMove == 0 && inFlight == 0) return true;
+                if (planEpoch >= epoch && Boolean.TRUE.equals(p.get("balanced"))) return true;
             }
             Thread.sleep(1_000);
         }

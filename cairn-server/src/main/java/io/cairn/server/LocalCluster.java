@@ -55,7 +55,8 @@ public final class LocalCluster implements AutoCloseable {
         return ConfigLoader.load(file);
     }
 
-    static Map<String, Object> configTree(Shape s) {
+    /** The config tree of a new local cluster of this shape (written to cluster.yaml). */
+    public static Map<String, Object> configTree(Shape s) {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("bucketCount", s.bucketCount());
         root.put("dataDir", ".");

@@ -21,7 +21,7 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "cairn", mixinStandardHelpOptions = true, version = "cairn 0.1.0",
         description = "Cairn: a sharded, replicated key-value store that speaks the Redis protocol.",
         subcommands = {Main.Up.class, Main.Storage.class, Main.RouterCmd.class, Main.CoordinatorCmd.class,
-                Main.Status.class, Main.Node.class, TopologyCommand.class, BucketCommand.class})
+                Main.Status.class, Main.Node.class, TopologyCommand.class, BucketCommand.class, Main.Bench.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
         // gRPC inside Ratis logs through java.util.logging; keep it to warnings.
@@ -148,6 +148,45 @@ public final class Main implements Runnable {
             ClusterConfig c = ConfigLoader.load(config != null ? config : dir.resolve(LocalCluster.CONFIG_FILE));
             var status = StatusReport.collect(c);
             System.out.print(json ? io.cairn.server.admin.AdminServer.JSON.writeValueAsString(status) + "\n" : StatusReport.render(status));
+            return 0;
+        }
+    }
+
+    @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks that start their own cluster in this JVM.",
+            subcommands = {Main.BenchMoves.class})
+    static final class Bench implements Runnable {
+        @Override
+        public void run() {
+            new CommandLine(this).usage(System.out);
+        }
+    }
+
+    @Command(name = "moves", mixinStandardHelpOptions = true,
+            description = "Load keys into two replicasets, give a third its share, and measure the move and the foreground traffic.")
+    static final class BenchMoves implements Callable<Integer> {
+        @Option(names = "--keys", defaultValue = "100000", description = "keys to load (default: ${DEFAULT-VALUE})") int keys;
+        @Option(names = "--value-bytes", defaultValue = "100", description = "value size (default: ${DEFAULT-VALUE})") int valueBytes;
+        @Option(names = "--buckets", defaultValue = "3000", description = "bucket count (default: ${DEFAULT-VALUE})") int buckets;
+        @Option(names = "--replicas", defaultValue = "3", description = "nodes per replicaset (default: ${DEFAULT-VALUE})") int replicas;
+        @Option(names = "--chunk-keys", defaultValue = "1000", description = "keys per transfer chunk (default: ${DEFAULT-VALUE})") int chunkKeys;
+        @Option(names = "--max-sending", defaultValue = "4", description = "concurrent sends per replicaset (default: ${DEFAULT-VALUE})") int maxSending;
+        @Option(names = "--max-receiving", defaultValue = "8", description = "concurrent receives per replicaset (default: ${DEFAULT-VALUE})") int maxReceiving;
+        @Option(names = "--timeout-seconds", defaultValue = "900", description = "give up after (default: ${DEFAULT-VALUE})") long timeoutSeconds;
+        @Option(names = "--dir", description = "data folder (default: a new temporary folder, deleted afterwards)") Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            Path d = dir != null ? dir : java.nio.file.Files.createTempDirectory("cairn-bench-moves");
+            try {
+                io.cairn.server.bench.MoveBench.run(new io.cairn.server.bench.MoveBench.Options(keys, buckets, replicas, valueBytes, chunkKeys,
+                        maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds)), d);
+            } finally {
+                if (dir == null) {
+                    try (var walk = java.nio.file.Files.walk(d)) {
+                        for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.deleteIfExists(p);
+                    }
+                }
+            }
             return 0;
         }
     }

@@ -13,6 +13,11 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** Writes local-cluster configs on free loopback ports for tests. */
 final class TestClusters {
+    static {
+        // A bind failure inside Ratis must fail the test, not end the shared test JVM.
+        org.apache.ratis.util.ExitUtils.disableSystemExit();
+    }
+
     private TestClusters() {}
 
     /** A config for {@code replicasets x replicas} in {@code dir}, with optional extra sections. */

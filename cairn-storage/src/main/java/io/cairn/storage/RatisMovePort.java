@@ -108,7 +108,13 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
                 log.debug("move call to {} failed: {}", replicaset, error != null ? error.toString() : reply.getException());
             }
             T result = answer;
-            driver.execute(() -> onAnswer.accept(result));
+            boolean failed = error != null;
+            driver.execute(() -> {
+                // A Ratis client whose request exhausted its retries closes its sliding window and fails
+                // every later call at once: replace it, so the next call finds the new leader.
+                if (failed) discard(replicaset, client);
+                onAnswer.accept(result);
+            });
         });
     }
 
@@ -126,6 +132,10 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
                 .build();
         clients.put(replicaset, c);
         return c;
+    }
+
+    private void discard(String replicaset, RaftClient failed) {
+        if (clients.remove(replicaset, failed)) closeQuietly(failed);
     }
 
     @Override

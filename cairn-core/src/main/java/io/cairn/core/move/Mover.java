@@ -38,8 +38,11 @@ public final class Mover {
     /** Weights and the bucket count from the coordinator's epoch {@code epoch}. */
     public record Layout(long epoch, int bucketCount, Map<String, Double> weights) {}
 
-    /** @param planEpoch the epoch the last plan was made for (0 before the first plan) */
-    public record Progress(long planEpoch, double disbalancePercent, int bucketsToMove, long moved, long rolledBack, int inFlight,
+    /**
+     * @param planEpoch the epoch the last plan was made for (0 before the first plan)
+     * @param balanced  the last plan is within the threshold and no move is in flight
+     */
+    public record Progress(long planEpoch, boolean balanced, double disbalancePercent, int bucketsToMove, long moved, long rolledBack, int inFlight,
                            long keysMoved, Map<String, Integer> targets, List<String> problems) {}
 
     private final MovePort port;
@@ -55,6 +58,11 @@ public final class Mover {
     private final Map<Integer, Long> rolledBackAt = new HashMap<>();
     private static final long ROUNDS_TO_REST_AFTER_ROLLBACK = 10;
     private long rounds;
+    /** Bucket -> the round during which its move (driven here) ended; that round's statuses may predate the end. */
+    private final Map<Integer, Long> endedInRound = new HashMap<>();
+    private int overCountRounds;
+    private long statusRound;
+    private static final int DOUBLED_AFTER_ROUNDS = 3;
     private boolean roundRunning;
     private long moved;
     private long rolledBack;
@@ -81,7 +89,8 @@ public final class Mover {
 
     public Progress progress() {
         Plan p = lastPlan;
-        return new Progress(planEpoch, p == null ? 0 : p.disbalancePercent(), p == null ? 0 : p.bucketsToMove(), moved, rolledBack,
+        boolean balanced = p != null && inFlight.isEmpty() && RebalancePlanner.converged(p, planLimits);
+        return new Progress(planEpoch, balanced, p == null ? 0 : p.disbalancePercent(), p == null ? 0 : p.bucketsToMove(), moved, rolledBack,
                 inFlight.size(), keysMoved, p == null ? Map.of() : p.targets(), problems);
     }
 
@@ -110,9 +119,14 @@ public final class Mover {
             for (var e : records.entrySet()) {
                 BucketRecord r = e.getValue();
                 if (r != null && (r.state() == BucketState.ACTIVE || r.state() == BucketState.PINNED)) {
-                    port.submit(e.getKey(), new MoveCommand.Pin(bucket, pinned), reply -> answer.accept(reply.isOk()
-                            ? "bucket " + bucket + " is " + reply.record().state() + " on " + e.getKey()
-                            : "refused: " + reply.message()));
+                    port.submit(e.getKey(), new MoveCommand.Pin(bucket, pinned), reply -> {
+                        if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) {
+                            answer.accept("unknown: " + e.getKey() + " did not answer; check with `cairn bucket show " + bucket + "`");
+                        } else {
+                            answer.accept(reply.isOk() ? "bucket " + bucket + " is " + reply.record().state() + " on " + e.getKey()
+                                    : "refused: " + reply.message());
+                        }
+                    });
                     return;
                 }
             }
@@ -147,21 +161,28 @@ public final class Mover {
     }
 
     private void onStatuses(List<String> ids, Map<String, MoveStatus> statuses) {
+        statusRound = rounds;
+        endedInRound.values().removeIf(r -> r < rounds - 1);
         List<String> found = new ArrayList<>();
         for (String id : ids) if (!statuses.containsKey(id)) found.add("replicaset " + id + " did not answer");
         statuses.forEach(this::recover);
         int owned = statuses.values().stream().mapToInt(s -> s.active() + s.pinned() + s.sending()).sum();
-        if (statuses.size() == ids.size() && owned > layout.bucketCount()) {
+        boolean overCount = statuses.size() == ids.size() && owned > layout.bucketCount();
+        // Statuses are answered at slightly different moments, so a move finishing between two
+        // answers can be counted twice once; a real double persists round after round.
+        overCountRounds = overCount ? overCountRounds + 1 : 0;
+        if (overCountRounds >= DOUBLED_AFTER_ROUNDS) {
             found.add("DOUBLED_BUCKETS: replicasets own " + owned + " buckets, bucket_count is " + layout.bucketCount());
         }
         problems = found;
         startManualMoves(statuses);
-        if (autoRebalance && statuses.size() == ids.size()) plan(ids, statuses);
+        // Like vshard, never plan from counts that do not add up: moving a doubled bucket would stall.
+        if (autoRebalance && statuses.size() == ids.size() && !overCount) plan(ids, statuses);
     }
 
     private void recover(String replicaset, MoveStatus status) {
         for (BucketRecord r : status.unfinished()) {
-            if (inFlight.containsKey(r.id())) continue;
+            if (inFlight.containsKey(r.id()) || endedInRound.getOrDefault(r.id(), -1L) >= statusRound) continue;
             if (r.state() == BucketState.RECEIVING) {
                 recoverReceiving(replicaset, r);
                 continue;
@@ -247,6 +268,9 @@ public final class Mover {
 
     private void onMoveDone(SendMove m) {
         inFlight.remove(m.bucket());
+        endedInRound.put(m.bucket(), rounds);
+        // A freed send slot is refilled at once instead of waiting for the next timed round.
+        if (autoRebalance && lastPlan != null && lastPlan.bucketsToMove() > 0) round();
         if (m.result() == SendMove.Result.MOVED) {
             moved++;
             keysMoved += m.keysSent();

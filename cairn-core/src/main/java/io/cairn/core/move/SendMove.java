@@ -168,6 +168,17 @@ public final class SendMove {
             switch (reply.outcome()) {
                 case COMPLETE -> moveTo(Phase.MARKING_SENT);
                 case ABORTED -> { detail = reply.message(); moveTo(Phase.ROLLING_BACK); }
+                case REFUSED -> {
+                    // The destination holds its own routable copy (a doubled bucket): it refused every chunk of
+                    // this generation and can never activate it, so rolling back is safe and frees the bucket.
+                    BucketRecord dst = reply.record();
+                    if (dst != null && dst.state().isRoutable() && dst.generation() < generation) {
+                        detail = "destination holds its own copy: " + reply.message();
+                        moveTo(Phase.ROLLING_BACK);
+                    } else {
+                        retryLater();
+                    }
+                }
                 default -> retryLater(); // unreachable destination or an impossible state: never roll back without the fence
             }
         });

@@ -125,6 +125,7 @@ public final class MoverService implements AutoCloseable {
         m.put("running", true);
         m.put("epoch", topology.epoch());
         m.put("planEpoch", p.planEpoch());
+        m.put("balanced", p.balanced());
         m.put("bucketsPerSecond", Math.round(rate * 10) / 10.0);
         m.put("etaSeconds", p.bucketsToMove() == 0 ? 0 : rate > 0 ? Math.round(p.bucketsToMove() / rate) : -1);
         m.put("disbalancePercent", Double.isInfinite(p.disbalancePercent()) ? "inf" : Math.round(p.disbalancePercent() * 100) / 100.0);

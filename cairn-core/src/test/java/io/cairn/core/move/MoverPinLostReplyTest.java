@@ -11,14 +11,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 /**
- * KNOWN BUG, kept out of the default run on purpose (the class name does not match surefire's
- * *Test pattern). Run: mvn -o -pl cairn-core verify -Dtest=MoverPinLostReplyRepro -Dsurefire.failIfNoSpecifiedTests=false
+ * Regression, kept out of the default run on purpose (the class name does not match surefire's
+ * *Test pattern). Run: mvn -o -pl cairn-core verify -Dtest=MoverPinLostReplyTest -Dsurefire.failIfNoSpecifiedTests=false
  *
  * <p>{@code Mover.pin} dereferences the Pin reply without checking for {@code null} (MovePort's
  * "no answer"): a lost reply throws NullPointerException on the driver thread instead of
  * answering the operator, and the answer callback is never called.
  */
-class MoverPinLostReplyRepro {
+class MoverPinLostReplyTest {
     @Test
     void aLostPinReplyIsAnsweredNotThrown() {
         InMemoryReplicaset a = new InMemoryReplicaset("a").bootstrap(3, 1, 1);

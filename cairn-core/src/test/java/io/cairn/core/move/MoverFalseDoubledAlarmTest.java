@@ -11,8 +11,8 @@ import java.util.function.Consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * KNOWN BUG, kept out of the default run on purpose (the class name does not match surefire's
- * *Test pattern). Run: mvn -o -pl cairn-core verify -Dtest=MoverFalseDoubledAlarmRepro -Dsurefire.failIfNoSpecifiedTests=false
+ * Regression, kept out of the default run on purpose (the class name does not match surefire's
+ * *Test pattern). Run: mvn -o -pl cairn-core verify -Dtest=MoverFalseDoubledAlarmTest -Dsurefire.failIfNoSpecifiedTests=false
  *
  * <p>Mover reports DOUBLED_BUCKETS when active + pinned + sending summed over the statuses of one
  * round exceeds bucket_count. The statuses are answered at different moments, so a bucket that
@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in the destination's. A healthy cluster raises a false alarm (cairn-sim saw it in about 0.2%
  * of seeds of every rebalancing scenario).
  */
-class MoverFalseDoubledAlarmRepro {
+class MoverFalseDoubledAlarmTest {
     @Test
     void aMoveFinishingBetweenTwoStatusAnswersIsNotADoubledBucket() {
         InMemoryReplicaset a = new InMemoryReplicaset("a").bootstrap(1, 1, 1).bootstrap(2, 1, 1);

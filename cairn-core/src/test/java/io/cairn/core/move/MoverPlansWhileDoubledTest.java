@@ -10,17 +10,14 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * KNOWN BUG (liveness), kept out of the default run on purpose (the class name does not match
- * surefire's *Test pattern). Run: mvn -o -pl cairn-core verify -Dtest=MoverPlansWhileDoubledRepro -Dsurefire.failIfNoSpecifiedTests=false
- *
- * <p>Mover keeps planning while it reports DOUBLED_BUCKETS (vshard refuses to rebalance while
+ * Regression test, found by cairn-sim. Mover keeps planning while it reports DOUBLED_BUCKETS (vshard refuses to rebalance while
  * the owned sum differs from bucket_count). Here it sends the doubled bucket from one holder to
  * the other: the destination refuses a second copy (ReceiveChunk and FinishReceive REFUSED),
  * SendMove retries FinishReceive forever, and the sending copy stays SENDING (refusing writes,
  * holding a send slot) until an operator drops one copy. cairn-sim's DOUBLED_BUCKET scenario
  * ends with the doubled bucket stuck SENDING in about half of its seeds.
  */
-class MoverPlansWhileDoubledRepro {
+class MoverPlansWhileDoubledTest {
     @Test
     void aDoubledBucketIsNotLeftSendingForever() {
         InMemoryReplicaset a = new InMemoryReplicaset("a").bootstrap(1, 1, 1);
@@ -28,8 +25,10 @@ class MoverPlansWhileDoubledRepro {
         FakeMovePort port = new FakeMovePort(a, b);
         Mover mover = new Mover(port, new PlanLimits(1.0, 1, 1, 1), SendMove.Limits.defaults(), true);
         mover.setLayout(new Mover.Layout(1, 3, Map.of("a", 1.0, "b", 1.0)));
-        mover.round();
-        port.runTimers(50);
+        for (int round = 0; round < 3; round++) {
+            mover.round();
+            port.runTimers(50);
+        }
 
         assertThat(mover.progress().problems()).anyMatch(p -> p.startsWith("DOUBLED_BUCKETS"));
         BucketRecord onB = b.record(1);

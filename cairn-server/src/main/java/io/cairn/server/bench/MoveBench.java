@@ -1,0 +1,208 @@
+package io.cairn.server.bench;
+
+import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.core.BucketHasher;
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpResult;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.router.Router;
+import io.cairn.server.LocalCluster;
+import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.config.ConfigLoader;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@code cairn bench moves}: loads N keys into two replicasets, gives a third one its share and
+ * measures the move (keys/s, buckets/s) and the foreground traffic during it (p50, p99, worst
+ * stall), next to the same foreground traffic measured just before the move in the same run.
+ * Everything runs in this JVM on loopback, like {@code cairn up}.
+ */
+public final class MoveBench {
+    public record Options(int keys, int buckets, int replicas, int valueBytes, int chunkKeys, int maxSending, int maxReceiving,
+                          Duration timeout) {}
+
+    private MoveBench() {}
+
+    public static void run(Options o, Path dir) throws Exception {
+        ClusterConfig config = prepare(o, dir);
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            if (!cluster.awaitReady(Duration.ofSeconds(120))) throw new IllegalStateException("cluster not ready");
+            Router router = cluster.router().router();
+            long t0 = System.nanoTime();
+            load(router, o);
+            double loadSeconds = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("loaded %,d keys of %d bytes in %.1f s (%,.0f keys/s)%n", o.keys(), o.valueBytes(), loadSeconds, o.keys() / loadSeconds);
+
+            Foreground before = Foreground.measure(router, o, Duration.ofSeconds(5), null);
+            System.out.printf("foreground before the move: %s%n", before.summary());
+
+            AtomicBoolean moving = new AtomicBoolean(true);
+            Foreground[] during = new Foreground[1];
+            Thread fg = new Thread(() -> during[0] = Foreground.measure(router, o, o.timeout(), moving), "bench-foreground");
+            fg.start();
+            long moveStart = System.nanoTime();
+            long epoch = giveShare(config, "rs3");
+            boolean done = awaitBalanced(cluster, epoch, o.timeout());
+            double moveSeconds = (System.nanoTime() - moveStart) / 1e9;
+            moving.set(false);
+            fg.join();
+            Map<String, Object> p = cluster.coordinator().mover().progress();
+            long moved = ((Number) p.get("moved")).longValue();
+            long keysMoved = ((Number) p.get("keysMoved")).longValue();
+            System.out.printf("%nmove %s in %.1f s: %,d buckets (%.1f buckets/s, %.1f ms each), %,d keys (%,.0f keys/s), %s rolled back%n",
+                    done ? "finished" : "NOT finished", moveSeconds, moved, moved / moveSeconds, 1000 * moveSeconds / Math.max(1, moved),
+                    keysMoved, keysMoved / moveSeconds, p.get("rolledBack"));
+            System.out.printf("foreground during the move: %s%n", during[0].summary());
+            System.out.printf("ratios during/before: p50 %.2fx, p99 %.2fx, ops/s %.2fx%n",
+                    during[0].p(50) / before.p(50), during[0].p(99) / before.p(99), during[0].opsPerSecond() / before.opsPerSecond());
+            verify(router, o);
+        }
+    }
+
+    private static ClusterConfig prepare(Options o, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        int base = 21_000 + ThreadLocalRandom.current().nextInt(20_000);
+        Map<String, Object> tree = new java.util.LinkedHashMap<>(LocalCluster.configTree(new LocalCluster.Shape(3, o.replicas(), o.buckets(), base + 99, base)));
+        @SuppressWarnings("unchecked") List<Map<String, Object>> sets = (List<Map<String, Object>>) tree.get("replicasets");
+        List<Map<String, Object>> adjusted = new ArrayList<>();
+        for (Map<String, Object> rs : sets) {
+            Map<String, Object> copy = new java.util.LinkedHashMap<>(rs);
+            if ("rs3".equals(rs.get("id"))) copy.put("weight", 0);
+            adjusted.add(copy);
+        }
+        tree.put("replicasets", adjusted);
+        tree.put("rebalancer", Map.of("chunkKeys", o.chunkKeys(), "maxSendingPerReplicaset", o.maxSending(),
+                "maxReceivingPerReplicaset", o.maxReceiving(), "maxMovesPerRound", 4 * o.maxReceiving()));
+        Path file = dir.resolve(LocalCluster.CONFIG_FILE);
+        ConfigLoader.write(file, tree);
+        return ConfigLoader.load(file);
+    }
+
+    private static void load(Router router, Options o) {
+        byte[] value = new byte[o.valueBytes()];
+        Arrays.fill(value, (byte) 'x');
+        int batch = 1_000;
+        List<java.util.concurrent.CompletableFuture<List<OpResult>>> inFlight = new ArrayList<>();
+        for (int start = 0; start < o.keys(); start += batch) {
+            List<KvOp> ops = new ArrayList<>(batch);
+            for (int i = start; i < Math.min(o.keys(), start + batch); i++) {
+                byte[] key = key(i);
+                ops.add(KvOp.set(BucketHasher.bucketOf(key, o.buckets()), key, value));
+            }
+            inFlight.add(router.execute(ops));
+            if (inFlight.size() >= 8) drain(inFlight);
+        }
+        drain(inFlight);
+    }
+
+    private static void drain(List<java.util.concurrent.CompletableFuture<List<OpResult>>> inFlight) {
+        for (var f : inFlight) {
+            for (OpResult r : f.join()) if (r.isError()) throw new IllegalStateException("load failed: " + r.message());
+        }
+        inFlight.clear();
+    }
+
+    static byte[] key(int i) {
+        return ("bench:" + i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static long giveShare(ClusterConfig config, String replicaset) {
+        try (CoordinatorClient coordinator = new CoordinatorClient(config.topology().coordinators())) {
+            Topology t = coordinator.get().topology();
+            List<ReplicasetSpec> sets = new ArrayList<>();
+            for (ReplicasetSpec rs : t.replicasets()) sets.add(rs.id().equals(replicaset) ? new ReplicasetSpec(rs.id(), 1, rs.nodes()) : rs);
+            Topology next = new Topology(t.epoch(), t.bucketCount(), t.coordinators(), sets, t.routers());
+            return coordinator.propose(t.epoch(), next, false, "bench: give " + replicaset + " its share").topology().epoch();
+        }
+    }
+
+    private static boolean awaitBalanced(LocalCluster cluster, long epoch, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long nextReport = System.nanoTime();
+        while (System.nanoTime() < deadline) {
+            Map<String, Object> p = cluster.coordinator().mover().progress();
+            if (System.nanoTime() >= nextReport) {
+                System.out.printf("  %s buckets to move, %s in flight, %s moved, %s rolled back, %s keys%n",
+                        p.get("bucketsToMove"), p.get("inFlight"), p.get("moved"), p.get("rolledBack"), p.get("keysMoved"));
+                nextReport = System.nanoTime() + 5_000_000_000L;
+            }
+            if (p.get("planEpoch") instanceof Number e && e.longValue() >= epoch && Boolean.TRUE.equals(p.get("balanced"))) {
+                return true;
+            }
+            Thread.sleep(50);
+        }
+        return false;
+    }
+
+    /** Every key reads back after the move (sampled when there are many). */
+    private static void verify(Router router, Options o) {
+        int step = Math.max(1, o.keys() / 20_000);
+        int checked = 0;
+        for (int i = 0; i < o.keys(); i += step) {
+            byte[] key = key(i);
+            OpResult r = router.execute(List.of(KvOp.get(BucketHasher.bucketOf(key, o.buckets()), key))).join().get(0);
+            if (r.isError() || r.bytes() == null) throw new IllegalStateException("key " + new String(key) + " lost: " + r);
+            checked++;
+        }
+        System.out.printf("verified %,d keys after the move: all present%n", checked);
+    }
+
+    /** One client doing SET then GET of random loaded keys, recording each operation's latency. */
+    private static final class Foreground {
+        private final long[] latenciesMicros;
+        private final int count;
+        private final double seconds;
+
+        private Foreground(long[] latencies, int count, double seconds) {
+            this.latenciesMicros = Arrays.copyOf(latencies, count);
+            Arrays.sort(latenciesMicros);
+            this.count = count;
+            this.seconds = seconds;
+        }
+
+        static Foreground measure(Router router, Options o, Duration max, AtomicBoolean keepGoing) {
+            long[] lat = new long[2_000_000];
+            int n = 0;
+            long start = System.nanoTime();
+            long end = start + max.toNanos();
+            byte[] value = new byte[o.valueBytes()];
+            while (System.nanoTime() < end && n < lat.length - 1 && (keepGoing == null || keepGoing.get())) {
+                byte[] key = key(ThreadLocalRandom.current().nextInt(Math.max(1, o.keys())));
+                int bucket = BucketHasher.bucketOf(key, o.buckets());
+                long t = System.nanoTime();
+                router.execute(List.of(KvOp.set(bucket, key, value))).join();
+                lat[n++] = (System.nanoTime() - t) / 1_000;
+                t = System.nanoTime();
+                router.execute(List.of(KvOp.get(bucket, key))).join();
+                lat[n++] = (System.nanoTime() - t) / 1_000;
+            }
+            return new Foreground(lat, n, (System.nanoTime() - start) / 1e9);
+        }
+
+        double p(int percentile) {
+            if (count == 0) return 0;
+            return latenciesMicros[Math.min(count - 1, (int) Math.ceil(percentile / 100.0 * count) - 1)] / 1000.0;
+        }
+
+        double opsPerSecond() {
+            return count / seconds;
+        }
+
+        String summary() {
+            return String.format("%,d ops, %.0f ops/s, p50 %.1f ms, p99 %.1f ms, worst %.1f ms", count, opsPerSecond(), p(50), p(99),
+                    count == 0 ? 0 : latenciesMicros[count - 1] / 1000.0);
+        }
+    }
+}
