@@ -235,10 +235,20 @@ public final class Mover {
     }
 
     private void plan(List<String> ids, Map<String, MoveStatus> statuses) {
+        // A bucket in flight counts at its destination from StartSend on: before its first chunk
+        // lands it is SENDING at the source and not yet RECEIVING anywhere.
+        Map<String, Set<Integer>> incoming = new HashMap<>();
+        for (var e : statuses.entrySet()) {
+            for (BucketRecord r : e.getValue().unfinished()) {
+                String to = r.state() == BucketState.SENDING ? r.peer() : r.state() == BucketState.RECEIVING ? e.getKey() : null;
+                if (to != null) incoming.computeIfAbsent(to, k -> new HashSet<>()).add(r.id());
+            }
+        }
         List<ReplicasetLoad> loads = new ArrayList<>();
         for (String id : ids) {
             MoveStatus s = statuses.get(id);
-            loads.add(new ReplicasetLoad(id, layout.weights().get(id), s.active(), s.pinned(), s.sending(), s.receiving()));
+            int arriving = Math.max(s.receiving(), incoming.getOrDefault(id, Set.of()).size());
+            loads.add(new ReplicasetLoad(id, layout.weights().get(id), s.active(), s.pinned(), s.sending(), arriving));
         }
         Plan plan;
         try {
