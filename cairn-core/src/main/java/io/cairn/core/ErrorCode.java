@@ -26,7 +26,13 @@ public enum ErrorCode {
     KEY_TOO_LARGE(19, RetryClass.FATAL, "ERR", "key exceeds the configured maximum size"),
     INVALID_EXPIRE(20, RetryClass.FATAL, "ERR", "invalid expire time"),
     INTERNAL(21, RetryClass.FATAL, "ERR", "internal error"),
-    FOLDER_IN_USE(22, RetryClass.FATAL, "ERR", "data folder is used by another running process");
+    FOLDER_IN_USE(22, RetryClass.FATAL, "ERR", "data folder is used by another running process"),
+    /** A storage ref (map-reduce) was refused: a bucket is in transfer here, or a move is waiting for its turn. */
+    MOVE_IN_PROGRESS(23, RetryClass.RETRY_LATER, "TRYAGAIN", "a bucket move is in progress on the replicaset; retry shortly"),
+    /** A map-reduce step found its storage ref gone (expired or never taken); the whole call must start over. */
+    REF_NOT_HELD(24, RetryClass.RETRY_LATER, "TRYAGAIN", "the storage ref of this map-reduce call is not held"),
+    /** KEYS matched more keys than one reply may carry. */
+    TOO_MANY_KEYS(25, RetryClass.FATAL, "ERR", "too many keys match; use SCAN");
 
     public final int code;
     public final RetryClass retry;

@@ -2,25 +2,53 @@ package io.cairn.router;
 
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.wire.KeyPage;
 
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 /**
  * What the RESP front end needs from the cluster: executes operations (which may span many
  * buckets and replicasets) and answers with one result per operation, in order. Operations of
  * one call that fall in the same bucket are applied atomically, in order. Failures of single
  * operations are {@link OpResult} errors; the future fails only on a bug.
+ *
+ * <p>The whole-keyspace calls ({@link #exactKeyCount}, {@link #keys}, {@link #flushAll},
+ * {@link #scan}) fail their future with a {@link io.cairn.core.CairnException} when the cluster
+ * cannot answer within the request deadline.
  */
 public interface KvBackend {
     CompletableFuture<List<OpResult>> execute(List<KvOp> ops);
 
-    /** Number of live keys over all replicasets (counted by each replicaset's leader). */
+    /**
+     * Number of live keys over all replicasets, from each leader's counter: cheap, for INFO; a
+     * bucket in transfer may be counted twice.
+     */
     CompletableFuture<Long> dbSize();
+
+    /** Keys of every bucket, counted once each even while buckets move (DBSIZE). */
+    CompletableFuture<Long> exactKeyCount();
+
+    /** Every live key accepted by {@code match} (KEYS); fails with TOO_MANY_KEYS past {@code maxKeys}. */
+    CompletableFuture<List<byte[]>> keys(Predicate<byte[]> match, int maxKeys);
+
+    /** Deletes every key (FLUSHALL), replicaset by replicaset: not atomic across replicasets. Returns the keys deleted. */
+    CompletableFuture<Long> flushAll();
+
+    /**
+     * One page of a scan in (bucket, key) order starting at {@code from}: about {@code count}
+     * keys (possibly none) and where to continue. Every key present for the whole scan is
+     * returned at least once.
+     */
+    CompletableFuture<ScanPage> scan(KeyPage.Position from, int count);
 
     int bucketCount();
 
     /** Sections for the INFO command: section name to ordered key/value pairs. */
     Map<String, Map<String, String>> info();
+
+    /** @param next where the scan continues, or null when it is complete */
+    record ScanPage(List<byte[]> keys, KeyPage.Position next) {}
 }

@@ -44,7 +44,10 @@ public final class Router implements KvBackend, AutoCloseable {
     private final RouteMap routes;
     private final Map<String, ReplicasetClient> clients = new ConcurrentHashMap<>();
     private final Map<String, Discovery> discoveries = new ConcurrentHashMap<>();
+    /** Map-reduce connections (storage refs, key listings), apart from the hot path's clients. */
+    private final Map<String, MapReduceClient> mapReduceClients = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler;
+    private final Keyspace keyspace;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong retries = new AtomicLong();
     private volatile Topology topology;
@@ -58,6 +61,8 @@ public final class Router implements KvBackend, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.keyspace = new Keyspace(routes, mapReduceClients, scheduler, this::triggerDiscovery,
+                () -> System.nanoTime() + config.requestTimeout().toNanos());
         updateTopology(topology);
     }
 
@@ -80,6 +85,7 @@ public final class Router implements KvBackend, AutoCloseable {
             if (old == null || !old.nodes().equals(rs.nodes())) {
                 ReplicasetClient client = new ReplicasetClient(rs, config);
                 closeQuietly(clients.put(rs.id(), client));
+                closeQuietly(mapReduceClients.put(rs.id(), new MapReduceClient(rs, config)));
                 discoveries.put(rs.id(), new Discovery(client, routes, config.discoveryPageLimit()));
             }
         }
@@ -88,6 +94,7 @@ public final class Router implements KvBackend, AutoCloseable {
                 if (next.replicaset(rs.id()).isEmpty()) {
                     discoveries.remove(rs.id());
                     closeQuietly(clients.remove(rs.id()));
+                    closeQuietly(mapReduceClients.remove(rs.id()));
                     routes.forget(rs.id());
                 }
             }
@@ -188,6 +195,26 @@ public final class Router implements KvBackend, AutoCloseable {
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
                 .thenApply(v -> all.stream().mapToLong(f -> f.join().keyCount()).sum());
+    }
+
+    @Override
+    public CompletableFuture<Long> exactKeyCount() {
+        return keyspace.count();
+    }
+
+    @Override
+    public CompletableFuture<List<byte[]>> keys(java.util.function.Predicate<byte[]> match, int maxKeys) {
+        return keyspace.keys(match, maxKeys);
+    }
+
+    @Override
+    public CompletableFuture<Long> flushAll() {
+        return keyspace.flushAll();
+    }
+
+    @Override
+    public CompletableFuture<ScanPage> scan(io.cairn.core.wire.KeyPage.Position from, int count) {
+        return keyspace.scan(from, count);
     }
 
     /** Stats of every replicaset, answered by its leader. */
@@ -315,6 +342,8 @@ public final class Router implements KvBackend, AutoCloseable {
         scheduler.shutdownNow();
         clients.values().forEach(Router::closeQuietly);
         clients.clear();
+        mapReduceClients.values().forEach(Router::closeQuietly);
+        mapReduceClients.clear();
     }
 
     private static void closeQuietly(AutoCloseable c) {

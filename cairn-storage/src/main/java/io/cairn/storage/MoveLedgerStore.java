@@ -67,6 +67,11 @@ final class MoveLedgerStore implements BucketLedger.Store {
         view.dropBucket(bucket);
     }
 
+    @Override
+    public boolean mapReduceRefsHeld() {
+        return state.mapReduceRefsHeld();
+    }
+
     private static byte[] progressKey(int bucket) {
         return ByteBuffer.allocate(PROGRESS_PREFIX.length + 4).put(PROGRESS_PREFIX).putInt(bucket).array();
     }

@@ -51,6 +51,10 @@ final class ReplicasetState {
     private volatile long appliedTerm;
     private volatile long appliedIndex;
     private final ReadWriteLock[] bucketLocks = new ReadWriteLock[64];
+    /** Storage refs of map-reduce calls (StorageRefs explains them). */
+    private final StorageRefs refs;
+    /** The stamp of the entry being applied (apply thread only): "now" for the ledger's ref check. */
+    private long applyingStampMs;
 
     ReplicasetState(RocksStore store, int maxValueBytes) {
         this.store = store;
@@ -63,6 +67,25 @@ final class ReplicasetState {
         appliedTerm = store.getLong(RocksStore.APPLIED_TERM);
         appliedIndex = store.getLong(RocksStore.APPLIED_INDEX);
         for (int i = 0; i < bucketLocks.length; i++) bucketLocks[i] = new ReentrantReadWriteLock();
+        refs = StorageRefs.load(store);
+    }
+
+    StorageRefs refs() {
+        return refs;
+    }
+
+    /** The read ref of {@code bucket}: held from a reader's state check to its last key (see the class comment). */
+    java.util.concurrent.locks.Lock readRef(int bucket) {
+        return lockOf(bucket).readLock();
+    }
+
+    long keyCount() {
+        return keyCount;
+    }
+
+    /** Whether storage refs keep buckets from leaving, at the stamp of the entry being applied. */
+    boolean mapReduceRefsHeld() {
+        return refs.blockMoves(applyingStampMs);
     }
 
     private ReadWriteLock lockOf(int bucket) {
@@ -101,11 +124,15 @@ final class ReplicasetState {
                 putLong(batch, RocksStore.INCARNATION, incarnation);
             }
             entry.position(1 + 8);
+            applyingStampMs = stampMs;
             BatchView view = new BatchView(store, batch);
             reply = switch (kind) {
                 case WRITE -> applyWrites(OpCodec.readOps(entry), view, stampMs);
                 case BOOTSTRAP -> applyBootstrap(entry.getInt(), entry.getInt(), batch);
                 case MOVE -> applyMove(entry, batch, view);
+                case REF -> OpCodec.encodeResults(List.of(refs.take(entry.getLong(), entry.getLong(), stampMs, buckets.values(), batch)));
+                case UNREF -> OpCodec.encodeResults(List.of(refs.release(entry.getLong(), stampMs, batch)));
+                case FLUSH -> applyFlush(entry.getLong(), stampMs, view);
                 default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "not a log entry: " + kind)));
             };
             putLong(batch, RocksStore.APPLIED_TERM, term);
@@ -139,7 +166,23 @@ final class ReplicasetState {
 
     private byte[] applyMove(ByteBuffer entry, WriteBatch batch, BatchView view) {
         MoveCommand command = MoveCodec.decodeCommand(entry);
-        return MoveCodec.encode(BucketLedger.apply(command, new MoveLedgerStore(this, batch, view)));
+        io.cairn.core.move.MoveReply reply = BucketLedger.apply(command, new MoveLedgerStore(this, batch, view));
+        if (command instanceof MoveCommand.StartSend) {
+            if (reply.isOk()) refs.moveStarted(batch);
+            else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, batch);
+        }
+        return MoveCodec.encode(reply);
+    }
+
+    /** FLUSHALL on this replicaset, under storage ref {@code refId}: deletes every key of the buckets it serves. */
+    private byte[] applyFlush(long refId, long stampMs, BatchView view) {
+        if (!refs.held(refId, stampMs)) {
+            return OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.REF_NOT_HELD, "storage ref " + refId + " is not held")));
+        }
+        for (BucketRecord r : new java.util.TreeMap<>(buckets).values()) {
+            if (r.state().isRoutable() && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) view.dropBucket(r.id());
+        }
+        return OpCodec.encodeResults(List.of(OpResult.integer(-view.keyCountDelta())));
     }
 
     private void writeLockingDroppedBuckets(WriteBatch batch, BatchView view) {
@@ -218,6 +261,7 @@ final class ReplicasetState {
             case DISCOVER -> discover(request.getLong(), request.getLong(), request.getInt()).encode();
             case STATS -> stats().encode();
             case MOVE_QUERY -> MoveQueries.answer(request, this);
+            case KEY_QUERY -> KeyQueries.answer(request, this, nowMs);
             default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, kind + " is not a query")));
         };
     }

@@ -37,6 +37,11 @@ import java.util.stream.Stream;
 final class StorageStateMachine extends BaseStateMachine {
     private static final Logger log = LoggerFactory.getLogger(StorageStateMachine.class);
 
+    /** Log entry kinds; the leader stamps its clock into each (bytes 1..8). */
+    private static final java.util.Set<StorageRequest.Kind> STAMPED = java.util.EnumSet.of(StorageRequest.Kind.WRITE,
+            StorageRequest.Kind.BOOTSTRAP, StorageRequest.Kind.MOVE, StorageRequest.Kind.REF, StorageRequest.Kind.UNREF,
+            StorageRequest.Kind.FLUSH);
+
     private final Path dbDir;
     private final int maxValueBytes;
     private final LongSupplier clock;
@@ -96,7 +101,7 @@ final class StorageStateMachine extends BaseStateMachine {
         ByteString content = request.getMessage().getContent();
         ByteBuffer in = content.asReadOnlyByteBuffer();
         StorageRequest.Kind kind = StorageRequest.kindOf(in);
-        if (kind != StorageRequest.Kind.WRITE && kind != StorageRequest.Kind.BOOTSTRAP && kind != StorageRequest.Kind.MOVE) {
+        if (!STAMPED.contains(kind)) {
             throw new IOException("not a write request: " + kind);
         }
         byte[] stamped = content.toByteArray();

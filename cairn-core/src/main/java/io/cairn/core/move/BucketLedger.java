@@ -42,7 +42,19 @@ public final class BucketLedger {
 
         /** Deletes every key of the bucket. */
         void dropData(int bucket);
+
+        /**
+         * True while storage refs of a map-reduce call (or a map-reduce waiting for its turn) keep
+         * buckets from leaving this replicaset, judged at the current entry's stamped time. StartSend
+         * is refused meanwhile; the rebalancer retries it in a later round.
+         */
+        default boolean mapReduceRefsHeld() {
+            return false;
+        }
     }
+
+    /** The refusal message of a StartSend kept out by storage refs. */
+    public static final String REFS_HELD = "storage refs of a map-reduce call are held";
 
     private BucketLedger() {}
 
@@ -63,6 +75,7 @@ public final class BucketLedger {
     private static MoveReply startSend(StartSend c, BucketRecord r, Store store) {
         if (r != null && r.state() == SENDING && r.peer().equals(c.destination())) return MoveReply.ok(r);
         if (r == null || r.state() != ACTIVE) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not ACTIVE");
+        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
         BucketRecord sending = r.transition(SENDING, 0, c.destination());
         return MoveReply.ok(store.put(withGeneration(sending, r.generation() + 1)));
     }

@@ -45,6 +45,9 @@ public final class SendMove {
     private byte[] afterKey = new byte[0];
     private ChunkPage pending;
     private long keysSent;
+    private long checksumSent;
+    /** Every chunk of the frozen bucket was acknowledged: what we sent is the source's digest. */
+    private boolean streamedAll;
     private Result result;
     private String detail = "";
 
@@ -95,7 +98,10 @@ public final class SendMove {
         switch (phase) {
             case STARTING -> port.submit(source, new StartSend(bucket, destination), this::onStarted);
             case STREAMING -> streamNext();
-            case FINISHING -> port.digest(source, bucket, this::onDigest);
+            case FINISHING -> {
+                if (streamedAll) finishWith(keysSent, checksumSent);
+                else port.digest(source, bucket, this::onDigest);
+            }
             case MARKING_SENT -> port.submit(source, new MarkSent(bucket, generation), this::onMarkedSent);
             case ACTIVATING -> port.submit(destination, new Activate(bucket, generation), this::onActivated);
             case DROPPING -> port.submit(source, new DropData(bucket, generation), this::onDropped);
@@ -150,8 +156,10 @@ public final class SendMove {
             if (!reply.isOk()) { moveTo(Phase.FINISHING); return; } // GAP or REFUSED: let the verdict decide
             seq++;
             keysSent += entries.size();
+            for (ChunkEntry e : entries) checksumSent += e.crc();
             if (!entries.isEmpty()) afterKey = entries.get(entries.size() - 1).key();
             boolean last = pending.last();
+            streamedAll = last;
             pending = null;
             moveTo(last ? Phase.FINISHING : Phase.STREAMING);
         });
@@ -163,7 +171,11 @@ public final class SendMove {
         if (r == null || r.generation() != generation) { finish(Result.REFUSED, "source record changed: " + r); return; }
         if (r.state() == BucketState.SENT) { moveTo(Phase.ACTIVATING); return; }
         if (r.state() != BucketState.SENDING) { finish(Result.ROLLED_BACK, "source is " + r.state()); return; }
-        port.submit(destination, new FinishReceive(bucket, generation, digest.keyCount(), digest.checksum()), reply -> {
+        finishWith(digest.keyCount(), digest.checksum());
+    }
+
+    private void finishWith(long keyCount, long checksum) {
+        port.submit(destination, new FinishReceive(bucket, generation, keyCount, checksum), reply -> {
             if (reply == null) { retryLater(); return; }
             switch (reply.outcome()) {
                 case COMPLETE -> moveTo(Phase.MARKING_SENT);

@@ -20,10 +20,16 @@ import java.util.List;
  * STATS      [kind]                                      -> {@link StorageStats}
  * MOVE       [kind][stampMs:8][move command]             -> move reply ({@link io.cairn.core.move.MoveCodec})
  * MOVE_QUERY [kind][move query]                          -> chunk page, digest or move status
+ * REF        [kind][stampMs:8][refId:8][ttlMs:8]          -> results (OK, or MOVE_IN_PROGRESS)
+ * UNREF      [kind][stampMs:8][refId:8]                   -> results (OK)
+ * FLUSH      [kind][stampMs:8][refId:8]                   -> results (keys deleted, or REF_NOT_HELD)
+ * KEY_QUERY  [kind][key query]                            -> {@link KeyPage} ({@link KeyQuery})
  * </pre>
+ * REF, UNREF and FLUSH are log entries stamped like WRITE: a storage ref (map-reduce) expires at
+ * stamp + ttl, judged by later entries' stamps, so every replica agrees on it.
  */
 public final class StorageRequest {
-    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY }
+    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY, REF, UNREF, FLUSH, KEY_QUERY }
 
     private static final Kind[] KINDS = Kind.values();
     /** Offset of the leader's timestamp in WRITE and BOOTSTRAP messages. */
@@ -64,6 +70,20 @@ public final class StorageRequest {
     public static byte[] moveQuery(io.cairn.core.move.MoveQuery query) {
         byte[] q = io.cairn.core.move.MoveCodec.encode(query);
         return ByteBuffer.allocate(1 + q.length).put((byte) Kind.MOVE_QUERY.ordinal()).put(q).array();
+    }
+
+    /** Takes storage ref {@code refId} for {@code ttlMs} (a log entry). */
+    public static byte[] ref(long refId, long ttlMs) {
+        return ByteBuffer.allocate(1 + 8 + 8 + 8).put((byte) Kind.REF.ordinal()).putLong(0).putLong(refId).putLong(ttlMs).array();
+    }
+
+    public static byte[] unref(long refId) {
+        return ByteBuffer.allocate(1 + 8 + 8).put((byte) Kind.UNREF.ordinal()).putLong(0).putLong(refId).array();
+    }
+
+    /** Deletes every key of the buckets the replicaset owns, under storage ref {@code refId} (a log entry). */
+    public static byte[] flush(long refId) {
+        return ByteBuffer.allocate(1 + 8 + 8).put((byte) Kind.FLUSH.ordinal()).putLong(0).putLong(refId).array();
     }
 
     public static byte[] stats() {

@@ -29,6 +29,7 @@ final class CommandDispatcher {
     CommandDispatcher(KvBackend backend, RespConfig config, ClientRegistry clients, IntSupplier boundPort) {
         register(new StringCommands(backend).specs());
         register(new ServerCommands(backend, config, clients, boundPort).specs());
+        register(new KeyspaceCommands(backend).specs());
         register(new ClientCommands(clients).specs());
         register(List.of(new CommandSpec("command", -1, List.of("loading", "stale"), 0, 0, 0, this::command)));
     }

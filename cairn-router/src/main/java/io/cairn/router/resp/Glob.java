@@ -3,7 +3,7 @@ package io.cairn.router.resp;
 import java.util.Locale;
 
 /**
- * Redis-style glob matching (*, ?, [abc], [^a-z], backslash escapes), ignoring case. Uses the
+ * Redis-style glob matching (*, ?, [abc], [^a-z], backslash escapes), ignoring case or not. Uses the
  * two-pointer algorithm that only backtracks to the last '*', so a hostile pattern costs
  * O(pattern x text), not exponential time on the event loop.
  */
@@ -11,8 +11,14 @@ final class Glob {
     private Glob() {}
 
     static boolean matches(String pattern, String text) {
-        String p = pattern.toLowerCase(Locale.ROOT);
-        String s = text.toLowerCase(Locale.ROOT);
+        return matchesExactly(pattern.toLowerCase(Locale.ROOT), text.toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * Case-sensitive, as KEYS and SCAN MATCH are in Redis. Keys and patterns are bytes: pass them
+     * decoded as ISO-8859-1 (one char per byte) to match byte by byte.
+     */
+    static boolean matchesExactly(String p, String s) {
         int pi = 0;
         int si = 0;
         int starPi = -1;

@@ -14,8 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
 
 /**
- * Connection and server commands: PING ECHO QUIT SELECT HELLO AUTH CONFIG INFO DBSIZE. Only
- * RESP2 and database 0 exist. Clients and tools probe these before any data command (Lettuce
+ * Connection and server commands: PING ECHO QUIT SELECT HELLO AUTH CONFIG INFO (DBSIZE lives in
+ * {@link KeyspaceCommands}). Only RESP2 and database 0 exist. Clients and tools probe these before any data command (Lettuce
  * sends HELLO 3 and falls back on NOPROTO; redis-benchmark reads CONFIG GET save/appendonly),
  * so the reply shapes follow Redis closely.
  */
@@ -48,9 +48,7 @@ final class ServerCommands {
                 new CommandSpec("hello", -1, FAST, 0, 0, 0, this::hello),
                 new CommandSpec("auth", -2, FAST, 0, 0, 0, this::auth),
                 new CommandSpec("config", -2, List.of("admin"), 0, 0, 0, this::config),
-                new CommandSpec("info", -1, List.of(), 0, 0, 0, this::info),
-                new CommandSpec("dbsize", 1, List.of("readonly", "fast"), 0, 0, 0,
-                        (a, s) -> backend.dbSize().thenApply(Replies::integer)));
+                new CommandSpec("info", -1, List.of(), 0, 0, 0, this::info));
     }
 
     private CompletableFuture<RedisMessage> ping(CommandArgs args, ClientSession session) {

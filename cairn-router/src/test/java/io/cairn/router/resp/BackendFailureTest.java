@@ -107,6 +107,26 @@ class BackendFailureTest {
         }
 
         @Override
+        public CompletableFuture<Long> exactKeyCount() {
+            return CompletableFuture.failedFuture(failure);
+        }
+
+        @Override
+        public CompletableFuture<List<byte[]>> keys(java.util.function.Predicate<byte[]> match, int maxKeys) {
+            return CompletableFuture.failedFuture(failure);
+        }
+
+        @Override
+        public CompletableFuture<Long> flushAll() {
+            return CompletableFuture.failedFuture(failure);
+        }
+
+        @Override
+        public CompletableFuture<ScanPage> scan(io.cairn.core.wire.KeyPage.Position from, int count) {
+            return CompletableFuture.failedFuture(failure);
+        }
+
+        @Override
         public int bucketCount() {
             return 16;
         }

@@ -5,10 +5,13 @@ import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.kv.StoredValue;
+import io.cairn.core.wire.KeyPage;
 import io.cairn.router.KvBackend;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +68,64 @@ final class InMemoryKvBackend implements KvBackend {
         long now = System.currentTimeMillis();
         return CompletableFuture.completedFuture(
                 entries.values().stream().filter(v -> !StoredValue.isExpired(v, now)).count());
+    }
+
+    @Override
+    public CompletableFuture<Long> exactKeyCount() {
+        return dbSize();
+    }
+
+    @Override
+    public synchronized CompletableFuture<List<byte[]>> keys(java.util.function.Predicate<byte[]> match, int maxKeys) {
+        List<byte[]> out = new ArrayList<>();
+        for (BucketKey k : liveKeysInOrder()) {
+            byte[] key = bytesOf(k);
+            if (!match.test(key)) continue;
+            if (out.size() == maxKeys) {
+                return CompletableFuture.failedFuture(new io.cairn.core.CairnException(io.cairn.core.ErrorCode.TOO_MANY_KEYS, "too many"));
+            }
+            out.add(key);
+        }
+        return CompletableFuture.completedFuture(out);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Long> flushAll() {
+        long n = entries.size();
+        entries.clear();
+        return CompletableFuture.completedFuture(n);
+    }
+
+    /** Keys in (bucket, key) order after {@code from}, like the real scan. */
+    @Override
+    public synchronized CompletableFuture<ScanPage> scan(KeyPage.Position from, int count) {
+        List<byte[]> out = new ArrayList<>();
+        for (BucketKey k : liveKeysInOrder()) {
+            byte[] key = bytesOf(k);
+            boolean after = k.bucket() > from.bucket() || (k.bucket() == from.bucket()
+                    && (from.afterKey() == null || Arrays.compareUnsigned(key, from.afterKey()) > 0));
+            if (!after) continue;
+            out.add(key);
+            if (out.size() == count) return CompletableFuture.completedFuture(new ScanPage(out, new KeyPage.Position(k.bucket(), key)));
+        }
+        return CompletableFuture.completedFuture(new ScanPage(out, null));
+    }
+
+    private List<BucketKey> liveKeysInOrder() {
+        long now = System.currentTimeMillis();
+        List<BucketKey> keys = new ArrayList<>();
+        entries.forEach((k, v) -> {
+            if (!StoredValue.isExpired(v, now)) keys.add(k);
+        });
+        keys.sort(Comparator.comparingInt(BucketKey::bucket).thenComparing((a, b) -> Arrays.compareUnsigned(bytesOf(a), bytesOf(b))));
+        return keys;
+    }
+
+    private static byte[] bytesOf(BucketKey k) {
+        ByteBuffer b = k.key().duplicate();
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
     }
 
     @Override

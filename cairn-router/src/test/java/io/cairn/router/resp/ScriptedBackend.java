@@ -116,6 +116,26 @@ final class ScriptedBackend implements KvBackend, AutoCloseable {
     }
 
     @Override
+    public CompletableFuture<Long> exactKeyCount() {
+        return delegate.exactKeyCount();
+    }
+
+    @Override
+    public CompletableFuture<List<byte[]>> keys(Predicate<byte[]> match, int maxKeys) {
+        return delegate.keys(match, maxKeys);
+    }
+
+    @Override
+    public CompletableFuture<Long> flushAll() {
+        return delegate.flushAll();
+    }
+
+    @Override
+    public CompletableFuture<ScanPage> scan(io.cairn.core.wire.KeyPage.Position from, int count) {
+        return delegate.scan(from, count);
+    }
+
+    @Override
     public int bucketCount() {
         return delegate.bucketCount();
     }

@@ -1,0 +1,96 @@
+package io.cairn.router.resp;
+
+import io.cairn.core.wire.KeyPage.Position;
+import io.cairn.router.KvBackend;
+import io.netty.handler.codec.redis.RedisMessage;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+
+/**
+ * Whole-keyspace commands: DBSIZE, SCAN, KEYS, FLUSHALL, FLUSHDB. DBSIZE, KEYS and FLUSHALL run
+ * as map-reduce calls under storage refs (exact while buckets move); SCAN walks buckets and needs
+ * none (docs/architecture.md, "Map-reduce and storage refs"). Only strings exist, so SCAN's TYPE
+ * filter keeps everything for "string" and nothing otherwise.
+ */
+final class KeyspaceCommands {
+    /** Most keys one KEYS reply may carry; past it the command fails and SCAN is the way. */
+    static final int MAX_KEYS_REPLY = 1_000_000;
+    static final int DEFAULT_SCAN_COUNT = 10;
+    /** SCAN COUNT is capped here (a replicaset caps a page too). */
+    static final int MAX_SCAN_COUNT = 10_000;
+
+    private final KvBackend backend;
+    private final ScanCursors cursors = new ScanCursors();
+
+    KeyspaceCommands(KvBackend backend) {
+        this.backend = backend;
+    }
+
+    List<CommandSpec> specs() {
+        return List.of(
+                new CommandSpec("dbsize", 1, List.of("readonly", "fast"), 0, 0, 0,
+                        (a, s) -> backend.exactKeyCount().thenApply(Replies::integer)),
+                new CommandSpec("scan", -2, List.of("readonly"), 0, 0, 0, this::scan),
+                new CommandSpec("keys", 2, List.of("readonly"), 0, 0, 0, this::keys),
+                new CommandSpec("flushall", -1, List.of("write"), 0, 0, 0, this::flush),
+                new CommandSpec("flushdb", -1, List.of("write"), 0, 0, 0, this::flush));
+    }
+
+    /** SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. */
+    private CompletableFuture<RedisMessage> scan(CommandArgs args, ClientSession session) {
+        Position from = cursors.decode(args.string(1), backend.bucketCount());
+        if (from == null) return Replies.done(Replies.error("ERR invalid cursor"));
+        String pattern = null;
+        long count = DEFAULT_SCAN_COUNT;
+        boolean typeMatches = true;
+        for (int i = 2; i < args.count(); i++) {
+            if (i + 1 >= args.count()) return Replies.done(Replies.syntaxError());
+            if (args.is(i, "match")) {
+                pattern = latin1(args.raw(++i));
+            } else if (args.is(i, "count")) {
+                count = args.longAt(++i);
+                if (count < 1) return Replies.done(Replies.syntaxError());
+            } else if (args.is(i, "type")) {
+                typeMatches = args.is(++i, "string");
+            } else {
+                return Replies.done(Replies.syntaxError());
+            }
+        }
+        Predicate<byte[]> match = matcher(pattern);
+        boolean keepAny = typeMatches;
+        return backend.scan(from, (int) Math.min(count, MAX_SCAN_COUNT)).thenApply(page -> {
+            List<RedisMessage> keys = new ArrayList<>();
+            for (byte[] key : page.keys()) if (keepAny && match.test(key)) keys.add(Replies.bulk(key));
+            return Replies.array(List.of(Replies.bulk(cursors.encode(page.next())), Replies.array(keys)));
+        });
+    }
+
+    private CompletableFuture<RedisMessage> keys(CommandArgs args, ClientSession session) {
+        return backend.keys(matcher(latin1(args.raw(1))), MAX_KEYS_REPLY).thenApply(keys -> {
+            List<RedisMessage> out = new ArrayList<>(keys.size());
+            for (byte[] key : keys) out.add(Replies.bulk(key));
+            return Replies.array(out);
+        });
+    }
+
+    /** FLUSHALL / FLUSHDB [ASYNC | SYNC]: both are synchronous here. */
+    private CompletableFuture<RedisMessage> flush(CommandArgs args, ClientSession session) {
+        if (args.count() > 2 || (args.count() == 2 && !args.is(1, "async") && !args.is(1, "sync"))) {
+            return Replies.done(Replies.syntaxError());
+        }
+        return backend.flushAll().thenApply(deleted -> Replies.OK);
+    }
+
+    private static Predicate<byte[]> matcher(String pattern) {
+        if (pattern == null || pattern.equals("*")) return key -> true;
+        return key -> Glob.matchesExactly(pattern, latin1(key));
+    }
+
+    private static String latin1(byte[] bytes) {
+        return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+}

@@ -1,0 +1,189 @@
+package io.cairn.storage;
+
+import io.cairn.core.BucketState;
+import io.cairn.core.ErrorCode;
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpCodec;
+import io.cairn.core.kv.OpResult;
+import io.cairn.core.move.BucketLedger;
+import io.cairn.core.move.ChunkEntry;
+import io.cairn.core.move.MoveCodec;
+import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MoveReply;
+import io.cairn.core.wire.KeyPage;
+import io.cairn.core.wire.KeyQuery;
+import io.cairn.core.wire.StorageRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Storage refs and key queries on one replicaset member, applied entry by entry with chosen stamps. */
+class StorageRefsTest {
+    private static final long TTL_MS = 10_000;
+
+    @TempDir
+    Path dir;
+
+    private RocksStore store;
+    private ReplicasetState state;
+    private long index;
+
+    @BeforeEach
+    void open() throws IOException {
+        store = new RocksStore(dir.resolve("db"));
+        state = new ReplicasetState(store, 1 << 20);
+        apply(StorageRequest.bootstrap(1, 10), 1_000);
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void aHeldRefRefusesStartSendUntilItIsReleased() {
+        assertThat(result(StorageRequest.ref(7, TTL_MS), 2_000).isError()).isFalse();
+
+        MoveReply refused = move(new MoveCommand.StartSend(3, "rs2"), 2_100);
+        assertThat(refused.outcome()).isEqualTo(MoveReply.Outcome.REFUSED);
+        assertThat(refused.message()).isEqualTo(BucketLedger.REFS_HELD);
+        assertThat(state.record(3).state()).isEqualTo(BucketState.ACTIVE);
+
+        result(StorageRequest.unref(7), 2_200);
+        assertThat(move(new MoveCommand.StartSend(3, "rs2"), 2_300).isOk()).isTrue();
+        assertThat(state.record(3).state()).isEqualTo(BucketState.SENDING);
+    }
+
+    @Test
+    void aRefIsRefusedWhileABucketIsSendingAndGrantedAfterTheRollback() {
+        MoveReply started = move(new MoveCommand.StartSend(3, "rs2"), 2_000);
+        assertThat(started.isOk()).isTrue();
+
+        OpResult refused = result(StorageRequest.ref(7, TTL_MS), 2_100);
+        assertThat(refused.error()).isEqualTo(ErrorCode.MOVE_IN_PROGRESS);
+        // The refused ref waits for its turn: no new move starts meanwhile.
+        assertThat(move(new MoveCommand.StartSend(4, "rs2"), 2_200).message()).isEqualTo(BucketLedger.REFS_HELD);
+
+        move(new MoveCommand.RollbackSend(3, started.record().generation()), 2_300);
+        assertThat(result(StorageRequest.ref(7, TTL_MS), 2_400).isError()).isFalse();
+    }
+
+    @Test
+    void aRefIsRefusedWhileABucketIsReceiving() {
+        ChunkEntry entry = new ChunkEntry(bytes("k"), io.cairn.core.kv.StoredValue.encode(bytes("v"), 0));
+        assertThat(move(new MoveCommand.ReceiveChunk(42, "rs2", 5, 0, List.of(entry)), 2_000).isOk()).isTrue();
+
+        assertThat(result(StorageRequest.ref(7, TTL_MS), 2_100).error()).isEqualTo(ErrorCode.MOVE_IN_PROGRESS);
+    }
+
+    @Test
+    void aRefIsRefusedWhileASentBucketStillHoldsItsData() {
+        long generation = move(new MoveCommand.StartSend(3, "rs2"), 2_000).record().generation();
+        assertThat(move(new MoveCommand.MarkSent(3, generation), 2_100).isOk()).isTrue();
+        assertThat(result(StorageRequest.ref(7, TTL_MS), 2_200).error()).isEqualTo(ErrorCode.MOVE_IN_PROGRESS);
+
+        assertThat(move(new MoveCommand.DropData(3, generation), 2_300).isOk()).isTrue();
+        assertThat(result(StorageRequest.ref(7, TTL_MS), 2_400).isError()).isFalse();
+    }
+
+    @Test
+    void anExpiredRefNoLongerBlocksMoves() {
+        result(StorageRequest.ref(7, 1_000), 2_000);
+        assertThat(move(new MoveCommand.StartSend(3, "rs2"), 2_999).message()).isEqualTo(BucketLedger.REFS_HELD);
+        assertThat(move(new MoveCommand.StartSend(3, "rs2"), 3_000).isOk()).isTrue();
+    }
+
+    @Test
+    void aRefTimeToLiveIsCapped() {
+        result(StorageRequest.ref(7, Long.MAX_VALUE / 2), 2_000);
+        assertThat(move(new MoveCommand.StartSend(3, "rs2"), 2_000 + StorageRefs.MAX_TTL_MS).isOk()).isTrue();
+    }
+
+    @Test
+    void aMoveRefusedForRefsKeepsNewRefsOutUntilItStartsOrItsTurnLapses() {
+        result(StorageRequest.ref(7, TTL_MS), 2_000);
+        move(new MoveCommand.StartSend(3, "rs2"), 2_100);
+        result(StorageRequest.unref(7), 2_200);
+
+        assertThat(result(StorageRequest.ref(8, TTL_MS), 2_300).error()).isEqualTo(ErrorCode.MOVE_IN_PROGRESS);
+        assertThat(result(StorageRequest.ref(8, TTL_MS), 2_100 + StorageRefs.TURN_WAIT_MS).isError()).isFalse();
+    }
+
+    @Test
+    void refsSurviveARestart() throws IOException {
+        result(StorageRequest.ref(7, TTL_MS), 2_000);
+        store.close();
+        store = new RocksStore(dir.resolve("db"));
+        state = new ReplicasetState(store, 1 << 20);
+
+        assertThat(move(new MoveCommand.StartSend(3, "rs2"), 2_100).message()).isEqualTo(BucketLedger.REFS_HELD);
+        assertThat(state.refs().held(7, 2_100)).isTrue();
+    }
+
+    @Test
+    void ownedKeysAreCountedListedAndFlushedUnderARef() {
+        for (int i = 0; i < 30; i++) set(1 + i % 10, "key" + i);
+        assertThat(page(KeyQuery.countOwned(7)).error()).isEqualTo(ErrorCode.REF_NOT_HELD);
+        result(StorageRequest.ref(7, TTL_MS), 2_000);
+
+        assertThat(page(KeyQuery.countOwned(7)).count()).isEqualTo(30);
+        KeyPage first = page(KeyQuery.listOwned(7, KeyPage.Position.START, 20, 1 << 20));
+        assertThat(first.keys()).hasSize(20);
+        KeyPage rest = page(KeyQuery.listOwned(7, first.next(), 20, 1 << 20));
+        assertThat(rest.keys()).hasSize(10);
+        assertThat(rest.next()).isNull();
+
+        assertThat(result(StorageRequest.flush(7), 2_100).number()).isEqualTo(30);
+        assertThat(page(KeyQuery.countOwned(7)).count()).isZero();
+        assertThat(result(StorageRequest.flush(8), 2_200).error()).isEqualTo(ErrorCode.REF_NOT_HELD);
+    }
+
+    @Test
+    void aRangeListingStopsAtTheFirstBucketNotServedHere() {
+        set(2, "a");
+        set(2, "b");
+        set(5, "c");
+        long generation = move(new MoveCommand.StartSend(4, "rs2"), 2_000).record().generation();
+        move(new MoveCommand.MarkSent(4, generation), 2_100);
+
+        KeyPage page = page(KeyQuery.listRange(new KeyPage.Position(2, bytes("a")), 10, 100, 1 << 20));
+        assertThat(page.error()).isEqualTo(ErrorCode.WRONG_BUCKET);
+        assertThat(page.keys()).extracting(e -> new String(e.key(), StandardCharsets.UTF_8)).containsExactly("b");
+        assertThat(page.next()).isEqualTo(new KeyPage.Position(4, null));
+    }
+
+    private void set(int bucket, String key) {
+        assertThat(OpCodec.decodeResults(ByteBuffer.wrap(apply(StorageRequest.write(List.of(KvOp.set(bucket, bytes(key), bytes("v")))), 1_500)))
+                .get(0).isError()).isFalse();
+    }
+
+    private KeyPage page(KeyQuery q) {
+        return KeyPage.decode(ByteBuffer.wrap(state.query(ByteBuffer.wrap(q.encode()), 2_050)));
+    }
+
+    private OpResult result(byte[] entry, long stampMs) {
+        return OpCodec.decodeResults(ByteBuffer.wrap(apply(entry, stampMs))).get(0);
+    }
+
+    private MoveReply move(MoveCommand command, long stampMs) {
+        return MoveCodec.decodeReply(ByteBuffer.wrap(apply(StorageRequest.move(command), stampMs)));
+    }
+
+    private byte[] apply(byte[] entry, long stampMs) {
+        ByteBuffer.wrap(entry).putLong(StorageRequest.STAMP_OFFSET, stampMs);
+        return state.apply(ByteBuffer.wrap(entry), 1, ++index);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
