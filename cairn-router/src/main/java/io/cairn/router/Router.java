@@ -149,6 +149,14 @@ public final class Router implements KvBackend, AutoCloseable {
             int[] again = retryable(ops, pending, results, sentTo);
             long now = System.nanoTime();
             if (again.length == 0 || now >= deadline || closed) {
+                // Out of time while following a moved bucket: the client can only retry, so say TRYAGAIN
+                // (nothing was applied) rather than pass on the internal wrong-owner answer.
+                for (int i : again) {
+                    if (results[i].error() == ErrorCode.WRONG_BUCKET) {
+                        results[i] = OpResult.error(ErrorCode.BUCKET_LOCKED, "bucket " + ops.get(i).bucket()
+                                + " moved and its new owner is not known yet; retry");
+                    }
+                }
                 done.complete(Arrays.asList(results));
                 return;
             }

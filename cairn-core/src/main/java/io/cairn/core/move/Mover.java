@@ -217,6 +217,7 @@ public final class Mover {
             if (source == null) {
                 locateAndMove(bucket, destination, new ArrayList<>(statuses.keySet()));
             } else if (!source.equals(destination)) {
+                manual.add(bucket);
                 startMove(bucket, source, destination);
             }
         }
@@ -228,6 +229,7 @@ public final class Mover {
             port.digest(id, bucket, d -> {
                 if (d != null && d.record() != null && d.record().state() == BucketState.ACTIVE
                         && !id.equals(destination) && !inFlight.containsKey(bucket)) {
+                    manual.add(bucket);
                     startMove(bucket, id, destination);
                 }
             });
@@ -271,6 +273,8 @@ public final class Mover {
         }
     }
 
+    private final Set<Integer> manual = new HashSet<>();
+
     private void startMove(int bucket, String source, String destination) {
         SendMove m = SendMove.start(bucket, source, destination, port, moveLimits, this::onMoveDone);
         if (m.phase() != SendMove.Phase.DONE) inFlight.put(bucket, m);
@@ -278,12 +282,15 @@ public final class Mover {
 
     private void onMoveDone(SendMove m) {
         inFlight.remove(m.bucket());
+        boolean wasManual = manual.remove(m.bucket());
         endedInRound.put(m.bucket(), rounds);
         // A freed send slot is refilled at once instead of waiting for the next timed round.
         if (autoRebalance && lastPlan != null && lastPlan.bucketsToMove() > 0) round();
         if (m.result() == SendMove.Result.MOVED) {
             moved++;
             keysMoved += m.keysSent();
+        } else if (m.result() == SendMove.Result.REFUSED && BucketLedger.REFS_HELD.equals(m.detail()) && wasManual) {
+            requestMove(m.bucket(), m.destination()); // a map-reduce call held the bucket; try again next round
         } else if (m.result() == SendMove.Result.ROLLED_BACK) {
             rolledBack++;
             rolledBackAt.put(m.bucket(), rounds);
