@@ -4,15 +4,18 @@
 # stops. Prints ratios (Cairn / Redis), since this machine is shared and absolute figures drift.
 #
 #   bench/redis-compare.sh [requests-per-test]      (default 50000)
+#   FAILOVER=0 bench/redis-compare.sh 20000         (quick: no failover rounds)
+#   REDIS_PORT, CAIRN_PORT, BASE_PORT override the ports (defaults 7590, 7591, 7600)
 #
 # Needs redis-server and redis-benchmark (installed with apt-get when missing) and python3.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 N="${1:-50000}"
 WORK="$(mktemp -d /tmp/cairn-bench.XXXXXX)"
-REDIS_PORT=7390
-CAIRN_PORT=7391
-BASE_PORT=7500
+REDIS_PORT="${REDIS_PORT:-7590}"
+CAIRN_PORT="${CAIRN_PORT:-7591}"
+BASE_PORT="${BASE_PORT:-7600}"
+FAILOVER="${FAILOVER:-1}"   # FAILOVER=0 skips the failover rounds (quick runs)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
@@ -44,6 +47,8 @@ for p in 1 16; do
     printf "%-8s %-9s %14s %14s %8s\n" "$t" "$p" "$r" "$c" "$(python3 -c "print(f'{$c/$r:.2f}x')")"
   done
 done
+
+[ "$FAILOVER" = "1" ] || exit 0
 
 # Failover: stop the leader of rs1 while writing to a key of rs1; time until a write succeeds
 # again. Five rounds (each stopped leader is started again and given time to catch up).
