@@ -5,6 +5,7 @@
 #
 #   bench/redis-compare.sh [requests-per-test]      (default 50000)
 #   FAILOVER=0 bench/redis-compare.sh 20000         (quick: no failover rounds)
+#   ROUTER_YAML='{maxInflightBatches: 2}' adds a router section to the generated config (experiments)
 #   REDIS_PORT, CAIRN_PORT, BASE_PORT override the ports (defaults 7590, 7591, 7600)
 #
 # Needs redis-server and redis-benchmark (installed with apt-get when missing) and python3.
@@ -27,6 +28,24 @@ fi
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --appendonly yes --appendfsync everysec --save "" \
   --dir "$WORK" --daemonize no >"$WORK/redis.log" 2>&1 &
 PIDS+=($!)
+if [ -n "${ROUTER_YAML:-}" ]; then
+  # Experiments: the config `cairn up` would write (2 replicasets x 3 nodes), plus a router section,
+  # e.g. ROUTER_YAML='{maxInflightBatches: 2}'.
+  mkdir -p "$WORK/cairn"
+  python3 - "$WORK/cairn/cluster.yaml" "$BASE_PORT" "$CAIRN_PORT" "$ROUTER_YAML" <<'PY'
+import sys
+f, base, resp, router = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+node = lambda i, p: f'  - {{id: "{i}", host: "127.0.0.1", raftPort: {p}, adminPort: {p + 1}}}\n'
+y = f'bucketCount: 3000\ndataDir: "."\ncoordinators:\n{node("c1", base)}replicasets:\n'
+port = base + 10
+for r in (1, 2):
+    y += f'- id: "rs{r}"\n  weight: 1\n  nodes:\n'
+    for n in (1, 2, 3):
+        y += '  ' + node(f"s{r}-{n}", port); port += 2
+y += f'routers:\n  - {{id: "r1", host: "127.0.0.1", respPort: {resp}, adminPort: {base + 2}}}\nrouter: {router}\n'
+open(f, 'w').write(y)
+PY
+fi
 "$ROOT/cairn" up --dir "$WORK/cairn" --port "$CAIRN_PORT" --base-port "$BASE_PORT" >"$WORK/cairn.out" 2>"$WORK/cairn.err" &
 PIDS+=($!)
 for _ in $(seq 1 180); do grep -q "cairn is up" "$WORK/cairn.out" 2>/dev/null && break; sleep 1; done
@@ -48,6 +67,11 @@ for p in 1 16; do
   done
 done
 
+redis-cli -p "$CAIRN_PORT" info stats | python3 -c "
+import sys; s = dict(l.strip().split(':', 1) for l in sys.stdin if ':' in l)
+for rs in sorted({k.rsplit('_', 1)[1] for k in s if k.startswith('write_ops_')}):
+    w = int(s['write_ops_' + rs]) / max(1, int(s['write_batches_' + rs])); r = int(s['read_ops_' + rs]) / max(1, int(s['read_batches_' + rs]))
+    print(f'group commit {rs}: {w:.1f} writes per Raft entry, {r:.1f} reads per read batch')"
 [ "$FAILOVER" = "1" ] || exit 0
 
 # Failover: stop the leader of rs1 while writing to a key of rs1; time until a write succeeds
