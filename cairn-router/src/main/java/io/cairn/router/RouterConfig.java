@@ -40,7 +40,7 @@ public record RouterConfig(Duration requestTimeout, Duration discoveryInterval, 
     }
 
     public static RouterConfig defaults() {
-        return new RouterConfig(Duration.ofSeconds(10), Duration.ofSeconds(1), 10_000, 1024, 4 << 20, 4, false);
+        return new RouterConfig(Duration.ofSeconds(10), Duration.ofSeconds(1), 10_000, 1024, 4 << 20, 1, false);
     }
 
     private static void require(boolean ok, String message) {

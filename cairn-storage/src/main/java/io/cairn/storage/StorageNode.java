@@ -103,6 +103,11 @@ public final class StorageNode implements AutoCloseable {
         return self.id();
     }
 
+    /** "host:port" of this member's data-plane listener (routers' reads and writes), empty while closed. */
+    public String dataPlaneEndpoint() {
+        return dataPlane.endpoint();
+    }
+
     public ReplicasetSpec replicaset() {
         return replicaset;
     }
