@@ -63,6 +63,11 @@ final class DataPlaneClient implements AutoCloseable {
             new DefaultThreadFactory("cairn-dataplane-client", true), NioIoHandler.newFactory());
     /** An attempt unanswered this long is sent again (same ids) to the next member. */
     static final long ATTEMPT_TIMEOUT_MS = 1_000;
+    /**
+     * Longest a call may keep re-sending: well inside Ratis's retry cache expiry (60 s by
+     * default), so every re-sent write still finds its first attempt's entry there.
+     */
+    static final long MAX_BUDGET_MS = 50_000;
     private static final long ENDPOINT_LOOKUP_TIMEOUT_MS = 1_000;
     private static final long CONNECT_TIMEOUT_MS = 1_000;
     private static final long MIN_BACKOFF_MS = 10;

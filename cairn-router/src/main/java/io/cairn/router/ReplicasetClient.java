@@ -78,7 +78,8 @@ final class ReplicasetClient implements AutoCloseable {
                 : null;
         this.dataPlane = config.directDataPlane()
                 ? new DataPlaneClient(spec.id(), peers, RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
-                        .setProperties(p).setRetryPolicy(RetryPolicies.noRetry()).build(), config.requestTimeout().toMillis())
+                        .setProperties(p).setRetryPolicy(RetryPolicies.noRetry()).build(),
+                        Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS))
                 : null;
         this.writes = new GroupCommitQueue(config, this::sendWrites);
         this.reads = new GroupCommitQueue(config, this::sendReads);
