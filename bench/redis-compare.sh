@@ -93,7 +93,9 @@ import json,sys; s=json.load(sys.stdin); print([r for r in s['replicasets'] if r
   redis-cli -p "$CAIRN_PORT" set "$KEY" before >/dev/null
   "$ROOT/cairn" node stop "$LEADER" --dir "$WORK/cairn" >/dev/null
   T0=$(date +%s%N)
-  until [ "$(redis-cli -p "$CAIRN_PORT" set "$KEY" after 2>/dev/null)" = "OK" ]; do :; done
+  until [ "$(redis-cli -p "$CAIRN_PORT" set "$KEY" after 2>/dev/null)" = "OK" ]; do
+    if [ $(( ($(date +%s%N) - T0) / 1000000000 )) -ge 60 ]; then echo "failover round $round: writes to rs1 did not flow within 60 s"; exit 1; fi
+  done
   T1=$(date +%s%N)
   MS=$(( (T1 - T0) / 1000000 )); TIMES+=("$MS")
   echo "failover round $round: writes to rs1 flowed again $MS ms after its leader $LEADER stopped"

@@ -36,6 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The router's data-plane connection to one replicaset ({@link DataPlane} frames to the
@@ -78,7 +79,8 @@ final class DataPlaneClient implements AutoCloseable {
 
     private final String replicasetId;
     private final List<String> members;
-    private final RaftClient lookup;
+    private final Supplier<RaftClient> lookupFactory;
+    private volatile RaftClient lookup;
     private final long budgetNs;
     private final UUID clientId = UUID.randomUUID();
     private final AtomicLong callIds = new AtomicLong();
@@ -87,13 +89,14 @@ final class DataPlaneClient implements AutoCloseable {
     private volatile boolean closed;
 
     /**
-     * @param lookup a Ratis client of the replicaset without retries, used for endpoint queries
+     * @param lookupFactory makes Ratis clients of the replicaset without retries, for endpoint queries
      * @param budgetMs how long a call may take, all attempts included
      */
-    DataPlaneClient(String replicasetId, List<RaftPeer> peers, RaftClient lookup, long budgetMs) {
+    DataPlaneClient(String replicasetId, List<RaftPeer> peers, Supplier<RaftClient> lookupFactory, long budgetMs) {
         this.replicasetId = replicasetId;
         this.members = peers.stream().map(p -> p.getId().toString()).toList();
-        this.lookup = lookup;
+        this.lookupFactory = lookupFactory;
+        this.lookup = lookupFactory.get();
         this.budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
     }
 
@@ -208,8 +211,12 @@ final class DataPlaneClient implements AutoCloseable {
 
     private CompletableFuture<InetSocketAddress> lookupEndpoint(String member) {
         Message query = Message.valueOf(ByteString.copyFrom(DataPlane.endpointQuery()));
-        return lookup.async().sendStaleRead(query, 0, RaftPeerId.valueOf(member))
+        RaftClient client = lookup;
+        return client.async().sendStaleRead(query, 0, RaftPeerId.valueOf(member))
                 .orTimeout(ENDPOINT_LOOKUP_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                .whenComplete((reply, error) -> {
+                    if (error != null) replaceLookup(client);
+                })
                 .thenApply(reply -> {
                     if (!reply.isSuccess()) throw new ReplicasetClient.ReplicasetUnavailable("endpoint query to " + member + " failed");
                     String endpoint = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
@@ -217,6 +224,24 @@ final class DataPlaneClient implements AutoCloseable {
                     if (colon < 0) throw new ReplicasetClient.ReplicasetUnavailable(member + " has no data plane yet");
                     return new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
                 });
+    }
+
+    /**
+     * A Ratis client without retries never resets its connection to a member that went away
+     * (resets happen on its retry path), so after a failed look-up the next one uses a new client.
+     */
+    private synchronized void replaceLookup(RaftClient failed) {
+        if (lookup != failed || closed) return;
+        lookup = lookupFactory.get();
+        closeQuietly(failed);
+    }
+
+    private static void closeQuietly(RaftClient client) {
+        try {
+            client.close();
+        } catch (Exception e) {
+            log.debug("closing an endpoint lookup client failed: {}", e.toString());
+        }
     }
 
     private void connect(String member, InetSocketAddress address, CompletableFuture<Connection> result) {
@@ -254,16 +279,12 @@ final class DataPlaneClient implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         closed = true;
         for (CompletableFuture<Connection> f : connections.values()) {
             f.thenAccept(c -> c.channel.close());
         }
-        try {
-            lookup.close();
-        } catch (Exception e) {
-            log.debug("closing the endpoint lookup client failed: {}", e.toString());
-        }
+        closeQuietly(lookup);
     }
 
     private static final class Call {

@@ -77,7 +77,7 @@ final class ReplicasetClient implements AutoCloseable {
                         .setRetryPolicy(RetryPolicies.noRetry()).build()
                 : null;
         this.dataPlane = config.directDataPlane()
-                ? new DataPlaneClient(spec.id(), peers, RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
+                ? new DataPlaneClient(spec.id(), peers, () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
                         .setProperties(p).setRetryPolicy(RetryPolicies.noRetry()).build(),
                         Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS))
                 : null;
