@@ -43,8 +43,8 @@ import java.util.UUID;
  * {@link RaftClientRequest} submitted to this member's Raft server in process: writes go
  * through the log (answered after commit on a majority and apply, exactly like a Ratis client
  * request), reads are linearizable read-only requests (ReadIndex with leader lease). A member
- * that is not the leader answers NOT_LEADER with the leader it knows of, and the router
- * redirects. No Ratis client RPC (gRPC stream, ordered sliding window) is involved.
+ * that is not the leader answers NOT_LEADER with the leader it knows of (reads included, so
+ * they stay on the leader's lease), and the router redirects. No Ratis client RPC (gRPC stream, ordered sliding window) is involved.
  *
  * <p>The request carries the router's client id and call id, so a write the router re-sends
  * after losing track of it is de-duplicated by Ratis's retry cache.
@@ -133,6 +133,12 @@ final class DataPlaneServer implements AutoCloseable {
             frame.readBytes(payload);
             DataPlane.Request request = new DataPlane.Request(callId, clientId, type, ByteBuffer.wrap(payload));
             Channel channel = ctx.channel();
+            if (type == DataPlane.READ && !isLeader()) {
+                // A follower could answer through ReadIndex, at the cost of a round trip to the
+                // leader; sending the router to the leader keeps reads on its lease.
+                respondNotLeader(channel, callId);
+                return;
+            }
             RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
                     .setClientId(ClientId.valueOf(request.clientId()))
                     .setServerId(selfId)
@@ -154,6 +160,28 @@ final class DataPlaneServer implements AutoCloseable {
             log.debug("data-plane connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
         }
+    }
+
+    private boolean isLeader() {
+        try {
+            return server.getDivision(groupId).getInfo().isLeader();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void respondNotLeader(Channel channel, long callId) {
+        RaftPeerId leader = null;
+        try {
+            leader = server.getDivision(groupId).getInfo().getLeaderId();
+        } catch (IOException e) {
+            // no division: no leader to name
+        }
+        byte[] body = DataPlane.utf8(leader == null || leader.equals(selfId) ? "" : leader.toString());
+        int length = DataPlane.RESPONSE_HEADER_BYTES + body.length;
+        ByteBuf out = channel.alloc().buffer(4 + length);
+        out.writeInt(length).writeLong(callId).writeByte(DataPlane.NOT_LEADER).writeLong(0).writeBytes(body);
+        channel.writeAndFlush(out, channel.voidPromise());
     }
 
     private static void respond(Channel channel, long callId, RaftClientReply reply, Throwable error) {
