@@ -4,15 +4,19 @@
 # stops. Prints ratios (Cairn / Redis), since this machine is shared and absolute figures drift.
 #
 #   bench/redis-compare.sh [requests-per-test]      (default 50000)
+#   FAILOVER=0 bench/redis-compare.sh 20000         (quick: no failover rounds)
+#   ROUTER_YAML='{maxInflightBatches: 2}' adds a router section to the generated config (experiments)
+#   REDIS_PORT, CAIRN_PORT, BASE_PORT override the ports (defaults 7590, 7591, 7600)
 #
 # Needs redis-server and redis-benchmark (installed with apt-get when missing) and python3.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 N="${1:-50000}"
 WORK="$(mktemp -d /tmp/cairn-bench.XXXXXX)"
-REDIS_PORT=7390
-CAIRN_PORT=7391
-BASE_PORT=7500
+REDIS_PORT="${REDIS_PORT:-7590}"
+CAIRN_PORT="${CAIRN_PORT:-7591}"
+BASE_PORT="${BASE_PORT:-7600}"
+FAILOVER="${FAILOVER:-1}"   # FAILOVER=0 skips the failover rounds (quick runs)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
@@ -24,8 +28,27 @@ fi
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --appendonly yes --appendfsync everysec --save "" \
   --dir "$WORK" --daemonize no >"$WORK/redis.log" 2>&1 &
 PIDS+=($!)
+if [ -n "${ROUTER_YAML:-}" ]; then
+  # Experiments: the config `cairn up` would write (2 replicasets x 3 nodes), plus a router section,
+  # e.g. ROUTER_YAML='{maxInflightBatches: 2}'.
+  mkdir -p "$WORK/cairn"
+  python3 - "$WORK/cairn/cluster.yaml" "$BASE_PORT" "$CAIRN_PORT" "$ROUTER_YAML" <<'PY'
+import sys
+f, base, resp, router = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+node = lambda i, p: f'  - {{id: "{i}", host: "127.0.0.1", raftPort: {p}, adminPort: {p + 1}}}\n'
+y = f'bucketCount: 3000\ndataDir: "."\ncoordinators:\n{node("c1", base)}replicasets:\n'
+port = base + 10
+for r in (1, 2):
+    y += f'- id: "rs{r}"\n  weight: 1\n  nodes:\n'
+    for n in (1, 2, 3):
+        y += '  ' + node(f"s{r}-{n}", port); port += 2
+y += f'routers:\n  - {{id: "r1", host: "127.0.0.1", respPort: {resp}, adminPort: {base + 2}}}\nrouter: {router}\n'
+open(f, 'w').write(y)
+PY
+fi
 "$ROOT/cairn" up --dir "$WORK/cairn" --port "$CAIRN_PORT" --base-port "$BASE_PORT" >"$WORK/cairn.out" 2>"$WORK/cairn.err" &
 PIDS+=($!)
+CAIRN_PID=$!   # the cairn script execs java, so this is the JVM
 for _ in $(seq 1 180); do grep -q "cairn is up" "$WORK/cairn.out" 2>/dev/null && break; sleep 1; done
 grep -q "cairn is up" "$WORK/cairn.out" || { echo "cairn did not start; see $WORK/cairn.err"; tail -20 "$WORK/cairn.err"; exit 1; }
 
@@ -37,13 +60,23 @@ echo "warming up (JIT) ..."
 rps "$CAIRN_PORT" set 1 $((N / 2)) >/dev/null; rps "$CAIRN_PORT" get 1 $((N / 2)) >/dev/null
 rps "$CAIRN_PORT" set 16 "$N" >/dev/null; rps "$REDIS_PORT" set 1 "$N" >/dev/null
 
-printf "\n%-8s %-9s %14s %14s %8s\n" test pipeline "redis req/s" "cairn req/s" ratio
+# CPU time of Cairn's JVM per request: less sensitive than req/s to other load on a shared machine.
+ticks() { awk '{print $14 + $15}' "/proc/$CAIRN_PID/stat"; }
+printf "\n%-8s %-9s %14s %14s %8s %16s\n" test pipeline "redis req/s" "cairn req/s" ratio "cairn CPU ms/op"
 for p in 1 16; do
   for t in set get; do
-    r=$(rps "$REDIS_PORT" "$t" "$p" "$N"); c=$(rps "$CAIRN_PORT" "$t" "$p" "$N")
-    printf "%-8s %-9s %14s %14s %8s\n" "$t" "$p" "$r" "$c" "$(python3 -c "print(f'{$c/$r:.2f}x')")"
+    r=$(rps "$REDIS_PORT" "$t" "$p" "$N"); t0=$(ticks); c=$(rps "$CAIRN_PORT" "$t" "$p" "$N"); t1=$(ticks)
+    printf "%-8s %-9s %14s %14s %8s %16s\n" "$t" "$p" "$r" "$c" "$(python3 -c "print(f'{$c/$r:.2f}x')")" \
+      "$(python3 -c "print(f'{($t1 - $t0) * 1000 / $(getconf CLK_TCK) / $N:.3f}')")"
   done
 done
+
+redis-cli -p "$CAIRN_PORT" info stats | python3 -c "
+import sys; s = dict(l.strip().split(':', 1) for l in sys.stdin if ':' in l)
+for rs in sorted({k.rsplit('_', 1)[1] for k in s if k.startswith('write_ops_')}):
+    w = int(s['write_ops_' + rs]) / max(1, int(s['write_batches_' + rs])); r = int(s['read_ops_' + rs]) / max(1, int(s['read_batches_' + rs]))
+    print(f'group commit {rs}: {w:.1f} writes per Raft entry, {r:.1f} reads per read batch')"
+[ "$FAILOVER" = "1" ] || exit 0
 
 # Failover: stop the leader of rs1 while writing to a key of rs1; time until a write succeeds
 # again. Five rounds (each stopped leader is started again and given time to catch up).
@@ -60,7 +93,9 @@ import json,sys; s=json.load(sys.stdin); print([r for r in s['replicasets'] if r
   redis-cli -p "$CAIRN_PORT" set "$KEY" before >/dev/null
   "$ROOT/cairn" node stop "$LEADER" --dir "$WORK/cairn" >/dev/null
   T0=$(date +%s%N)
-  until [ "$(redis-cli -p "$CAIRN_PORT" set "$KEY" after 2>/dev/null)" = "OK" ]; do :; done
+  until [ "$(redis-cli -p "$CAIRN_PORT" set "$KEY" after 2>/dev/null)" = "OK" ]; do
+    if [ $(( ($(date +%s%N) - T0) / 1000000000 )) -ge 60 ]; then echo "failover round $round: writes to rs1 did not flow within 60 s"; exit 1; fi
+  done
   T1=$(date +%s%N)
   MS=$(( (T1 - T0) / 1000000 )); TIMES+=("$MS")
   echo "failover round $round: writes to rs1 flowed again $MS ms after its leader $LEADER stopped"

@@ -6,6 +6,7 @@ import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.StorageRequest;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -33,8 +34,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The router's connection to one replicaset: a Ratis client plus two group-commit queues
- * (writes through the log, reads through ReadIndex queries).
+ * The router's connection to one replicaset: two group-commit queues (writes through the log,
+ * reads through ReadIndex) whose batches travel over the data plane ({@link DataPlaneClient}) to
+ * the leader, which submits them to Ratis in process; a Ratis client for discovery and stats
+ * (and for every request when the data plane is disabled).
  *
  * <p>Group commit: Ratis costs 1-2 ms of CPU per log entry on a small machine, so the
  * operations of many concurrent client commands are packed into one entry. A queue sends a
@@ -73,12 +76,19 @@ final class ReplicasetClient implements AutoCloseable {
                 ? RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
                         .setRetryPolicy(RetryPolicies.noRetry()).build()
                 : null;
+        this.dataPlane = config.directDataPlane()
+                ? new DataPlaneClient(spec.id(), peers, () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
+                        .setProperties(p).setRetryPolicy(RetryPolicies.noRetry()).build(),
+                        Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS))
+                : null;
         this.writes = new GroupCommitQueue(config, this::sendWrites);
         this.reads = new GroupCommitQueue(config, this::sendReads);
         this.followerReads = config.followerReads();
     }
 
     private final boolean followerReads;
+    /** The hot path (reads and writes) when enabled; null means both go through the Ratis client. */
+    private final DataPlaneClient dataPlane;
     private static final long FOLLOWER_READ_TIMEOUT_MS = 500;
     private static final long REQUEST_TIMEOUT_MS = 1_000;
     private final java.util.concurrent.atomic.LongAdder followerReadsServed = new java.util.concurrent.atomic.LongAdder();
@@ -113,11 +123,18 @@ final class ReplicasetClient implements AutoCloseable {
 
     /** Raft-level leader as last seen by this client, or null. */
     String leaderHint() {
+        if (dataPlane != null && dataPlane.leaderHint() != null) return dataPlane.leaderHint();
         RaftPeerId leader = raft.getLeaderId();
         return leader == null ? null : leader.toString();
     }
 
     private CompletableFuture<List<OpResult>> sendWrites(List<KvOp> batch) {
+        if (dataPlane != null) {
+            return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch)).thenApply(reply -> {
+                lastWriteIndex.accumulateAndGet(reply.logIndex(), Math::max);
+                return OpCodec.decodeResults(reply.body());
+            });
+        }
         return raft.async().send(Message.valueOf(ByteString.copyFrom(StorageRequest.write(batch))))
                 .thenApply(reply -> {
                     lastWriteIndex.accumulateAndGet(reply.getLogIndex(), Math::max);
@@ -126,6 +143,9 @@ final class ReplicasetClient implements AutoCloseable {
     }
 
     private CompletableFuture<List<OpResult>> sendReads(List<KvOp> batch) {
+        if (dataPlane != null && !followerReads) {
+            return dataPlane.call(DataPlane.READ, StorageRequest.read(batch)).thenApply(reply -> OpCodec.decodeResults(reply.body()));
+        }
         Message message = Message.valueOf(ByteString.copyFrom(StorageRequest.read(batch)));
         if (!followerReads) {
             return raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r)));
@@ -161,6 +181,7 @@ final class ReplicasetClient implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (dataPlane != null) dataPlane.close();
         if (followerReader != null) followerReader.close();
         raft.close();
     }

@@ -12,9 +12,24 @@ import java.time.Duration;
  * @param maxBatchBytes       group commit: most bytes in one Raft entry
  * @param maxInflightBatches  group commit: Raft entries in flight per replicaset (reads and writes each)
  * @param followerReads       serve reads from any member that has applied this router's own writes (bounded lag, not linearizable across routers)
+ * @param directDataPlane     send reads and writes over the data plane to the leader, which submits them to Ratis in
+ *                            process (default); false sends them through a Ratis client (gRPC), the older, slower path
  */
 public record RouterConfig(Duration requestTimeout, Duration discoveryInterval, int discoveryPageLimit,
-                           int maxBatchOps, int maxBatchBytes, int maxInflightBatches, boolean followerReads) {
+                           int maxBatchOps, int maxBatchBytes, int maxInflightBatches, boolean followerReads,
+                           boolean directDataPlane) {
+    /**
+     * System property that turns the data plane off ({@code -Dcairn.router.directDataPlane=false}) for
+     * configurations built without naming it, to compare both paths in one build.
+     */
+    public static final String DIRECT_DATA_PLANE_PROPERTY = "cairn.router.directDataPlane";
+
+    public RouterConfig(Duration requestTimeout, Duration discoveryInterval, int discoveryPageLimit,
+                        int maxBatchOps, int maxBatchBytes, int maxInflightBatches, boolean followerReads) {
+        this(requestTimeout, discoveryInterval, discoveryPageLimit, maxBatchOps, maxBatchBytes, maxInflightBatches, followerReads,
+                Boolean.parseBoolean(System.getProperty(DIRECT_DATA_PLANE_PROPERTY, "true")));
+    }
+
     public RouterConfig {
         require(requestTimeout.toMillis() >= 100, "requestTimeout must be at least 100 ms");
         require(discoveryInterval.toMillis() >= 10, "discoveryInterval must be at least 10 ms");
@@ -25,7 +40,7 @@ public record RouterConfig(Duration requestTimeout, Duration discoveryInterval, 
     }
 
     public static RouterConfig defaults() {
-        return new RouterConfig(Duration.ofSeconds(10), Duration.ofSeconds(1), 10_000, 1024, 4 << 20, 4, false);
+        return new RouterConfig(Duration.ofSeconds(10), Duration.ofSeconds(1), 10_000, 1024, 4 << 20, 1, false);
     }
 
     private static void require(boolean ok, String message) {

@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One storage node: a member of its replicaset's Raft group with a RocksDB state machine.
- * Routers talk to the group through Ratis clients; this class only runs the member.
+ * Routers send reads and writes to its data-plane listener ({@link DataPlaneServer}), which
+ * submits them to the Raft server in process; discovery and admin requests use Ratis clients.
  */
 public final class StorageNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StorageNode.class);
@@ -38,6 +39,7 @@ public final class StorageNode implements AutoCloseable {
     private final RaftGroupId groupId;
     private final WipedNodeRejoin rejoin;
     private final ExpiryScanner expiryScanner = new ExpiryScanner();
+    private final DataPlaneServer dataPlane;
 
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config) throws IOException {
         this.self = self;
@@ -57,6 +59,8 @@ public final class StorageNode implements AutoCloseable {
                 .setProperties(properties(self, ratisDir, config))
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER)
                 .build();
+        this.dataPlane = new DataPlaneServer(server, groupId, RaftPeerId.valueOf(self.id()), self.host());
+        stateMachine.setDataPlaneEndpoint(dataPlane::endpoint);
     }
 
     public static List<RaftPeer> peers(List<NodeAddress> nodes) {
@@ -89,12 +93,19 @@ public final class StorageNode implements AutoCloseable {
 
     public void start() throws IOException {
         server.start();
+        dataPlane.start();
         if (rejoin != null) rejoin.start();
-        log.info("storage node {} of replicaset {} listening on {}", self.id(), replicaset.id(), self.raftAddress());
+        log.info("storage node {} of replicaset {} listening on {} (data plane {})", self.id(), replicaset.id(), self.raftAddress(),
+                dataPlane.endpoint());
     }
 
     public String id() {
         return self.id();
+    }
+
+    /** "host:port" of this member's data-plane listener (routers' reads and writes), empty while closed. */
+    public String dataPlaneEndpoint() {
+        return dataPlane.endpoint();
     }
 
     public ReplicasetSpec replicaset() {
@@ -158,6 +169,7 @@ public final class StorageNode implements AutoCloseable {
     @Override
     public void close() throws IOException {
         if (rejoin != null) rejoin.stop();
+        dataPlane.close();
         server.close();
         log.info("storage node {} stopped", self.id());
     }

@@ -1,5 +1,6 @@
 package io.cairn.storage;
 
+import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.StorageRequest;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -48,6 +49,7 @@ final class StorageStateMachine extends BaseStateMachine {
     private final CheckpointStorage storage = new CheckpointStorage();
     private volatile ReplicasetState state;
     private final java.util.concurrent.atomic.AtomicLong snapshotInstalls = new java.util.concurrent.atomic.AtomicLong();
+    private volatile java.util.function.Supplier<String> dataPlaneEndpoint = () -> "";
 
     StorageStateMachine(Path dbDir, int maxValueBytes, LongSupplier clock) {
         this.dbDir = dbDir;
@@ -124,8 +126,16 @@ final class StorageStateMachine extends BaseStateMachine {
         }
     }
 
+    /** The data-plane address ("host:port") this member answers {@link DataPlane#ENDPOINT_QUERY} with. */
+    void setDataPlaneEndpoint(java.util.function.Supplier<String> endpoint) {
+        this.dataPlaneEndpoint = endpoint;
+    }
+
     @Override
     public CompletableFuture<Message> query(Message request) {
+        if (DataPlane.isEndpointQuery(request.getContent().asReadOnlyByteBuffer())) {
+            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(DataPlane.utf8(dataPlaneEndpoint.get()))));
+        }
         try {
             byte[] reply = state.query(request.getContent().asReadOnlyByteBuffer(), clock.getAsLong());
             return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));

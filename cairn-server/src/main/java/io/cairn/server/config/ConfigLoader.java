@@ -40,7 +40,7 @@ public final class ConfigLoader {
                     "discoveryIntervalMs", 1_000L,
                     "maxBatchOps", 1024,
                     "maxBatchBytes", 4 << 20,
-                    "maxInflightBatches", 4,
+                    "maxInflightBatches", 1,
                     "followerReads", false,
                     "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
                     "maxKeyBytes", 64 << 10),

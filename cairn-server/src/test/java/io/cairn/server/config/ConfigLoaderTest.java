@@ -69,7 +69,7 @@ class ConfigLoaderTest {
         assertThat(config.storage()).isEqualTo(new ClusterConfig.StorageSettings(
                 StorageConfig.DEFAULT_MAX_VALUE_BYTES, 1000L, StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES));
         assertThat(config.router()).isEqualTo(new ClusterConfig.RouterSettings(
-                10_000L, 1_000L, 1024, 4 << 20, 4, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10));
+                10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10));
         assertThat(config.nodeDir("s1")).isEqualTo(config.dataDir().resolve("s1"));
     }
 

@@ -1,0 +1,51 @@
+package io.cairn.core.wire;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DataPlaneFramesTest {
+    @Test
+    void aRequestFrameDecodesToItsIdsTypeAndMessage() {
+        UUID client = UUID.randomUUID();
+        byte[] message = StorageRequest.stats();
+        ByteBuffer frame = ByteBuffer.allocate(DataPlane.REQUEST_HEADER_BYTES + message.length)
+                .putLong(77).putLong(client.getMostSignificantBits()).putLong(client.getLeastSignificantBits())
+                .put(DataPlane.READ).put(message).flip();
+        DataPlane.Request r = DataPlane.decodeRequest(frame);
+        assertThat(r.callId()).isEqualTo(77);
+        assertThat(r.clientId()).isEqualTo(client);
+        assertThat(r.type()).isEqualTo(DataPlane.READ);
+        assertThat(r.payload().remaining()).isEqualTo(message.length);
+        assertThat(r.payload().get(0)).isEqualTo(message[0]);
+    }
+
+    @Test
+    void anUnknownRequestTypeIsRefused() {
+        ByteBuffer frame = ByteBuffer.allocate(DataPlane.REQUEST_HEADER_BYTES).putLong(1).putLong(2).putLong(3).put((byte) 9).flip();
+        assertThatThrownBy(() -> DataPlane.decodeRequest(frame)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aNotLeaderResponseCarriesTheLeaderId() {
+        byte[] leader = "s1-2".getBytes(StandardCharsets.UTF_8);
+        ByteBuffer frame = ByteBuffer.allocate(DataPlane.RESPONSE_HEADER_BYTES + leader.length)
+                .putLong(5).put(DataPlane.NOT_LEADER).putLong(0).put(leader).flip();
+        DataPlane.Response r = DataPlane.decodeResponse(frame);
+        assertThat(r.callId()).isEqualTo(5);
+        assertThat(r.status()).isEqualTo(DataPlane.NOT_LEADER);
+        assertThat(r.text()).isEqualTo("s1-2");
+    }
+
+    @Test
+    void theEndpointQueryIsNotAStorageRequestKind() {
+        assertThat(DataPlane.isEndpointQuery(ByteBuffer.wrap(DataPlane.endpointQuery()))).isTrue();
+        assertThat(DataPlane.isEndpointQuery(ByteBuffer.wrap(StorageRequest.stats()))).isFalse();
+        assertThat((int) DataPlane.ENDPOINT_QUERY).isGreaterThanOrEqualTo(StorageRequest.Kind.values().length);
+    }
+}

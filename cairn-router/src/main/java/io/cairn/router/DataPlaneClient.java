@@ -1,0 +1,364 @@
+package io.cairn.router;
+
+import io.cairn.core.wire.DataPlane;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * The router's data-plane connection to one replicaset ({@link DataPlane} frames to the
+ * members' listeners). Calls go to the member believed to be the leader; a NOT_LEADER answer
+ * redirects to the member it names (or the next one), a lost connection or an attempt that
+ * stays unanswered for {@link #ATTEMPT_TIMEOUT_MS} moves on to the next member.
+ *
+ * <p>Retry safety: every call keeps its call id (and this client's id) across attempts, and
+ * the storage member submits it to Ratis under those ids, so a write re-sent after an unknown
+ * outcome is answered from Ratis's retry cache instead of being applied again. This is the
+ * same guarantee the Ratis client gives. A call still unanswered at its deadline fails with
+ * {@link ReplicasetClient.ReplicasetUnavailable}: its outcome is unknown and the router does
+ * not retry it (writes) or retries it as a new call (reads).
+ *
+ * <p>A member's listener port is learned with a Ratis stale read to that member
+ * ({@link DataPlane#ENDPOINT_QUERY}) and looked up again after every lost connection, so a
+ * restarted member on a new port is found.
+ *
+ * <p>Threads: one Netty event loop shared by every data-plane client of this JVM reads
+ * replies, runs attempt timeouts and back-offs.
+ */
+final class DataPlaneClient implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DataPlaneClient.class);
+    private static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(1,
+            new DefaultThreadFactory("cairn-dataplane-client", true), NioIoHandler.newFactory());
+    /** An attempt unanswered this long is sent again (same ids) to the next member. */
+    static final long ATTEMPT_TIMEOUT_MS = 1_000;
+    /**
+     * Longest a call may keep re-sending: well inside Ratis's retry cache expiry (60 s by
+     * default), so every re-sent write still finds its first attempt's entry there.
+     */
+    static final long MAX_BUDGET_MS = 50_000;
+    private static final long ENDPOINT_LOOKUP_TIMEOUT_MS = 1_000;
+    private static final long CONNECT_TIMEOUT_MS = 1_000;
+    private static final long MIN_BACKOFF_MS = 10;
+    private static final long MAX_BACKOFF_MS = 200;
+
+    /** A successful answer: the log index of a write (0 for reads) and the state machine's reply. */
+    record Reply(long logIndex, ByteBuffer body) {}
+
+    private final String replicasetId;
+    private final List<String> members;
+    private final Supplier<RaftClient> lookupFactory;
+    private volatile RaftClient lookup;
+    private final long budgetNs;
+    private final UUID clientId = UUID.randomUUID();
+    private final AtomicLong callIds = new AtomicLong();
+    private final Map<String, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
+    private volatile String leader;
+    private volatile boolean closed;
+
+    /**
+     * @param lookupFactory makes Ratis clients of the replicaset without retries, for endpoint queries
+     * @param budgetMs how long a call may take, all attempts included
+     */
+    DataPlaneClient(String replicasetId, List<RaftPeer> peers, Supplier<RaftClient> lookupFactory, long budgetMs) {
+        this.replicasetId = replicasetId;
+        this.members = peers.stream().map(p -> p.getId().toString()).toList();
+        this.lookupFactory = lookupFactory;
+        this.lookup = lookupFactory.get();
+        this.budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
+    }
+
+    /** Sends one request (a {@link DataPlane} type and a StorageRequest message) and answers its reply. */
+    CompletableFuture<Reply> call(byte type, byte[] message) {
+        Call call = new Call(callIds.incrementAndGet(), type, message, System.nanoTime() + budgetNs);
+        String target = leader;
+        dispatch(call, target != null ? target : members.get(0));
+        return call.result;
+    }
+
+    /** The member this client believes leads the replicaset, or null. */
+    String leaderHint() {
+        return leader;
+    }
+
+    private void dispatch(Call call, String target) {
+        if (call.result.isDone()) return;
+        if (closed) {
+            fail(call, "router closed");
+            return;
+        }
+        if (System.nanoTime() - call.deadlineNs > 0) {
+            fail(call, "no answer from replicaset " + replicasetId + " within " + TimeUnit.NANOSECONDS.toMillis(budgetNs) + " ms");
+            return;
+        }
+        int generation = call.generation.incrementAndGet();
+        connection(target).whenComplete((conn, error) -> {
+            if (error != null) {
+                attemptFailed(call, generation, target);
+            } else {
+                conn.send(call, generation);
+            }
+        });
+    }
+
+    private void attemptFailed(Call call, int generation, String target) {
+        if (call.generation.get() != generation || call.result.isDone()) return;
+        String next = next(target);
+        if (target.equals(leader)) leader = null;
+        retry(call, next, backoffMs(generation));
+    }
+
+    private void retry(Call call, String target, long delayMs) {
+        if (delayMs <= 0) {
+            dispatch(call, target);
+            return;
+        }
+        try {
+            GROUP.schedule(() -> dispatch(call, target), delayMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+            fail(call, "router closed");
+        }
+    }
+
+    private void onResponse(Connection conn, DataPlane.Response response) {
+        Attempt attempt = conn.pending.remove(response.callId());
+        if (attempt == null) return;
+        attempt.timeout.cancel(false);
+        Call call = attempt.call;
+        switch (response.status()) {
+            case DataPlane.OK -> {
+                leader = conn.member;
+                // Any attempt's success is the call's outcome (the retry cache answers re-sent writes).
+                call.result.complete(new Reply(response.logIndex(), response.body()));
+            }
+            case DataPlane.NOT_LEADER -> {
+                if (call.generation.get() != attempt.generation) return;
+                String hint = response.text();
+                boolean useful = !hint.isEmpty() && !hint.equals(conn.member) && members.contains(hint);
+                String target = useful ? hint : next(conn.member);
+                leader = useful ? hint : null;
+                retry(call, target, useful ? 0 : backoffMs(attempt.generation));
+            }
+            case DataPlane.RETRY -> {
+                if (call.generation.get() != attempt.generation) return;
+                retry(call, conn.member, backoffMs(attempt.generation));
+            }
+            default -> call.result.completeExceptionally(new ReplicasetClient.ReplicasetUnavailable(response.text()));
+        }
+    }
+
+    private void fail(Call call, String reason) {
+        call.result.completeExceptionally(new ReplicasetClient.ReplicasetUnavailable(reason));
+    }
+
+    private String next(String member) {
+        int i = members.indexOf(member);
+        return members.get((i + 1) % members.size());
+    }
+
+    private static long backoffMs(int attempt) {
+        return Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(Math.max(attempt - 1, 0), 5));
+    }
+
+    private CompletableFuture<Connection> connection(String member) {
+        CompletableFuture<Connection> existing = connections.get(member);
+        if (existing != null) return existing;
+        CompletableFuture<Connection> created = new CompletableFuture<>();
+        existing = connections.putIfAbsent(member, created);
+        if (existing != null) return existing;
+        created.whenComplete((c, e) -> {
+            if (e != null) connections.remove(member, created);
+        });
+        lookupEndpoint(member).thenAccept(address -> connect(member, address, created))
+                .exceptionally(e -> {
+                    created.completeExceptionally(e);
+                    return null;
+                });
+        return created;
+    }
+
+    private CompletableFuture<InetSocketAddress> lookupEndpoint(String member) {
+        Message query = Message.valueOf(ByteString.copyFrom(DataPlane.endpointQuery()));
+        RaftClient client = lookup;
+        return client.async().sendStaleRead(query, 0, RaftPeerId.valueOf(member))
+                .orTimeout(ENDPOINT_LOOKUP_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                .whenComplete((reply, error) -> {
+                    if (error != null) replaceLookup(client);
+                })
+                .thenApply(reply -> {
+                    if (!reply.isSuccess()) throw new ReplicasetClient.ReplicasetUnavailable("endpoint query to " + member + " failed");
+                    String endpoint = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
+                    int colon = endpoint.lastIndexOf(':');
+                    if (colon < 0) throw new ReplicasetClient.ReplicasetUnavailable(member + " has no data plane yet");
+                    return new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
+                });
+    }
+
+    /**
+     * A Ratis client without retries never resets its connection to a member that went away
+     * (resets happen on its retry path), so after a failed look-up the next one uses a new client.
+     */
+    private synchronized void replaceLookup(RaftClient failed) {
+        if (lookup != failed || closed) return;
+        lookup = lookupFactory.get();
+        closeQuietly(failed);
+    }
+
+    private static void closeQuietly(RaftClient client) {
+        try {
+            client.close();
+        } catch (Exception e) {
+            log.debug("closing an endpoint lookup client failed: {}", e.toString());
+        }
+    }
+
+    private void connect(String member, InetSocketAddress address, CompletableFuture<Connection> result) {
+        Connection conn = new Connection(member);
+        new Bootstrap().group(GROUP).channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT_MS)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(DataPlane.MAX_FRAME_BYTES, 0, 4, 0, 4),
+                                new ResponseHandler(conn));
+                    }
+                })
+                .connect(address).addListener((ChannelFutureListener) f -> {
+                    if (!f.isSuccess()) {
+                        result.completeExceptionally(f.cause());
+                        return;
+                    }
+                    conn.channel = f.channel();
+                    f.channel().closeFuture().addListener(closed -> connectionLost(conn, result));
+                    if (this.closed) f.channel().close();
+                    result.complete(conn);
+                });
+    }
+
+    private void connectionLost(Connection conn, CompletableFuture<Connection> entry) {
+        connections.remove(conn.member, entry);
+        for (Attempt a : conn.pending.values()) {
+            if (conn.pending.remove(a.call.callId, a)) {
+                a.timeout.cancel(false);
+                attemptFailed(a.call, a.generation, conn.member);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        for (CompletableFuture<Connection> f : connections.values()) {
+            f.thenAccept(c -> c.channel.close());
+        }
+        closeQuietly(lookup);
+    }
+
+    private static final class Call {
+        final long callId;
+        final byte type;
+        final byte[] message;
+        final long deadlineNs;
+        final AtomicInteger generation = new AtomicInteger();
+        final CompletableFuture<Reply> result = new CompletableFuture<>();
+
+        Call(long callId, byte type, byte[] message, long deadlineNs) {
+            this.callId = callId;
+            this.type = type;
+            this.message = message;
+            this.deadlineNs = deadlineNs;
+        }
+    }
+
+    private record Attempt(Call call, int generation, ScheduledFuture<?> timeout) {}
+
+    private final class Connection {
+        final String member;
+        final Map<Long, Attempt> pending = new ConcurrentHashMap<>();
+        volatile Channel channel;
+
+        Connection(String member) {
+            this.member = member;
+        }
+
+        void send(Call call, int generation) {
+            Channel ch = channel;
+            ScheduledFuture<?> timeout = ch.eventLoop().schedule(() -> timedOut(call.callId, generation),
+                    ATTEMPT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            pending.put(call.callId, new Attempt(call, generation, timeout));
+            int length = DataPlane.REQUEST_HEADER_BYTES + call.message.length;
+            ByteBuf out = ch.alloc().buffer(4 + length);
+            out.writeInt(length).writeLong(call.callId).writeLong(clientId.getMostSignificantBits())
+                    .writeLong(clientId.getLeastSignificantBits()).writeByte(call.type).writeBytes(call.message);
+            ch.writeAndFlush(out).addListener((ChannelFutureListener) f -> {
+                if (!f.isSuccess()) lost(call.callId, generation);
+            });
+        }
+
+        private void timedOut(long callId, int generation) {
+            if (lost(callId, generation)) log.debug("call {} to {} unanswered after {} ms", callId, member, ATTEMPT_TIMEOUT_MS);
+        }
+
+        private boolean lost(long callId, int generation) {
+            Attempt a = pending.get(callId);
+            if (a == null || a.generation != generation || !pending.remove(callId, a)) return false;
+            a.timeout.cancel(false);
+            attemptFailed(a.call, generation, member);
+            return true;
+        }
+    }
+
+    private final class ResponseHandler extends SimpleChannelInboundHandler<ByteBuf> {
+        private final Connection conn;
+
+        ResponseHandler(Connection conn) {
+            this.conn = conn;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+            byte[] copy = new byte[frame.readableBytes()];
+            frame.readBytes(copy);
+            onResponse(conn, DataPlane.decodeResponse(ByteBuffer.wrap(copy)));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("data-plane connection to {} of {} failed: {}", conn.member, replicasetId, cause.toString());
+            ctx.close();
+        }
+    }
+}

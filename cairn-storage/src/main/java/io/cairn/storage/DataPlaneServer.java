@@ -1,0 +1,220 @@
+package io.cairn.storage;
+
+import io.cairn.core.wire.DataPlane;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.UUID;
+
+/**
+ * A storage member's data-plane listener ({@link DataPlane} frames). Each request becomes a
+ * {@link RaftClientRequest} submitted to this member's Raft server in process: writes go
+ * through the log (answered after commit on a majority and apply, exactly like a Ratis client
+ * request), reads are linearizable read-only requests (ReadIndex with leader lease). A member
+ * that is not the leader answers NOT_LEADER with the leader it knows of (reads included, so
+ * they stay on the leader's lease), and the router redirects. No Ratis client RPC (gRPC stream, ordered sliding window) is involved.
+ *
+ * <p>The request carries the router's client id and call id, so a write the router re-sends
+ * after losing track of it is de-duplicated by Ratis's retry cache.
+ *
+ * <p>Threads: one Netty event loop shared by every listener of this JVM decodes frames and
+ * submits them (Ratis appends on the calling thread); replies are written from the thread that
+ * completes the Ratis future.
+ */
+final class DataPlaneServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DataPlaneServer.class);
+    private static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(1,
+            new DefaultThreadFactory("cairn-dataplane-server", true), NioIoHandler.newFactory());
+
+    private final RaftServer server;
+    private final RaftGroupId groupId;
+    private final RaftPeerId selfId;
+    private final String host;
+    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private volatile Channel serverChannel;
+
+    DataPlaneServer(RaftServer server, RaftGroupId groupId, RaftPeerId selfId, String host) {
+        this.server = server;
+        this.groupId = groupId;
+        this.selfId = selfId;
+        this.host = host;
+    }
+
+    /** Binds an ephemeral port on the node's host; routers learn it with {@link DataPlane#ENDPOINT_QUERY}. */
+    DataPlaneServer start() throws IOException {
+        try {
+            serverChannel = new ServerBootstrap().group(GROUP).channel(NioServerSocketChannel.class)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            channels.add(ch);
+                            ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(DataPlane.MAX_FRAME_BYTES, 0, 4, 0, 4),
+                                    new Handler());
+                        }
+                    })
+                    .bind(new InetSocketAddress(host, 0)).sync().channel();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while binding the data plane", e);
+        } catch (Exception e) {
+            throw new IOException("cannot bind the data plane on " + host + ": " + e.getMessage(), e);
+        }
+        return this;
+    }
+
+    /** "host:port" while listening, else empty. */
+    String endpoint() {
+        Channel c = serverChannel;
+        if (c == null || !c.isActive()) return "";
+        return host + ":" + ((InetSocketAddress) c.localAddress()).getPort();
+    }
+
+    @Override
+    public void close() {
+        Channel c = serverChannel;
+        serverChannel = null;
+        if (c != null) c.close().awaitUninterruptibly();
+        // Routers must see their connections drop at once, so they redirect in-flight calls.
+        channels.close().awaitUninterruptibly();
+    }
+
+    private final class Handler extends SimpleChannelInboundHandler<ByteBuf> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+            if (frame.readableBytes() < DataPlane.REQUEST_HEADER_BYTES) {
+                log.debug("closing data-plane connection {}: short frame", ctx.channel().remoteAddress());
+                ctx.close();
+                return;
+            }
+            long callId = frame.readLong();
+            UUID clientId = new UUID(frame.readLong(), frame.readLong());
+            byte type = frame.readByte();
+            if (type != DataPlane.WRITE && type != DataPlane.READ) {
+                log.debug("closing data-plane connection {}: unknown request type {}", ctx.channel().remoteAddress(), type);
+                ctx.close();
+                return;
+            }
+            // Its own array: protobuf's ByteBuffer-backed strings use native byte order and
+            // offset-backed ones keep the offset, and the state machine reads big-endian from index 0.
+            byte[] payload = new byte[frame.readableBytes()];
+            frame.readBytes(payload);
+            DataPlane.Request request = new DataPlane.Request(callId, clientId, type, ByteBuffer.wrap(payload));
+            Channel channel = ctx.channel();
+            if (type == DataPlane.READ && !isLeader()) {
+                // A follower could answer through ReadIndex, at the cost of a round trip to the
+                // leader; sending the router to the leader keeps reads on its lease.
+                respondNotLeader(channel, callId);
+                return;
+            }
+            RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
+                    .setClientId(ClientId.valueOf(request.clientId()))
+                    .setServerId(selfId)
+                    .setGroupId(groupId)
+                    .setCallId(request.callId())
+                    .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)))
+                    .setType(request.type() == DataPlane.WRITE ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType())
+                    .build();
+            try {
+                server.submitClientRequestAsync(raftRequest)
+                        .whenComplete((reply, error) -> respond(channel, request.callId(), reply, error));
+            } catch (IOException | RuntimeException e) {
+                respond(channel, request.callId(), null, e);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("data-plane connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            ctx.close();
+        }
+    }
+
+    private boolean isLeader() {
+        try {
+            return server.getDivision(groupId).getInfo().isLeader();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void respondNotLeader(Channel channel, long callId) {
+        RaftPeerId leader = null;
+        try {
+            leader = server.getDivision(groupId).getInfo().getLeaderId();
+        } catch (IOException e) {
+            // no division: no leader to name
+        }
+        byte[] body = DataPlane.utf8(leader == null || leader.equals(selfId) ? "" : leader.toString());
+        int length = DataPlane.RESPONSE_HEADER_BYTES + body.length;
+        ByteBuf out = channel.alloc().buffer(4 + length);
+        out.writeInt(length).writeLong(callId).writeByte(DataPlane.NOT_LEADER).writeLong(0).writeBytes(body);
+        channel.writeAndFlush(out, channel.voidPromise());
+    }
+
+    private static void respond(Channel channel, long callId, RaftClientReply reply, Throwable error) {
+        if (!channel.isActive()) return;
+        byte status;
+        long logIndex = 0;
+        ByteBuffer body;
+        if (error != null) {
+            status = DataPlane.RETRY;
+            body = ByteBuffer.wrap(DataPlane.utf8(String.valueOf(error.getMessage())));
+        } else if (reply.isSuccess()) {
+            status = DataPlane.OK;
+            logIndex = reply.getLogIndex();
+            body = reply.getMessage().getContent().asReadOnlyByteBuffer();
+        } else {
+            RaftException e = reply.getException();
+            NotLeaderException notLeader = reply.getNotLeaderException();
+            if (notLeader != null) {
+                status = DataPlane.NOT_LEADER;
+                RaftPeer leader = notLeader.getSuggestedLeader();
+                body = ByteBuffer.wrap(DataPlane.utf8(leader == null ? "" : leader.getId().toString()));
+            } else if (e instanceof StateMachineException) {
+                status = DataPlane.FAILED;
+                body = ByteBuffer.wrap(DataPlane.utf8(e.getMessage()));
+            } else {
+                // Leader not ready, stepping down, read index failure, resource limits: transient.
+                status = DataPlane.RETRY;
+                body = ByteBuffer.wrap(DataPlane.utf8(e == null ? "request failed" : e.getMessage()));
+            }
+        }
+        int length = DataPlane.RESPONSE_HEADER_BYTES + body.remaining();
+        ByteBuf out = channel.alloc().buffer(4 + length);
+        out.writeInt(length).writeLong(callId).writeByte(status).writeLong(logIndex).writeBytes(body);
+        channel.writeAndFlush(out, channel.voidPromise());
+    }
+}
