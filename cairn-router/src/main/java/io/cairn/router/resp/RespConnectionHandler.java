@@ -208,7 +208,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
             if (reply == null) reply = Replies.error("ERR internal error: command produced no reply");
             if (head.last()) {
                 pending.clear();
-                ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
+                ctx.writeAndFlush(reply).addListener(f -> closeGracefully(f.isSuccess()));
                 unflushed = false;
                 return;
             }
@@ -216,6 +216,23 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
             unflushed = true;
         }
     }
+
+    /**
+     * Sends FIN after the last reply and drains (ignores) what the client still sends for a moment
+     * before closing: closing with unread input would reset the connection, and a reset can make
+     * the client lose the error reply it was about to read.
+     */
+    private void closeGracefully(boolean written) {
+        if (written && ctx.channel() instanceof io.netty.channel.socket.SocketChannel socket) {
+            socket.shutdownOutput();
+            socket.config().setAutoRead(true);
+            ctx.executor().schedule(() -> ctx.close(), CLOSE_DRAIN_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } else {
+            ctx.close();
+        }
+    }
+
+    private static final long CLOSE_DRAIN_MS = 1_000;
 
     private void flushIfNeeded() {
         if (unflushed) {
@@ -228,7 +245,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
         var channelConfig = ctx.channel().config();
         boolean reading = channelConfig.isAutoRead();
         if (ending) {
-            if (reading) channelConfig.setAutoRead(false);
+            return; // input after the last reply is drained and ignored (see closeGracefully)
         } else if (reading && (pending.size() >= config.maxInFlightPerConnection() || !ctx.channel().isWritable())) {
             channelConfig.setAutoRead(false);
         } else if (!reading && pending.size() <= config.maxInFlightPerConnection() / 2 && ctx.channel().isWritable()) {
