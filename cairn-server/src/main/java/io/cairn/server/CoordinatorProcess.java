@@ -41,8 +41,12 @@ public final class CoordinatorProcess implements AutoCloseable {
         admin.route("/buckets/", this::bucketRequest);
         admin.route("/rebalancer", ex -> AdminServer.sendJson(ex, 200, mover.progress()));
         topologyWatch.watch(state -> {
-            if (state.topology() != null) mover.setTopology(state.topology());
+            if (state.topology() == null) return;
+            mover.setTopology(state.topology());
+            mover.setBootstrapComplete(state.topology().replicasets().stream()
+                    .allMatch(rs -> state.bootstrappedReplicasets().contains(rs.id())));
         });
+        admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, mover.alerts()));
         mover.start();
         return this;
     }

@@ -44,8 +44,14 @@ public final class RouterProcess implements AutoCloseable {
                 .maxKeyBytes(config.router().maxKeyBytes()).maxValueBytes(config.router().maxValueBytes())
                 .maxBulkBytes(maxArg).maxRequestBytes(Math.max(maxArg, 64L << 20)).build()).start();
         admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> router.unknownBuckets() == 0).start();
+        admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         registerMetrics(admin.registry());
         return this;
+    }
+
+    private java.util.List<String> alerts() {
+        int unknown = router.unknownBuckets();
+        return unknown > 0 ? java.util.List.of("UNKNOWN_BUCKETS: " + unknown + " buckets have no known owner") : java.util.List.of();
     }
 
     public Router router() {
@@ -86,7 +92,7 @@ public final class RouterProcess implements AutoCloseable {
         info.put("leaders", router.leaderHints());
         info.put("requests", router.requests());
         info.put("retries", router.retries());
-        info.put("alerts", router.unknownBuckets() > 0 ? java.util.List.of("UNKNOWN_BUCKETS") : java.util.List.of());
+        info.put("alerts", alerts());
         return info;
     }
 

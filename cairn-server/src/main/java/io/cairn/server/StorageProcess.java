@@ -54,6 +54,8 @@ public final class StorageProcess implements AutoCloseable {
     public StorageProcess start() throws IOException {
         node.start();
         admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> !"DOWN".equals(node.role())).start();
+        admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, bootstrap.refusal() == null ? java.util.List.of()
+                : java.util.List.of("BOOTSTRAP_REFUSED: " + bootstrap.refusal())));
         registerMetrics(admin.registry());
         coordinator.watch(state -> epoch = state.epoch());
         timer.scheduleWithFixedDelay(() -> {

@@ -61,6 +61,8 @@ public final class Mover {
     /** Bucket -> the round during which its move (driven here) ended; that round's statuses may predate the end. */
     private final Map<Integer, Long> endedInRound = new HashMap<>();
     private int overCountRounds;
+    private int underCountRounds;
+    private boolean bootstrapComplete;
     private long statusRound;
     private static final int DOUBLED_AFTER_ROUNDS = 3;
     private boolean roundRunning;
@@ -79,6 +81,14 @@ public final class Mover {
 
     public void setLayout(Layout layout) {
         this.layout = layout;
+    }
+
+    /**
+     * Whether every replicaset has created its initial buckets (the coordinator knows). Only then
+     * do missing buckets mean something was lost rather than "bootstrap not finished yet".
+     */
+    public void setBootstrapComplete(boolean complete) {
+        this.bootstrapComplete = complete;
     }
 
     /** Queues a hand-made move of {@code bucket} to {@code destination}; it starts at the next round. */
@@ -173,6 +183,15 @@ public final class Mover {
         overCountRounds = overCount ? overCountRounds + 1 : 0;
         if (overCountRounds >= DOUBLED_AFTER_ROUNDS) {
             found.add("DOUBLED_BUCKETS: replicasets own " + owned + " buckets, bucket_count is " + layout.bucketCount());
+        }
+        // Between MarkSent and Activate a moving bucket is owned by nobody: only a shortfall that
+        // persists while nothing is in flight anywhere means buckets are missing.
+        boolean quiet = statuses.values().stream().allMatch(st -> st.unfinished().isEmpty());
+        boolean underCount = statuses.size() == ids.size() && owned < layout.bucketCount() && quiet;
+        underCountRounds = underCount ? underCountRounds + 1 : 0;
+        if (underCountRounds >= DOUBLED_AFTER_ROUNDS && bootstrapComplete) {
+            found.add("MISSING_BUCKETS: replicasets own " + owned + " buckets, bucket_count is " + layout.bucketCount()
+                    + " (bootstrap finished)");
         }
         problems = found;
         startManualMoves(statuses);

@@ -43,6 +43,7 @@ public final class MoverService implements AutoCloseable {
     private final BooleanSupplier isLeader;
     private final Settings settings;
     private volatile Topology topology;
+    private volatile boolean bootstrapComplete;
     private Mover mover;
     private SilenceablePort moverPort;
     private volatile Map<String, Object> progress = Map.of("running", false);
@@ -65,6 +66,17 @@ public final class MoverService implements AutoCloseable {
             port.setTopology(next);
             if (mover != null) mover.setLayout(layout(next));
         });
+    }
+
+    /** The coordinator's word on whether every replicaset has claimed its initial buckets. */
+    public void setBootstrapComplete(boolean complete) {
+        bootstrapComplete = complete;
+    }
+
+    /** Current problems (DOUBLED_BUCKETS, MISSING_BUCKETS, unreachable replicasets) for /alerts. */
+    @SuppressWarnings("unchecked")
+    public java.util.List<String> alerts() {
+        return progress.get("problems") instanceof java.util.List<?> l ? (java.util.List<String>) l : java.util.List.of();
     }
 
     /** Queues a manual move; false when this node is not the coordinator leader. */
@@ -97,6 +109,7 @@ public final class MoverService implements AutoCloseable {
                 mover.setLayout(layout(topology));
                 log.info("rebalancer running on this coordinator (epoch {})", topology.epoch());
             }
+            mover.setBootstrapComplete(bootstrapComplete);
             mover.round();
             publish(mover.progress());
         } catch (RuntimeException e) {
