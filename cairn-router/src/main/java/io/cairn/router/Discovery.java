@@ -25,6 +25,8 @@ final class Discovery {
     private long rounds;
     private long resyncs;
     private long records;
+    private long pages;
+    private long bytes;
 
     Discovery(ReplicasetClient client, RouteMap routes, int pageLimit) {
         this.client = client;
@@ -53,7 +55,13 @@ final class Discovery {
             after = afterBsn;
         }
         return client.query(StorageRequest.discover(inc, after, pageLimit))
-                .thenApply(DiscoveryPage::decode)
+                .thenApply(reply -> {
+                    synchronized (this) {
+                        pages++;
+                        bytes += reply.remaining();
+                    }
+                    return DiscoveryPage.decode(reply);
+                })
                 .thenCompose(page -> {
                     boolean more = accept(page);
                     return more ? nextPage() : CompletableFuture.completedFuture(null);
@@ -85,6 +93,16 @@ final class Discovery {
 
     synchronized long records() {
         return records;
+    }
+
+    /** Discovery requests answered (one per page). */
+    synchronized long pages() {
+        return pages;
+    }
+
+    /** Bytes of discovery answers received. */
+    synchronized long bytes() {
+        return bytes;
     }
 
     synchronized long cursor() {

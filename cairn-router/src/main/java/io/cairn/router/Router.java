@@ -317,10 +317,10 @@ public final class Router implements KvBackend, AutoCloseable {
         return out;
     }
 
-    /** Discovery counters per replicaset: rounds, records, resyncs, cursor. */
+    /** Discovery counters per replicaset: rounds, records, resyncs, cursor, requests (pages), bytes. */
     public Map<String, long[]> discoveryCounters() {
         Map<String, long[]> out = new HashMap<>();
-        discoveries.forEach((id, d) -> out.put(id, new long[] {d.rounds(), d.records(), d.resyncs(), d.cursor()}));
+        discoveries.forEach((id, d) -> out.put(id, new long[] {d.rounds(), d.records(), d.resyncs(), d.cursor(), d.pages(), d.bytes()}));
         return out;
     }
 

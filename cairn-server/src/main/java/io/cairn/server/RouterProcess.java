@@ -37,7 +37,9 @@ public final class RouterProcess implements AutoCloseable {
         Topology topology = state.topology();
         router = new Router(topology, config.router().routerConfig()).start();
         coordinator.watch(s -> {
-            if (s.topology() != null) router.updateTopology(s.topology());
+            if (s.topology() == null) return;
+            router.updateTopology(s.topology());
+            if (admin != null) s.topology().replicasets().forEach(rs -> registerReplicasetMetrics(admin.registry(), rs.id()));
         });
         int maxArg = Math.max(config.router().maxKeyBytes(), config.router().maxValueBytes());
         resp = new RespServer(router, RespConfig.builder().host(self.host()).port(self.respPort())
@@ -74,10 +76,36 @@ public final class RouterProcess implements AutoCloseable {
         Gauge.builder("cairn_router_unknown_buckets", router, Router::unknownBuckets)
                 .description("buckets with no known owner (UNKNOWN_BUCKETS alert while > 0)").register(r);
         Gauge.builder("cairn_router_epoch", router, x -> x.topology().epoch()).register(r);
-        for (var rs : router.topology().replicasets()) {
-            Gauge.builder("cairn_router_buckets", router, x -> x.bucketsByReplicaset().getOrDefault(rs.id(), 0))
-                    .tag("replicaset", rs.id()).description("buckets routed to the replicaset").register(r);
+        for (var rs : router.topology().replicasets()) registerReplicasetMetrics(r, rs.id());
+    }
+
+    private final java.util.Set<String> metered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** Per-replicaset meters, registered once per replicaset (also for ones added by a later epoch). */
+    private void registerReplicasetMetrics(MeterRegistry r, String rs) {
+        if (!metered.add(rs)) return;
+        Gauge.builder("cairn_router_buckets", router, x -> x.bucketsByReplicaset().getOrDefault(rs, 0))
+                .tag("replicaset", rs).description("buckets routed to the replicaset").register(r);
+        String[][] discovery = {
+                {"cairn_router_discovery_rounds", "discovery rounds"},
+                {"cairn_router_discovery_records", "bucket records received by discovery"},
+                {"cairn_router_discovery_resyncs", "full resyncs (new incarnation or cursor behind the horizon)"},
+                {null, null},
+                {"cairn_router_discovery_requests", "discovery requests (pages)"},
+                {"cairn_router_discovery_bytes", "bytes of discovery answers"}};
+        for (int i = 0; i < discovery.length; i++) {
+            if (discovery[i][0] == null) continue;
+            int index = i;
+            FunctionCounter.builder(discovery[i][0], router, x -> discoveryCounter(x, rs, index))
+                    .tag("replicaset", rs).description(discovery[i][1]).register(r);
         }
+        Gauge.builder("cairn_router_discovery_cursor_bsn", router, x -> discoveryCounter(x, rs, 3))
+                .tag("replicaset", rs).description("last BSN this router has seen from the replicaset").register(r);
+    }
+
+    private static double discoveryCounter(io.cairn.router.Router router, String rs, int index) {
+        long[] c = router.discoveryCounters().get(rs);
+        return c == null ? 0 : c[index];
     }
 
     private Map<String, Object> info() {

@@ -85,6 +85,16 @@ public final class StorageProcess implements AutoCloseable {
         String rs = replicaset.id();
         Gauge.builder("cairn_storage_leader", node, n -> n.isLeader() ? 1 : 0).tag("replicaset", rs)
                 .description("1 when this node is its replicaset's Raft leader").register(r);
+        String[][] discovery = {{"cairn_storage_discovery_requests", "discovery requests answered"},
+                {"cairn_storage_discovery_records", "bucket records sent to routers"},
+                {"cairn_storage_discovery_resyncs", "answers that told a router to resync fully"}};
+        for (int i = 0; i < discovery.length; i++) {
+            int index = i;
+            io.micrometer.core.instrument.FunctionCounter.builder(discovery[i][0], node, n -> n.discoveryServed()[index])
+                    .tag("replicaset", rs).description(discovery[i][1]).register(r);
+        }
+        Gauge.builder("cairn_storage_discovery_horizon_bsn", node, n -> 0).tag("replicaset", rs)
+                .description("tombstones below this BSN are collected (0: none collected yet)").register(r);
         Gauge.builder("cairn_storage_keys", node, n -> n.localStats().keyCount()).tag("replicaset", rs)
                 .description("keys in this node's copy, expired ones included until deleted").register(r);
         Gauge.builder("cairn_storage_buckets_owned", node, n -> n.localStats().ownedBuckets()).tag("replicaset", rs)

@@ -286,6 +286,15 @@ final class ReplicasetState {
         return OpCodec.encodeResults(results);
     }
 
+    /** Discovery answers served by this member: {requests, records, resync answers}. */
+    long[] discoveryServed() {
+        return new long[] {discoverRequests.sum(), discoverRecords.sum(), discoverResyncs.sum()};
+    }
+
+    private final java.util.concurrent.atomic.LongAdder discoverRequests = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder discoverRecords = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder discoverResyncs = new java.util.concurrent.atomic.LongAdder();
+
     DiscoveryPage discover(long cursorIncarnation, long afterBsn, int limit) {
         int bounded = Math.max(1, Math.min(limit, 100_000));
         // Tombstones are not collected yet, so the horizon is 0; a foreign incarnation or a cursor
@@ -294,6 +303,9 @@ final class ReplicasetState {
         long from = resync ? 0 : afterBsn;
         List<BucketRecord> records = store.bucketsAfter(from, bounded);
         long next = records.isEmpty() ? from : records.get(records.size() - 1).bsn();
+        discoverRequests.increment();
+        discoverRecords.add(records.size());
+        if (resync) discoverResyncs.increment();
         return new DiscoveryPage(incarnation, next, 0, resync, next < lastBsn, records);
     }
 

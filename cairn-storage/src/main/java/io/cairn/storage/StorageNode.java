@@ -160,6 +160,12 @@ public final class StorageNode implements AutoCloseable {
         return stateMachine.snapshotInstalls();
     }
 
+    /** Discovery answers this member served since it started: {requests, records, resync answers}. */
+    public long[] discoveryServed() {
+        ReplicasetState s = stateMachine.state();
+        return s == null ? new long[3] : s.discoveryServed();
+    }
+
     /** This member's own view (may lag the leader's). */
     public StorageStats localStats() {
         ReplicasetState s = stateMachine.state();
