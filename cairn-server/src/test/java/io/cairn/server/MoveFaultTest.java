@@ -248,7 +248,7 @@ class MoveFaultTest {
 
     private ClusterConfig config() throws Exception {
         return TestClusters.config(dir, 2, 3, BUCKETS, Map.of(
-                "rebalancer", Map.of("auto", false, "chunkKeys", 20, "roundIntervalMs", 100)));
+                "rebalancer", Map.of("auto", false, "chunkKeys", 5, "roundIntervalMs", 100)));
     }
 
     private static Topology currentTopology(ClusterConfig config) {
@@ -310,14 +310,14 @@ class MoveFaultTest {
     }
 
     /**
-     * Waits until the first chunks (100 keys) landed on the destination leader, then checks with
+     * Waits until the first chunks (20 keys) landed on the destination leader, then checks with
      * the replicated records that the copy is RECEIVING and incomplete (a transfer under way).
      */
     private static void awaitTransferUnderWay(LocalCluster cluster, Setup s, Records records) throws Exception {
         String destLeader = leaderOf(cluster, s.destination);
         await("first chunks on the destination").atMost(Duration.ofSeconds(30))
                 .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
-                .until(() -> localKeys(cluster, destLeader) - s.destinationKeysBefore >= 100);
+                .until(() -> localKeys(cluster, destLeader) - s.destinationKeysBefore >= 20);
         BucketDigest d = records.digest(s.destination, s.bucket);
         assertThat(d).isNotNull();
         System.out.printf("transfer under way: destination %s has %s with %d keys%n", s.destination,
