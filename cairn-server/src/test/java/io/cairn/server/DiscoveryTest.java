@@ -46,4 +46,37 @@ class DiscoveryTest {
             assertThat(router.discoveryCounters().get(to)[2]).as("full resyncs").isZero();
         }
     }
+
+    @Test
+    void bsnKeepsGrowingAcrossALeaderChangeAndRoutersFollowWithoutAResync() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 3, 60, Map.of("rebalancer", Map.of("auto", false)));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(90))).isTrue();
+            Router router = cluster.router().router();
+            String oldLeader = MoveFaultSupport.leaderOf(cluster, "rs1");
+            long bsnBefore = cluster.storage(oldLeader).node().localStats().lastBsn();
+            assertThat(bsnBefore).as("bootstrap took BSNs").isPositive();
+
+            cluster.stopNode(oldLeader);
+            String newLeader = MoveFaultSupport.leaderOf(cluster, "rs1");
+            assertThat(newLeader).isNotEqualTo(oldLeader);
+            assertThat(cluster.storage(newLeader).node().localStats().lastBsn()).as("the new leader has every committed BSN")
+                    .isEqualTo(bsnBefore);
+
+            int bucket = 1; // rs1 holds the first half of the buckets after bootstrap
+            assertThat(router.ownerOf(bucket)).isEqualTo("rs1");
+            long movedBefore = ((Number) cluster.coordinator().mover().progress().get("moved")).longValue();
+            assertThat(cluster.coordinator().mover().requestMove(bucket, "rs2")).isTrue();
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> ((Number) cluster.coordinator().mover().progress().get("moved")).longValue() > movedBefore);
+            long bsnAfter = cluster.storage(newLeader).node().localStats().lastBsn();
+            assertThat(bsnAfter).as("SENDING, SENT and the data drop each took a new BSN").isGreaterThanOrEqualTo(bsnBefore + 3);
+
+            cluster.startNode(oldLeader);
+            await().atMost(Duration.ofSeconds(60)).until(() -> cluster.storage(oldLeader).node().localStats().lastBsn() == bsnAfter);
+            await().atMost(Duration.ofSeconds(10)).until(() -> "rs2".equals(router.ownerOf(bucket)));
+            assertThat(router.discoveryCounters().get("rs1")[2]).as("full resyncs of rs1").isZero();
+            assertThat(router.discoveryCounters().get("rs1")[3]).as("router cursor on rs1").isEqualTo(bsnAfter);
+        }
+    }
 }
