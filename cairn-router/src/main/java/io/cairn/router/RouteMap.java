@@ -30,15 +30,32 @@ final class RouteMap {
         return owner.get(bucket);
     }
 
+    /**
+     * Writable claims (ACTIVE, PINNED, READONLY) per bucket, kept only for buckets that have one:
+     * a second claimer makes the bucket suspected of being doubled (design 000).
+     */
+    private final java.util.Map<Integer, java.util.Map<String, Long>> writableClaims = new java.util.HashMap<>();
+
     /** Applies a record reported by {@code replicaset}. */
     synchronized void learn(String replicaset, BucketRecord r) {
         if (r.id() < 1 || r.id() > bucketCount) return;
         int b = r.id();
+        boolean writable = r.state().servesWrites() || r.state() == io.cairn.core.BucketState.READONLY;
+        if (writable) {
+            writableClaims.computeIfAbsent(b, k -> new java.util.HashMap<>()).put(replicaset, r.generation());
+            updateRefused(b);
+        } else {
+            dropClaim(b, replicaset);
+        }
         if (r.state().isRoutable()) {
             boolean newer = r.generation() > generation.get(b);
-            // At equal generation a writable copy (the new owner) beats a SENDING one (the old owner).
-            boolean tieWon = r.generation() == generation.get(b) && (r.state().servesWrites() || replicaset.equals(owner.get(b)));
-            if (owner.get(b) == null || newer || tieWon) {
+            // At equal generation a writable copy (the new owner) beats a SENDING one (the old owner),
+            // but never another writable copy: two of them is a suspected double, and the route stays put.
+            String current = owner.get(b);
+            boolean currentWritable = current != null && Long.valueOf(r.generation()).equals(claimsOf(b).get(current));
+            boolean tieWon = r.generation() == generation.get(b)
+                    && (replicaset.equals(current) || (r.state().servesWrites() && !currentWritable));
+            if (current == null || newer || tieWon) {
                 owner.set(b, replicaset);
                 generation.set(b, r.generation());
             }
@@ -47,8 +64,52 @@ final class RouteMap {
         }
     }
 
+    private java.util.Map<String, Long> claimsOf(int bucket) {
+        return writableClaims.getOrDefault(bucket, java.util.Map.of());
+    }
+
+    private void dropClaim(int bucket, String replicaset) {
+        java.util.Map<String, Long> c = writableClaims.get(bucket);
+        if (c != null && c.remove(replicaset) != null && c.isEmpty()) writableClaims.remove(bucket);
+        updateRefused(bucket);
+    }
+
+    /** Buckets two or more replicasets claim as writable (suspected doubled), in id order. */
+    synchronized java.util.SortedSet<Integer> suspected() {
+        java.util.SortedSet<Integer> out = new java.util.TreeSet<>();
+        writableClaims.forEach((b, c) -> {
+            if (c.size() > 1) out.add(b);
+        });
+        return out;
+    }
+
+    /**
+     * True when two writable claims share the highest generation: no copy can be preferred, so
+     * writes are refused until one of them gives the bucket up (or is contained).
+     */
+    boolean writesRefused(int bucket) {
+        return refused.contains(bucket); // read on every write: a lock-free snapshot, rebuilt on (rare) changes
+    }
+
+    private volatile java.util.Set<Integer> refused = java.util.Set.of();
+
+    private void updateRefused(int bucket) {
+        java.util.Map<String, Long> c = writableClaims.get(bucket);
+        boolean tie = false;
+        if (c != null && c.size() > 1) {
+            long top = java.util.Collections.max(c.values());
+            tie = c.values().stream().filter(g -> g == top).count() > 1;
+        }
+        if (tie == refused.contains(bucket)) return;
+        java.util.Set<Integer> next = new java.util.HashSet<>(refused);
+        if (tie) next.add(bucket);
+        else next.remove(bucket);
+        refused = java.util.Set.copyOf(next);
+    }
+
     /** Forgets what {@code replicaset} claimed (its copy of the data was replaced). */
     synchronized void forget(String replicaset) {
+        for (int b : new java.util.ArrayList<>(writableClaims.keySet())) dropClaim(b, replicaset);
         for (int b = 1; b <= bucketCount; b++) {
             if (replicaset.equals(owner.get(b))) {
                 owner.set(b, null);

@@ -128,6 +128,11 @@ public final class Router implements KvBackend, AutoCloseable {
         Map<String, List<Integer>> byOwner = new LinkedHashMap<>();
         String[] sentTo = new String[ops.size()];
         for (int i : pending) {
+            if (!ops.get(i).readOnly() && routes.writesRefused(ops.get(i).bucket())) {
+                results[i] = OpResult.error(ErrorCode.BUCKET_READONLY, "bucket " + ops.get(i).bucket()
+                        + " is claimed by two replicasets at the same generation (suspected doubled); writes are refused");
+                continue;
+            }
             String owner = routes.owner(ops.get(i).bucket());
             ReplicasetClient client = owner == null ? null : clients.get(owner);
             if (client == null) {
@@ -246,6 +251,11 @@ public final class Router implements KvBackend, AutoCloseable {
     /** The replicaset this router sends {@code bucket}'s requests to, or null while unknown. */
     public String ownerOf(int bucket) {
         return routes.owner(bucket);
+    }
+
+    /** Buckets two replicasets claim as writable (suspected doubled). */
+    public java.util.SortedSet<Integer> suspectedBuckets() {
+        return routes.suspected();
     }
 
     public int unknownBuckets() {

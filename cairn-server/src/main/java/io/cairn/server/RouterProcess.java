@@ -52,8 +52,15 @@ public final class RouterProcess implements AutoCloseable {
     }
 
     private java.util.List<String> alerts() {
+        java.util.List<String> alerts = new java.util.ArrayList<>();
         int unknown = router.unknownBuckets();
-        return unknown > 0 ? java.util.List.of("UNKNOWN_BUCKETS: " + unknown + " buckets have no known owner") : java.util.List.of();
+        if (unknown > 0) alerts.add("UNKNOWN_BUCKETS: " + unknown + " buckets have no known owner");
+        var suspected = router.suspectedBuckets();
+        if (!suspected.isEmpty()) {
+            alerts.add("SUSPECTED_DOUBLED_BUCKETS: " + suspected.size() + " buckets claimed by two replicasets, first "
+                    + suspected.stream().limit(20).toList());
+        }
+        return alerts;
     }
 
     public Router router() {

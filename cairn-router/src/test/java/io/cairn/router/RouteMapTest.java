@@ -1,0 +1,58 @@
+package io.cairn.router;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.BucketState;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Merging claims by generation, and suspicion of doubled buckets (design 000). */
+class RouteMapTest {
+    private static BucketRecord rec(int id, BucketState state, long generation, String peer) {
+        return new BucketRecord(id, state, generation, 1, peer, 0);
+    }
+
+    @Test
+    void aMoveHandsTheRouteToTheNewOwnerWithoutSuspicion() {
+        RouteMap map = new RouteMap(10);
+        map.learn("a", rec(1, BucketState.ACTIVE, 1, ""));
+        map.learn("a", rec(1, BucketState.SENDING, 2, "b"));
+        map.learn("b", rec(1, BucketState.ACTIVE, 2, "a"));
+        assertThat(map.owner(1)).isEqualTo("b");
+        map.learn("a", rec(1, BucketState.SENDING, 2, "b")); // a late answer from the old owner
+        assertThat(map.owner(1)).isEqualTo("b");
+        map.learn("a", rec(1, BucketState.SENT, 2, "b"));
+        assertThat(map.owner(1)).isEqualTo("b");
+        assertThat(map.suspected()).isEmpty();
+        assertThat(map.writesRefused(1)).isFalse();
+    }
+
+    @Test
+    void twoWritableClaimsAtTheSameGenerationAreSuspectedRefuseWritesAndDoNotFlap() {
+        RouteMap map = new RouteMap(10);
+        map.learn("a", rec(3, BucketState.ACTIVE, 4, ""));
+        map.learn("b", rec(3, BucketState.ACTIVE, 4, ""));
+        assertThat(map.suspected()).containsExactly(3);
+        assertThat(map.writesRefused(3)).isTrue();
+        for (int pass = 0; pass < 3; pass++) {
+            map.learn("b", rec(3, BucketState.ACTIVE, 4, ""));
+            map.learn("a", rec(3, BucketState.ACTIVE, 4, ""));
+            assertThat(map.owner(3)).as("route after pass %d", pass).isEqualTo("a");
+        }
+        map.learn("b", rec(3, BucketState.GARBAGE, 4, "")); // one copy given up
+        assertThat(map.suspected()).isEmpty();
+        assertThat(map.writesRefused(3)).isFalse();
+    }
+
+    @Test
+    void aSuspectedBucketGoesToTheCopyWithTheHigherGeneration() {
+        RouteMap map = new RouteMap(10);
+        map.learn("new", rec(5, BucketState.ACTIVE, 7, ""));
+        map.learn("restored", rec(5, BucketState.ACTIVE, 6, "")); // an old backup of a former owner
+        assertThat(map.suspected()).containsExactly(5);
+        assertThat(map.writesRefused(5)).isFalse();
+        assertThat(map.owner(5)).isEqualTo("new");
+        map.forget("restored");
+        assertThat(map.suspected()).isEmpty();
+    }
+}
