@@ -3,6 +3,8 @@ package io.cairn.server;
 import com.sun.net.httpserver.HttpExchange;
 import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.coordinator.CoordinatorServer;
+import io.cairn.core.BucketRecord;
+import io.cairn.core.BucketState;
 import io.cairn.server.move.MoverService;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.server.admin.AdminServer;
@@ -81,13 +83,22 @@ public final class CoordinatorProcess implements AutoCloseable {
             return;
         }
         try {
-            Object answer = show ? mover.locate(bucket).join() : mover.pin(bucket, parts[3].equals("pin")).join();
+            Object answer = show ? describe(mover.locate(bucket).join()) : mover.pin(bucket, parts[3].equals("pin")).join();
             if (answer == null) AdminServer.send(ex, 409, "text/plain", "this coordinator is not the leader; ask the leader\n");
             else if (show) AdminServer.sendJson(ex, 200, answer);
             else AdminServer.send(ex, answer.toString().startsWith("refused") ? 409 : 200, "text/plain", answer + "\n");
         } catch (java.util.concurrent.CompletionException e) {
             AdminServer.send(ex, 503, "text/plain", "no answer from the replicasets: " + e.getCause() + "\n");
         }
+    }
+
+    /** Records as one line of text per replicaset (what `cairn bucket show` prints); null stays null. */
+    private static Map<String, String> describe(Map<String, BucketRecord> records) {
+        if (records == null) return null;
+        Map<String, String> out = new LinkedHashMap<>();
+        records.forEach((rs, r) -> out.put(rs, r == null ? "NO ANSWER" : r.state() + " generation " + r.generation()
+                + (r.peer().isEmpty() ? "" : " peer " + r.peer())));
+        return out;
     }
 
     /** POST /moves/{bucket}?to={replicaset} */
@@ -105,20 +116,20 @@ public final class CoordinatorProcess implements AutoCloseable {
             AdminServer.send(ex, 400, "text/plain", "use POST /moves/<bucket>?to=<replicaset>\n");
             return;
         }
-        Map<String, String> where;
+        Map<String, BucketRecord> where;
         try {
             where = mover.locate(bucket).join();
         } catch (java.util.concurrent.CompletionException e) {
             where = Map.of();
         }
         if (where != null) {
-            String atDestination = where.getOrDefault(to, "");
-            if (atDestination.startsWith("ACTIVE") || atDestination.startsWith("PINNED")) {
+            BucketRecord atDestination = where.get(to);
+            if (atDestination != null && atDestination.state().servesWrites()) {
                 AdminServer.send(ex, 409, "text/plain", "bucket " + bucket + " is already on " + to + "\n");
                 return;
             }
             for (var e : where.entrySet()) {
-                if (e.getValue().startsWith("PINNED")) {
+                if (e.getValue() != null && e.getValue().state() == BucketState.PINNED) {
                     AdminServer.send(ex, 409, "text/plain", "bucket " + bucket + " is PINNED on " + e.getKey()
                             + "; unpin it first (cairn bucket unpin " + bucket + ")\n");
                     return;

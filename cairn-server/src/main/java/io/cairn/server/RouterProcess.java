@@ -93,21 +93,18 @@ public final class RouterProcess implements AutoCloseable {
         if (!metered.add(rs)) return;
         Gauge.builder("cairn_router_buckets", router, x -> x.bucketsByReplicaset().getOrDefault(rs, 0))
                 .tag("replicaset", rs).description("buckets routed to the replicaset").register(r);
-        String[][] discovery = {
-                {"cairn_router_discovery_rounds", "discovery rounds"},
-                {"cairn_router_discovery_records", "bucket records received by discovery"},
-                {"cairn_router_discovery_resyncs", "full resyncs (new incarnation or cursor behind the horizon)"},
-                {null, null},
-                {"cairn_router_discovery_requests", "discovery requests (pages)"},
-                {"cairn_router_discovery_bytes", "bytes of discovery answers"}};
-        for (int i = 0; i < discovery.length; i++) {
-            if (discovery[i][0] == null) continue;
-            int index = i;
-            FunctionCounter.builder(discovery[i][0], router, x -> discoveryCounter(x, rs, index))
-                    .tag("replicaset", rs).description(discovery[i][1]).register(r);
-        }
+        discoveryCounter(r, rs, "cairn_router_discovery_rounds", 0, "discovery rounds");
+        discoveryCounter(r, rs, "cairn_router_discovery_records", 1, "bucket records received by discovery");
+        discoveryCounter(r, rs, "cairn_router_discovery_resyncs", 2, "full resyncs (new incarnation or cursor behind the horizon)");
+        discoveryCounter(r, rs, "cairn_router_discovery_requests", 4, "discovery requests (pages)");
+        discoveryCounter(r, rs, "cairn_router_discovery_bytes", 5, "bytes of discovery answers");
         Gauge.builder("cairn_router_discovery_cursor_bsn", router, x -> discoveryCounter(x, rs, 3))
                 .tag("replicaset", rs).description("last BSN this router has seen from the replicaset").register(r);
+    }
+
+    /** A counter over one field of {@link io.cairn.router.Router#discoveryCounters()}. */
+    private void discoveryCounter(MeterRegistry r, String rs, String name, int index, String description) {
+        FunctionCounter.builder(name, router, x -> discoveryCounter(x, rs, index)).tag("replicaset", rs).description(description).register(r);
     }
 
     private static double discoveryCounter(io.cairn.router.Router router, String rs, int index) {

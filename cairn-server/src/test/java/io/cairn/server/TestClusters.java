@@ -4,12 +4,9 @@ import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 
 /** Writes local-cluster configs on free loopback ports for tests. */
 final class TestClusters {
@@ -23,32 +20,12 @@ final class TestClusters {
     /** A config for {@code replicasets x replicas} in {@code dir}, with optional extra sections. */
     static ClusterConfig config(Path dir, int replicasets, int replicas, int buckets, Map<String, Object> extra) throws IOException {
         int ports = 12 + 2 * replicasets * replicas;
-        int base = freeRange(ports);
+        int base = Ports.freeRange(ports);
         Map<String, Object> tree = new LinkedHashMap<>(LocalCluster.configTree(
                 new LocalCluster.Shape(replicasets, replicas, buckets, base + ports - 1, base)));
         tree.putAll(extra);
         Path file = dir.resolve(LocalCluster.CONFIG_FILE);
         ConfigLoader.write(file, tree);
         return ConfigLoader.load(file);
-    }
-
-    /** First port of {@code count} consecutive free loopback ports. */
-    static int freeRange(int count) throws IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int base = 20_000 + ThreadLocalRandom.current().nextInt(30_000);
-            if (allFree(base, count)) return base;
-        }
-        throw new IOException("no " + count + " consecutive free ports found");
-    }
-
-    private static boolean allFree(int base, int count) {
-        for (int p = base; p < base + count; p++) {
-            try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress())) {
-                s.setReuseAddress(true);
-            } catch (IOException busy) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -11,7 +11,6 @@ import io.cairn.core.rebalance.RebalancePlanner;
 import io.cairn.core.rebalance.ReplicasetLoad;
 import io.cairn.core.rebalance.Route;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -52,8 +51,8 @@ public final class Mover {
     private Layout layout = new Layout(0, 0, Map.of());
     private long planEpoch;
     private final Map<Integer, SendMove> inFlight = new HashMap<>();
-    private final ArrayDeque<int[]> manualQueue = new ArrayDeque<>();
-    private final Map<Integer, String> manualTargets = new HashMap<>();
+    /** Manual moves waiting for the next round: bucket -> destination (a later request replaces an earlier one). */
+    private final Map<Integer, String> manualQueue = new LinkedHashMap<>();
     /** Bucket -> the round it last rolled back in; such a bucket rests a few rounds before it is tried again. */
     private final Map<Integer, Long> rolledBackAt = new HashMap<>();
     private static final long ROUNDS_TO_REST_AFTER_ROLLBACK = 10;
@@ -93,8 +92,7 @@ public final class Mover {
 
     /** Queues a hand-made move of {@code bucket} to {@code destination}; it starts at the next round. */
     public void requestMove(int bucket, String destination) {
-        manualTargets.put(bucket, destination);
-        manualQueue.add(new int[] {bucket});
+        manualQueue.put(bucket, destination);
     }
 
     public Progress progress() {
@@ -226,11 +224,12 @@ public final class Mover {
     }
 
     private void startManualMoves(Map<String, MoveStatus> statuses) {
-        int n = manualQueue.size();
-        for (int i = 0; i < n; i++) {
-            int bucket = manualQueue.poll()[0];
-            String destination = manualTargets.remove(bucket);
-            if (destination == null || inFlight.containsKey(bucket) || !layout.weights().containsKey(destination)) continue;
+        Map<Integer, String> requested = new LinkedHashMap<>(manualQueue);
+        manualQueue.clear();
+        for (var request : requested.entrySet()) {
+            int bucket = request.getKey();
+            String destination = request.getValue();
+            if (inFlight.containsKey(bucket) || !layout.weights().containsKey(destination)) continue;
             String source = null;
             for (var e : statuses.entrySet()) if (e.getValue().candidates().contains(bucket)) source = e.getKey();
             if (source == null) {

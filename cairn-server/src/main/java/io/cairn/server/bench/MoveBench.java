@@ -73,7 +73,7 @@ public final class MoveBench {
 
     private static ClusterConfig prepare(Options o, Path dir) throws IOException {
         Files.createDirectories(dir);
-        int base = freeRange(100);
+        int base = io.cairn.server.Ports.freeRange(100);
         Map<String, Object> tree = new java.util.LinkedHashMap<>(LocalCluster.configTree(new LocalCluster.Shape(3, o.replicas(), o.buckets(), base + 99, base)));
         @SuppressWarnings("unchecked") List<Map<String, Object>> sets = (List<Map<String, Object>>) tree.get("replicasets");
         List<Map<String, Object>> adjusted = new ArrayList<>();
@@ -88,23 +88,6 @@ public final class MoveBench {
         Path file = dir.resolve(LocalCluster.CONFIG_FILE);
         ConfigLoader.write(file, tree);
         return ConfigLoader.load(file);
-    }
-
-    /** First of {@code count} consecutive loopback ports that are free right now. */
-    private static int freeRange(int count) throws IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int base = 21_000 + ThreadLocalRandom.current().nextInt(20_000);
-            boolean free = true;
-            for (int p = base; p < base + count && free; p++) {
-                try (java.net.ServerSocket s = new java.net.ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress())) {
-                    s.setReuseAddress(true);
-                } catch (IOException busy) {
-                    free = false;
-                }
-            }
-            if (free) return base;
-        }
-        throw new IOException("no " + count + " consecutive free ports found");
     }
 
     private static void load(Router router, Options o) {

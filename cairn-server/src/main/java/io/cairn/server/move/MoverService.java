@@ -158,20 +158,15 @@ public final class MoverService implements AutoCloseable {
         return new Mover.Layout(t.epoch(), t.bucketCount(), weights);
     }
 
-    /** Every replicaset's record of {@code bucket}, as text, or empty when this node is not the leader. */
-    public java.util.concurrent.CompletableFuture<Map<String, String>> locate(int bucket) {
-        var result = new java.util.concurrent.CompletableFuture<Map<String, String>>();
+    /**
+     * Every replicaset's record of {@code bucket} (a null value: that replicaset did not answer);
+     * completes with null when this node is not the leader.
+     */
+    public java.util.concurrent.CompletableFuture<Map<String, io.cairn.core.BucketRecord>> locate(int bucket) {
+        var result = new java.util.concurrent.CompletableFuture<Map<String, io.cairn.core.BucketRecord>>();
         driver.execute(() -> {
-            if (mover == null) {
-                result.complete(null);
-                return;
-            }
-            mover.locate(bucket, records -> {
-                Map<String, String> out = new LinkedHashMap<>();
-                records.forEach((rs, r) -> out.put(rs, r == null ? "NO ANSWER" : r.state() + " generation " + r.generation()
-                        + (r.peer().isEmpty() ? "" : " peer " + r.peer())));
-                result.complete(out);
-            });
+            if (mover == null) result.complete(null);
+            else mover.locate(bucket, result::complete);
         });
         return result.orTimeout(20, TimeUnit.SECONDS);
     }
