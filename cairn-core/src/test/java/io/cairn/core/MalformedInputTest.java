@@ -35,15 +35,15 @@ class MalformedInputTest {
 
     @Test
     void discoveryPageRejectsAHugeRecordCount() {
-        byte[] bytes = new DiscoveryPage(1, 2, 3, false, false, List.of()).encode();
-        ByteBuffer.wrap(bytes).putInt(8 + 8 + 8 + 1 + 1, Integer.MAX_VALUE);
+        byte[] bytes = new DiscoveryPage(new io.cairn.core.wire.DiscoveryCursor(1, 2, 9), 2, 3, false, false, List.of()).encode();
+        ByteBuffer.wrap(bytes).putInt(DiscoveryPage.HEADER_BYTES, Integer.MAX_VALUE);
         assertThatThrownBy(() -> DiscoveryPage.decode(ByteBuffer.wrap(bytes))).isInstanceOf(RuntimeException.class);
     }
 
     @Test
     void discoveryPageRejectsABooleanByteOtherThanZeroOrOne() {
-        byte[] bytes = new DiscoveryPage(1, 2, 3, true, false, List.of()).encode();
-        bytes[24] = 2;
+        byte[] bytes = new DiscoveryPage(new io.cairn.core.wire.DiscoveryCursor(1, 2, 9), 2, 3, true, false, List.of()).encode();
+        bytes[DiscoveryPage.HEADER_BYTES - 2] = 2;
         assertThatThrownBy(() -> DiscoveryPage.decode(ByteBuffer.wrap(bytes))).isInstanceOf(RuntimeException.class);
     }
 

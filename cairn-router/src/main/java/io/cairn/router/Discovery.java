@@ -1,6 +1,7 @@
 package io.cairn.router;
 
 import io.cairn.core.BucketRecord;
+import io.cairn.core.wire.DiscoveryCursor;
 import io.cairn.core.wire.DiscoveryPage;
 import io.cairn.core.wire.StorageRequest;
 import org.slf4j.Logger;
@@ -9,9 +10,10 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The discovery cursor of one replicaset: (incarnation, last BSN seen). A round asks only for
- * records changed after the cursor, page by page; a "resync" answer (other incarnation, or
- * cursor past the horizon) drops what we believed about this replicaset and starts over.
+ * The discovery cursor of one replicaset: (incarnation, last BSN seen, history hash there). A
+ * round asks only for records changed after the cursor, page by page; a "resync" answer (other
+ * incarnation, cursor below the tombstone horizon, or a history the replicaset no longer has
+ * after a restore from an old copy) drops what we believed about this replicaset and starts over.
  */
 final class Discovery {
     private static final Logger log = LoggerFactory.getLogger(Discovery.class);
@@ -19,8 +21,8 @@ final class Discovery {
     private final ReplicasetClient client;
     private final RouteMap routes;
     private final int pageLimit;
-    private long incarnation = -1;
-    private long afterBsn;
+    private DiscoveryCursor cursor = DiscoveryCursor.START;
+    private long lastBsn;
     private boolean inRound;
     private long rounds;
     private long resyncs;
@@ -48,13 +50,11 @@ final class Discovery {
     }
 
     private CompletableFuture<Void> nextPage() {
-        long inc;
-        long after;
+        DiscoveryCursor after;
         synchronized (this) {
-            inc = incarnation;
-            after = afterBsn;
+            after = cursor;
         }
-        return client.query(StorageRequest.discover(inc, after, pageLimit))
+        return client.query(StorageRequest.discover(after, pageLimit))
                 .thenApply(reply -> {
                     synchronized (this) {
                         pages++;
@@ -70,16 +70,17 @@ final class Discovery {
 
     private synchronized boolean accept(DiscoveryPage page) {
         if (page.resync()) {
-            if (incarnation > 0) { // not our first contact, nor a replicaset that was still empty
+            if (cursor.incarnation() > 0) { // not our first contact, nor a replicaset that was still empty
                 resyncs++;
-                log.info("replicaset {} asked for a full resync (incarnation {} -> {})", client.id(), incarnation, page.incarnation());
+                log.info("replicaset {} asked for a full resync (cursor {} -> incarnation {}, horizon {}, last BSN {})", client.id(),
+                        cursor, page.incarnation(), page.horizonBsn(), page.lastBsn());
             }
             routes.forget(client.id());
         }
         for (BucketRecord r : page.records()) routes.learn(client.id(), r);
         records += page.records().size();
-        incarnation = page.incarnation();
-        afterBsn = page.nextBsn();
+        cursor = page.next();
+        lastBsn = page.lastBsn();
         return page.more();
     }
 
@@ -106,6 +107,11 @@ final class Discovery {
     }
 
     synchronized long cursor() {
-        return afterBsn;
+        return cursor.bsn();
+    }
+
+    /** BSNs the replicaset had handed out beyond our cursor when it last answered. */
+    synchronized long lag() {
+        return Math.max(0, lastBsn - cursor.bsn());
     }
 }

@@ -327,10 +327,10 @@ public final class Router implements KvBackend, AutoCloseable {
         return out;
     }
 
-    /** Discovery counters per replicaset: rounds, records, resyncs, cursor, requests (pages), bytes. */
+    /** Discovery counters per replicaset: rounds, records, resyncs, cursor, requests (pages), bytes, cursor lag (BSNs). */
     public Map<String, long[]> discoveryCounters() {
         Map<String, long[]> out = new HashMap<>();
-        discoveries.forEach((id, d) -> out.put(id, new long[] {d.rounds(), d.records(), d.resyncs(), d.cursor(), d.pages(), d.bytes()}));
+        discoveries.forEach((id, d) -> out.put(id, new long[] {d.rounds(), d.records(), d.resyncs(), d.cursor(), d.pages(), d.bytes(), d.lag()}));
         return out;
     }
 

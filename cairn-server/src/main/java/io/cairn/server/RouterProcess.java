@@ -95,11 +95,13 @@ public final class RouterProcess implements AutoCloseable {
                 .tag("replicaset", rs).description("buckets routed to the replicaset").register(r);
         discoveryCounter(r, rs, "cairn_router_discovery_rounds", 0, "discovery rounds");
         discoveryCounter(r, rs, "cairn_router_discovery_records", 1, "bucket records received by discovery");
-        discoveryCounter(r, rs, "cairn_router_discovery_resyncs", 2, "full resyncs (new incarnation or cursor behind the horizon)");
+        discoveryCounter(r, rs, "cairn_router_discovery_resyncs", 2, "full resyncs (new incarnation, cursor behind the horizon, or restored history)");
         discoveryCounter(r, rs, "cairn_router_discovery_requests", 4, "discovery requests (pages)");
         discoveryCounter(r, rs, "cairn_router_discovery_bytes", 5, "bytes of discovery answers");
         Gauge.builder("cairn_router_discovery_cursor_bsn", router, x -> discoveryCounter(x, rs, 3))
                 .tag("replicaset", rs).description("last BSN this router has seen from the replicaset").register(r);
+        Gauge.builder("cairn_router_discovery_cursor_lag", router, x -> discoveryCounter(x, rs, 6))
+                .tag("replicaset", rs).description("BSNs the replicaset had handed out beyond this router's cursor at its last answer").register(r);
     }
 
     /** A counter over one field of {@link io.cairn.router.Router#discoveryCounters()}. */

@@ -24,6 +24,8 @@ public final class StorageProcess implements AutoCloseable {
     private static final long EXPIRY_SWEEP_MS = 1_000;
     /** Keys examined per sweep step; bounds the step's read work and the size of its delete entry. */
     private static final int EXPIRY_SCAN_KEYS = 2_000;
+    /** Tombstones collected per log entry; bounds the entry and the apply pause. */
+    private static final int COLLECT_BATCH = 10_000;
 
     private final NodeAddress self;
     private final ReplicasetSpec replicaset;
@@ -34,6 +36,8 @@ public final class StorageProcess implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private AdminServer admin;
     private volatile long epoch;
+    private final long tombstoneRetentionMs;
+    private final java.util.concurrent.atomic.LongAdder tombstonesCollected = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder expiredDeleted = new java.util.concurrent.atomic.LongAdder();
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(StorageProcess.class);
 
@@ -41,6 +45,7 @@ public final class StorageProcess implements AutoCloseable {
         this.self = Nodes.storage(config, nodeId);
         this.replicaset = Nodes.replicasetOf(config, nodeId);
         this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)));
+        this.tombstoneRetentionMs = config.storage().tombstoneRetentionMs();
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
         this.replicasetAdmin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5));
         this.bootstrap = new BootstrapTask(node, replicaset, coordinator, replicasetAdmin);
@@ -62,7 +67,25 @@ public final class StorageProcess implements AutoCloseable {
             if (!bootstrap.done()) bootstrap.runOnce();
         }, 0, BOOTSTRAP_CHECK_MS, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(this::sweepExpired, EXPIRY_SWEEP_MS, EXPIRY_SWEEP_MS, TimeUnit.MILLISECONDS);
+        // Checked a few times per retention window (at most once a minute): a tombstone lives at most ~1.25x the retention.
+        long collectEveryMs = Math.min(60_000, Math.max(250, tombstoneRetentionMs / 4));
+        timer.scheduleWithFixedDelay(this::collectTombstones, collectEveryMs, collectEveryMs, TimeUnit.MILLISECONDS);
         return this;
+    }
+
+    /** On the leader: collects, through the log, the tombstones older than the retention time (design 001). */
+    private void collectTombstones() {
+        if (!node.isLeader()) return;
+        try {
+            var expired = node.expiredTombstones(tombstoneRetentionMs, COLLECT_BATCH);
+            if (expired.isEmpty()) return;
+            long below = expired.get(expired.size() - 1).bsn() + 1;
+            long collected = replicasetAdmin.collectTombstones(below, expired.stream().mapToInt(io.cairn.core.BucketRecord::id).toArray());
+            tombstonesCollected.add(collected);
+            log.info("replicaset {} collected {} tombstones; discovery horizon now BSN {}", replicaset.id(), collected, node.horizonBsn());
+        } catch (Exception e) {
+            log.debug("tombstone collection of {} skipped: {}", replicaset.id(), e.toString());
+        }
     }
 
     /** On the leader: deletes, through the log, the expired keys of the next slice of data. */
@@ -93,8 +116,11 @@ public final class StorageProcess implements AutoCloseable {
             io.micrometer.core.instrument.FunctionCounter.builder(discovery[i][0], node, n -> n.discoveryServed()[index])
                     .tag("replicaset", rs).description(discovery[i][1]).register(r);
         }
-        Gauge.builder("cairn_storage_discovery_horizon_bsn", node, n -> 0).tag("replicaset", rs)
-                .description("tombstones below this BSN are collected (0: none collected yet)").register(r);
+        Gauge.builder("cairn_storage_discovery_horizon_bsn", node, StorageNode::horizonBsn).tag("replicaset", rs)
+                .description("tombstones up to this BSN are collected; router cursors below it resync (0: none collected yet)").register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_tombstones_collected", tombstonesCollected,
+                        java.util.concurrent.atomic.LongAdder::sum)
+                .tag("replicaset", rs).description("tombstones this node collected while leader").register(r);
         Gauge.builder("cairn_storage_keys", node, n -> n.localStats().keyCount()).tag("replicaset", rs)
                 .description("keys in this node's copy, expired ones included until deleted").register(r);
         Gauge.builder("cairn_storage_buckets_owned", node, n -> n.localStats().ownedBuckets()).tag("replicaset", rs)
@@ -120,6 +146,8 @@ public final class StorageProcess implements AutoCloseable {
         info.put("keys", s.keyCount());
         info.put("bucketsOwned", s.ownedBuckets());
         info.put("lastBsn", s.lastBsn());
+        info.put("horizonBsn", node.horizonBsn());
+        info.put("tombstoneRetentionMs", tombstoneRetentionMs);
         info.put("appliedIndex", s.appliedIndex());
         info.put("incarnation", s.incarnation());
         info.put("bootstrapped", s.bootstrapped());

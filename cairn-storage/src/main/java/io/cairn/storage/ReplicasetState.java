@@ -53,6 +53,7 @@ final class ReplicasetState {
     private final ReadWriteLock[] bucketLocks = new ReadWriteLock[64];
     /** Storage refs of map-reduce calls (StorageRefs explains them). */
     private final StorageRefs refs;
+    private final BucketHistory history;
     /** The stamp of the entry being applied (apply thread only): "now" for the ledger's ref check. */
     private long applyingStampMs;
 
@@ -68,6 +69,7 @@ final class ReplicasetState {
         appliedIndex = store.getLong(RocksStore.APPLIED_INDEX);
         for (int i = 0; i < bucketLocks.length; i++) bucketLocks[i] = new ReentrantReadWriteLock();
         refs = StorageRefs.load(store);
+        history = new BucketHistory(store);
     }
 
     StorageRefs refs() {
@@ -133,6 +135,7 @@ final class ReplicasetState {
                 case REF -> OpCodec.encodeResults(List.of(refs.take(entry.getLong(), entry.getLong(), stampMs, buckets.values(), batch)));
                 case UNREF -> OpCodec.encodeResults(List.of(refs.release(entry.getLong(), stampMs, batch)));
                 case FLUSH -> applyFlush(entry.getLong(), stampMs, view);
+                case COLLECT -> applyCollect(entry, batch);
                 default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "not a log entry: " + kind)));
             };
             putLong(batch, RocksStore.APPLIED_TERM, term);
@@ -212,6 +215,42 @@ final class ReplicasetState {
         return numbered;
     }
 
+    /**
+     * COLLECT: deletes the listed tombstones whose BSN is below the bound (anything that changed
+     * since the leader chose them is left alone) and raises the horizon to the highest collected.
+     */
+    private byte[] applyCollect(ByteBuffer entry, WriteBatch batch) {
+        long belowBsn = entry.getLong();
+        int n = entry.getInt();
+        io.cairn.core.kv.OpCodec.checkCount(n, entry);
+        long highest = 0;
+        int collected = 0;
+        for (int i = 0; i < n; i++) {
+            BucketRecord r = buckets.get(entry.getInt());
+            if (r == null || !BucketHistory.collectable(r) || r.bsn() >= belowBsn) continue;
+            try {
+                batch.delete(store.buckets, RocksStore.bucketKey(r.id()));
+                batch.delete(store.bsnIndex, RocksStore.longKey(r.bsn()));
+            } catch (RocksDBException e) {
+                throw new RocksStore.StorageFailure("batch delete failed", e);
+            }
+            buckets.remove(r.id());
+            highest = Math.max(highest, r.bsn());
+            collected++;
+        }
+        history.collected(batch, highest);
+        return OpCodec.encodeResults(List.of(OpResult.integer(collected)));
+    }
+
+    /** Leader side: tombstones older than {@code cutoffStampMs}, oldest first, at most {@code limit}. */
+    List<BucketRecord> expiredTombstones(long cutoffStampMs, int limit) {
+        return history.expiredTombstones(buckets.values(), cutoffStampMs, limit);
+    }
+
+    long horizonBsn() {
+        return history.horizonBsn();
+    }
+
     private byte[] applyBootstrap(int first, int last, WriteBatch batch) {
         if (bootstrapped) return OpCodec.encodeResults(List.of(OpResult.integer(0)));
         int created = 0;
@@ -233,6 +272,7 @@ final class ReplicasetState {
             if (old != null) batch.delete(store.bsnIndex, RocksStore.longKey(old.bsn()));
             batch.put(store.buckets, RocksStore.bucketKey(r.id()), DiscoveryPage.encodeRecord(r));
             batch.put(store.bsnIndex, RocksStore.longKey(r.bsn()), RocksStore.bucketKey(r.id()));
+            history.append(batch, r, applyingStampMs);
         } catch (RocksDBException e) {
             throw new RocksStore.StorageFailure("batch put failed", e);
         }
@@ -258,7 +298,7 @@ final class ReplicasetState {
         request.position(1);
         return switch (kind) {
             case READ -> read(OpCodec.readOps(request), nowMs);
-            case DISCOVER -> discover(request.getLong(), request.getLong(), request.getInt()).encode();
+            case DISCOVER -> discover(StorageRequest.discoverCursor(request), request.getInt()).encode();
             case STATS -> stats().encode();
             case MOVE_QUERY -> MoveQueries.answer(request, this);
             case KEY_QUERY -> KeyQueries.answer(request, this, nowMs);
@@ -288,25 +328,11 @@ final class ReplicasetState {
 
     /** Discovery answers served by this member: {requests, records, resync answers}. */
     long[] discoveryServed() {
-        return new long[] {discoverRequests.sum(), discoverRecords.sum(), discoverResyncs.sum()};
+        return history.served();
     }
 
-    private final java.util.concurrent.atomic.LongAdder discoverRequests = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder discoverRecords = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder discoverResyncs = new java.util.concurrent.atomic.LongAdder();
-
-    DiscoveryPage discover(long cursorIncarnation, long afterBsn, int limit) {
-        int bounded = Math.max(1, Math.min(limit, 100_000));
-        // Tombstones are not collected yet, so the horizon is 0; a foreign incarnation or a cursor
-        // ahead of our BSN (an older copy of this replicaset) means the router must start over.
-        boolean resync = cursorIncarnation != incarnation || afterBsn > lastBsn;
-        long from = resync ? 0 : afterBsn;
-        List<BucketRecord> records = store.bucketsAfter(from, bounded);
-        long next = records.isEmpty() ? from : records.get(records.size() - 1).bsn();
-        discoverRequests.increment();
-        discoverRecords.add(records.size());
-        if (resync) discoverResyncs.increment();
-        return new DiscoveryPage(incarnation, next, 0, resync, next < lastBsn, records);
+    DiscoveryPage discover(io.cairn.core.wire.DiscoveryCursor after, int limit) {
+        return history.discover(after, limit, incarnation);
     }
 
     StorageStats stats() {

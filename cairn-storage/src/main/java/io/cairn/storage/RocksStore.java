@@ -18,7 +18,9 @@ import java.util.List;
  *       so a bucket can be exported, counted or deleted as a range.</li>
  *   <li>{@code buckets}: [bucket:4] -> bucket record.</li>
  *   <li>{@code bsn}: [bsn:8] -> [bucket:4], the index discovery reads in BSN order.</li>
- *   <li>default: system values (applied index, last BSN, key count, incarnation).</li>
+ *   <li>{@code history}: [bsn:8] -> [history hash:8][leader stamp ms:8], one entry per BSN handed
+ *       out, above the tombstone horizon ({@link BucketHistory}).</li>
+ *   <li>default: system values (applied index, last BSN, key count, incarnation, horizon).</li>
  * </ul>
  * Every Raft entry is applied as one atomic WriteBatch that also records the applied index,
  * so after a crash the database is a consistent prefix of the log and Ratis replays the rest.
@@ -31,6 +33,8 @@ final class RocksStore implements AutoCloseable {
     static final byte[] KEY_COUNT = bytes("key-count");
     static final byte[] INCARNATION = bytes("incarnation");
     static final byte[] BOOTSTRAPPED = bytes("bootstrapped");
+    static final byte[] HISTORY_HASH = bytes("history-hash");
+    static final byte[] HORIZON_BSN = bytes("horizon-bsn");
 
     static {
         RocksDB.loadLibrary();
@@ -45,6 +49,7 @@ final class RocksStore implements AutoCloseable {
     final ColumnFamilyHandle data;
     final ColumnFamilyHandle buckets;
     final ColumnFamilyHandle bsnIndex;
+    final ColumnFamilyHandle history;
     private final WriteOptions writeOptions = new WriteOptions();
 
     RocksStore(Path dir) throws IOException {
@@ -57,7 +62,8 @@ final class RocksStore implements AutoCloseable {
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
                 new ColumnFamilyDescriptor(bytes("data"), cfOptions),
                 new ColumnFamilyDescriptor(bytes("buckets"), cfOptions),
-                new ColumnFamilyDescriptor(bytes("bsn"), cfOptions));
+                new ColumnFamilyDescriptor(bytes("bsn"), cfOptions),
+                new ColumnFamilyDescriptor(bytes("history"), cfOptions));
         try {
             db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
         } catch (RocksDBException e) {
@@ -67,6 +73,7 @@ final class RocksStore implements AutoCloseable {
         data = handles.get(1);
         buckets = handles.get(2);
         bsnIndex = handles.get(3);
+        history = handles.get(4);
     }
 
     Path dir() {
@@ -84,6 +91,29 @@ final class RocksStore implements AutoCloseable {
     long getLong(byte[] key) {
         byte[] v = get(system, key);
         return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    }
+
+    byte[] get(ColumnFamilyHandle cf, byte[] key, ReadOptions options) {
+        try {
+            return db.get(cf, options, key);
+        } catch (RocksDBException e) {
+            throw new StorageFailure("read failed", e);
+        }
+    }
+
+    long getLong(byte[] key, ReadOptions options) {
+        byte[] v = get(system, key, options);
+        return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    }
+
+    /** Runs {@code reader} against one consistent snapshot, so it sees no half of a later batch. */
+    <T> T consistent(java.util.function.Function<ReadOptions, T> reader) {
+        Snapshot snapshot = db.getSnapshot();
+        try (ReadOptions options = new ReadOptions().setSnapshot(snapshot)) {
+            return reader.apply(options);
+        } finally {
+            db.releaseSnapshot(snapshot);
+        }
     }
 
     void write(WriteBatch batch) {
@@ -109,12 +139,12 @@ final class RocksStore implements AutoCloseable {
     }
 
     /** Records whose BSN is greater than {@code afterBsn}, in BSN order, at most {@code limit}. */
-    List<BucketRecord> bucketsAfter(long afterBsn, int limit) {
+    List<BucketRecord> bucketsAfter(long afterBsn, int limit, ReadOptions options) {
         List<BucketRecord> out = new ArrayList<>();
-        try (RocksIterator it = db.newIterator(bsnIndex)) {
+        try (RocksIterator it = db.newIterator(bsnIndex, options)) {
             for (it.seek(longKey(afterBsn + 1)); it.isValid() && out.size() < limit; it.next()) {
-                BucketRecord r = bucket(ByteBuffer.wrap(it.value()).getInt());
-                if (r != null) out.add(r);
+                byte[] v = get(buckets, it.value(), options);
+                if (v != null) out.add(DiscoveryPage.decodeRecord(ByteBuffer.wrap(v)));
             }
         }
         return out;

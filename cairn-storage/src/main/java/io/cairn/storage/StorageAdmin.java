@@ -58,6 +58,13 @@ public final class StorageAdmin implements AutoCloseable {
         return results.stream().filter(r -> !r.isError()).mapToLong(OpResult::number).sum();
     }
 
+    /** Proposes the collection of {@code tombstones} (all below {@code belowBsn}); returns how many were collected. */
+    public long collectTombstones(long belowBsn, int[] tombstones) {
+        OpResult r = OpCodec.decodeResults(content(send(StorageRequest.collect(belowBsn, tombstones), false))).get(0);
+        if (r.isError()) throw new CairnException(r.error(), r.message());
+        return r.number();
+    }
+
     /** Makes sure the replicaset has applied at least one stamped entry, which fixes its incarnation. */
     public StorageStats ensureIncarnation() {
         StorageStats s = stats();

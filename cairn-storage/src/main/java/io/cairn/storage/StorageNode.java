@@ -155,6 +155,21 @@ public final class StorageNode implements AutoCloseable {
         return s == null ? List.of() : expiryScanner.next(s.store(), scanLimit, System.currentTimeMillis());
     }
 
+    /**
+     * Tombstones whose change is older than {@code retentionMs} by this member's clock, oldest first,
+     * at most {@code limit}, to propose for collection through the log. Leader only.
+     */
+    public List<io.cairn.core.BucketRecord> expiredTombstones(long retentionMs, int limit) {
+        ReplicasetState s = stateMachine.state();
+        return s == null ? List.of() : s.expiredTombstones(System.currentTimeMillis() - retentionMs, limit);
+    }
+
+    /** Tombstones with a BSN up to this one are collected; a router cursor below it resyncs. */
+    public long horizonBsn() {
+        ReplicasetState s = stateMachine.state();
+        return s == null ? 0 : s.horizonBsn();
+    }
+
     /** Snapshots this member received from a leader and installed since it started. */
     public long snapshotInstalls() {
         return stateMachine.snapshotInstalls();

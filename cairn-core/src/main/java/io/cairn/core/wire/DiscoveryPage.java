@@ -11,26 +11,41 @@ import java.util.List;
 
 /**
  * A replicaset's answer to DISCOVER: bucket records changed after the cursor, in BSN order.
- * {@code resync} means the cursor is unusable (other incarnation, or older than the
- * tombstone horizon) and the records are a full listing from the start.
+ * {@code resync} means the cursor is unusable (other incarnation, older than the tombstone
+ * horizon, or from a history this replicaset no longer has) and the records are a full listing
+ * from the start. {@code next} is the cursor to send next time.
+ *
+ * @param lastBsn    the replicaset's last BSN when it answered (the router's lag is lastBsn - next.bsn)
+ * @param horizonBsn tombstones with a BSN up to this one may have been collected
  */
-public record DiscoveryPage(long incarnation, long nextBsn, long horizonBsn, boolean resync, boolean more,
+public record DiscoveryPage(DiscoveryCursor next, long lastBsn, long horizonBsn, boolean resync, boolean more,
                             List<BucketRecord> records) {
     private static final BucketState[] STATES = BucketState.values();
+    /** Bytes before the record count. */
+    public static final int HEADER_BYTES = DiscoveryCursor.BYTES + 8 + 8 + 1 + 1;
+
+    public long incarnation() {
+        return next.incarnation();
+    }
+
+    public long nextBsn() {
+        return next.bsn();
+    }
 
     public byte[] encode() {
-        int size = 8 + 8 + 8 + 1 + 1 + 4;
+        int size = HEADER_BYTES + 4;
         for (BucketRecord r : records) size += 4 + 1 + 8 + 8 + 4 + 4 + r.peer().getBytes(StandardCharsets.UTF_8).length;
         ByteBuffer out = ByteBuffer.allocate(size);
-        out.putLong(incarnation).putLong(nextBsn).putLong(horizonBsn).put((byte) (resync ? 1 : 0)).put((byte) (more ? 1 : 0));
+        next.writeTo(out);
+        out.putLong(lastBsn).putLong(horizonBsn).put((byte) (resync ? 1 : 0)).put((byte) (more ? 1 : 0));
         out.putInt(records.size());
         for (BucketRecord r : records) encodeRecord(out, r);
         return out.array();
     }
 
     public static DiscoveryPage decode(ByteBuffer in) {
-        long incarnation = in.getLong();
-        long next = in.getLong();
+        DiscoveryCursor next = DiscoveryCursor.readFrom(in);
+        long lastBsn = in.getLong();
         long horizon = in.getLong();
         boolean resync = OpCodec.readBoolean(in);
         boolean more = OpCodec.readBoolean(in);
@@ -38,7 +53,7 @@ public record DiscoveryPage(long incarnation, long nextBsn, long horizonBsn, boo
         OpCodec.checkCount(n, in);
         List<BucketRecord> records = new ArrayList<>(n);
         for (int i = 0; i < n; i++) records.add(decodeRecord(in));
-        return new DiscoveryPage(incarnation, next, horizon, resync, more, records);
+        return new DiscoveryPage(next, lastBsn, horizon, resync, more, records);
     }
 
     public static void encodeRecord(ByteBuffer out, BucketRecord r) {

@@ -16,7 +16,7 @@ import java.util.List;
  * WRITE      [kind][stampMs:8][ops]                      -> results
  * BOOTSTRAP  [kind][stampMs:8][first:4][last:4]          -> results (one OK or error)
  * READ       [kind][ops]                                 -> results
- * DISCOVER   [kind][incarnation:8][afterBsn:8][limit:4]  -> {@link DiscoveryPage}
+ * DISCOVER   [kind][cursor:24][limit:4]                  -> {@link DiscoveryPage} ({@link DiscoveryCursor})
  * STATS      [kind]                                      -> {@link StorageStats}
  * MOVE       [kind][stampMs:8][move command]             -> move reply ({@link io.cairn.core.move.MoveCodec})
  * MOVE_QUERY [kind][move query]                          -> chunk page, digest or move status
@@ -24,12 +24,13 @@ import java.util.List;
  * UNREF      [kind][stampMs:8][refId:8]                   -> results (OK)
  * FLUSH      [kind][stampMs:8][refId:8]                   -> results (keys deleted, or REF_NOT_HELD)
  * KEY_QUERY  [kind][key query]                            -> {@link KeyPage} ({@link KeyQuery})
+ * COLLECT    [kind][stampMs:8][belowBsn:8][n:4][bucket:4]*n -> results (tombstones collected)
  * </pre>
- * REF, UNREF and FLUSH are log entries stamped like WRITE: a storage ref (map-reduce) expires at
+ * REF, UNREF, FLUSH and COLLECT are log entries stamped like WRITE: a storage ref (map-reduce) expires at
  * stamp + ttl, judged by later entries' stamps, so every replica agrees on it.
  */
 public final class StorageRequest {
-    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY, REF, UNREF, FLUSH, KEY_QUERY }
+    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY, REF, UNREF, FLUSH, KEY_QUERY, COLLECT }
 
     private static final Kind[] KINDS = Kind.values();
     /** Offset of the leader's timestamp in WRITE and BOOTSTRAP messages. */
@@ -54,9 +55,26 @@ public final class StorageRequest {
                 .putInt(firstBucket).putInt(lastBucket).array();
     }
 
-    public static byte[] discover(long incarnation, long afterBsn, int limit) {
-        return ByteBuffer.allocate(1 + 8 + 8 + 4).put((byte) Kind.DISCOVER.ordinal())
-                .putLong(incarnation).putLong(afterBsn).putInt(limit).array();
+    public static byte[] discover(DiscoveryCursor after, int limit) {
+        ByteBuffer out = ByteBuffer.allocate(1 + DiscoveryCursor.BYTES + 4).put((byte) Kind.DISCOVER.ordinal());
+        after.writeTo(out);
+        return out.putInt(limit).array();
+    }
+
+    public static DiscoveryCursor discoverCursor(ByteBuffer message) {
+        message.position(1);
+        return DiscoveryCursor.readFrom(message);
+    }
+
+    /**
+     * Deletes the tombstone records (SENT or GARBAGE, data dropped) of {@code buckets} whose BSN is
+     * below {@code belowBsn}; anything else in the list is left alone (a log entry).
+     */
+    public static byte[] collect(long belowBsn, int[] buckets) {
+        ByteBuffer out = ByteBuffer.allocate(1 + 8 + 8 + 4 + 4 * buckets.length).put((byte) Kind.COLLECT.ordinal()).putLong(0)
+                .putLong(belowBsn).putInt(buckets.length);
+        for (int b : buckets) out.putInt(b);
+        return out.array();
     }
 
     public static byte[] move(io.cairn.core.move.MoveCommand command) {

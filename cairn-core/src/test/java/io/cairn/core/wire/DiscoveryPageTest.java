@@ -26,8 +26,8 @@ class DiscoveryPageTest {
     private static DiscoveryPage randomPage(Random random) {
         List<BucketRecord> records = new ArrayList<>();
         for (int i = random.nextInt(30); i > 0; i--) records.add(randomRecord(random));
-        return new DiscoveryPage(random.nextLong(), random.nextLong(), random.nextLong(),
-                random.nextBoolean(), random.nextBoolean(), records);
+        return new DiscoveryPage(new DiscoveryCursor(random.nextLong(), random.nextLong(), random.nextLong()), random.nextLong(),
+                random.nextLong(), random.nextBoolean(), random.nextBoolean(), records);
     }
 
     @Test
@@ -44,7 +44,7 @@ class DiscoveryPageTest {
 
     @Test
     void emptyPageRoundTrips() {
-        DiscoveryPage page = new DiscoveryPage(1, 0, 0, true, false, List.of());
+        DiscoveryPage page = new DiscoveryPage(new DiscoveryCursor(1, 0, 0), 0, 0, true, false, List.of());
         assertThat(DiscoveryPage.decode(ByteBuffer.wrap(page.encode()))).isEqualTo(page);
     }
 
@@ -65,7 +65,7 @@ class DiscoveryPageTest {
         long seed = System.nanoTime();
         Random random = new Random(seed);
         List<BucketRecord> records = List.of(randomRecord(random), randomRecord(random));
-        byte[] full = new DiscoveryPage(3, 4, 5, false, true, records).encode();
+        byte[] full = new DiscoveryPage(new DiscoveryCursor(3, 4, 7), 8, 5, false, true, records).encode();
         for (int length = 0; length < full.length; length++) {
             ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
             assertThatThrownBy(() -> DiscoveryPage.decode(prefix)).as("seed %d, length %d", seed, length)
@@ -75,8 +75,8 @@ class DiscoveryPageTest {
 
     @Test
     void negativeRecordCountIsRejected() {
-        byte[] bytes = new DiscoveryPage(1, 2, 3, false, false, List.of()).encode();
-        ByteBuffer.wrap(bytes).putInt(8 + 8 + 8 + 1 + 1, -1);
+        byte[] bytes = new DiscoveryPage(new DiscoveryCursor(1, 2, 9), 2, 3, false, false, List.of()).encode();
+        ByteBuffer.wrap(bytes).putInt(DiscoveryPage.HEADER_BYTES, -1);
         assertThatThrownBy(() -> DiscoveryPage.decode(ByteBuffer.wrap(bytes))).isInstanceOf(RuntimeException.class);
     }
 

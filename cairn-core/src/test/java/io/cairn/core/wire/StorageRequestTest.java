@@ -82,13 +82,13 @@ class StorageRequestTest {
 
     @Test
     void discoverLayout() {
-        byte[] bytes = StorageRequest.discover(Long.MAX_VALUE, -1L, 500);
-        assertThat(bytes).hasSize(1 + 8 + 8 + 4);
+        DiscoveryCursor cursor = new DiscoveryCursor(Long.MAX_VALUE, -1L, 0x1234_5678_9abc_def0L);
+        byte[] bytes = StorageRequest.discover(cursor, 500);
+        assertThat(bytes).hasSize(1 + 8 + 8 + 8 + 4);
         ByteBuffer message = ByteBuffer.wrap(bytes);
         assertThat(StorageRequest.kindOf(message)).isEqualTo(StorageRequest.Kind.DISCOVER);
-        assertThat(message.getLong(1)).isEqualTo(Long.MAX_VALUE);
-        assertThat(message.getLong(9)).isEqualTo(-1L);
-        assertThat(message.getInt(17)).isEqualTo(500);
+        assertThat(StorageRequest.discoverCursor(message)).isEqualTo(cursor);
+        assertThat(message.getInt()).isEqualTo(500);
     }
 
     @Test
@@ -100,7 +100,7 @@ class StorageRequestTest {
 
     @Test
     void kindOfIgnoresTheBufferPosition() {
-        ByteBuffer message = ByteBuffer.wrap(StorageRequest.discover(1, 2, 3));
+        ByteBuffer message = ByteBuffer.wrap(StorageRequest.discover(new DiscoveryCursor(1, 2, 3), 3));
         message.position(5);
         assertThat(StorageRequest.kindOf(message)).isEqualTo(StorageRequest.Kind.DISCOVER);
     }

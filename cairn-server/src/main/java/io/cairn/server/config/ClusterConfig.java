@@ -15,8 +15,21 @@ import java.nio.file.Path;
 public record ClusterConfig(Path source, Path dataDir, Topology topology, StorageSettings storage,
                             RouterSettings router, RebalancerSettings rebalancer) {
 
-    /** Storage node settings (see {@link StorageConfig}). */
-    public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries) {
+    /**
+     * Storage node settings (see {@link StorageConfig}).
+     *
+     * @param tombstoneRetentionMs how long SENT and GARBAGE tombstones stay visible to discovery
+     *                             before the leader collects them (a router away longer resyncs once)
+     */
+    public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries, long tombstoneRetentionMs) {
+        public static final long DEFAULT_TOMBSTONE_RETENTION_MS = 24 * 3600_000L;
+
+        public StorageSettings {
+            if (tombstoneRetentionMs < 1_000) {
+                throw new IllegalArgumentException("storage.tombstoneRetentionMs must be at least 1000, was " + tombstoneRetentionMs);
+            }
+        }
+
         public StorageConfig forNode(Path nodeDir) {
             return new StorageConfig(nodeDir, maxValueBytes, java.time.Duration.ofMillis(electionTimeoutMs), snapshotEveryEntries,
                     StorageConfig.DEFAULT_LOG_SEGMENT_BYTES);

@@ -34,7 +34,8 @@ public final class ConfigLoader {
             "storage", Map.of(
                     "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
                     "electionTimeoutMs", 1000L,
-                    "snapshotEveryEntries", StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES),
+                    "snapshotEveryEntries", StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
+                    "tombstoneRetentionMs", ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS),
             "router", Map.of(
                     "requestTimeoutMs", 10_000L,
                     "discoveryIntervalMs", 1_000L,

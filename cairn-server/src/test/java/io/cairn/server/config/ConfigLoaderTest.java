@@ -67,7 +67,8 @@ class ConfigLoaderTest {
         assertThat(t.routers()).singleElement().satisfies(r -> assertThat(r.respPort()).isEqualTo(6379));
 
         assertThat(config.storage()).isEqualTo(new ClusterConfig.StorageSettings(
-                StorageConfig.DEFAULT_MAX_VALUE_BYTES, 1000L, StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES));
+                StorageConfig.DEFAULT_MAX_VALUE_BYTES, 1000L, StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
+                ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS));
         assertThat(config.router()).isEqualTo(new ClusterConfig.RouterSettings(
                 10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10));
         assertThat(config.nodeDir("s1")).isEqualTo(config.dataDir().resolve("s1"));
@@ -184,6 +185,7 @@ class ConfigLoaderTest {
     void outOfRangeStorageSettingIsRefused() throws IOException {
         assertRefused(minimalPlus("storage:\n  electionTimeoutMs: 10\n"), "electionTimeoutMin must be at least 100 ms");
         assertRefused(minimalPlus("storage:\n  maxValueBytes: 0\n"), "maxValueBytes must be between 1 and");
+        assertRefused(minimalPlus("storage:\n  tombstoneRetentionMs: 10\n"), "storage.tombstoneRetentionMs must be at least 1000");
     }
 
     @Test
