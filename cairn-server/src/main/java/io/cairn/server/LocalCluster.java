@@ -110,7 +110,7 @@ public final class LocalCluster implements AutoCloseable {
         log.info("removed replicaset {} and deleted its data", id);
     }
 
-    private static void deleteTree(Path root) throws IOException {
+    static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root)) return;
         try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
             for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);

@@ -7,9 +7,7 @@ import redis.clients.jedis.Jedis;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Map;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -44,7 +42,7 @@ class ClusterRestartTest {
         try (LocalCluster first = new LocalCluster(config).start()) {
             assertThat(first.awaitReady(Duration.ofSeconds(60))).isTrue();
         }
-        deleteTree(config.nodeDir("s2-1"));
+        LocalCluster.deleteTree(config.nodeDir("s2-1"));
         try (LocalCluster second = new LocalCluster(config).start()) {
             await().atMost(Duration.ofSeconds(60)).until(() -> second.storage("s2-1").node().isLeader()
                     && second.router().router().bucketsByReplicaset().getOrDefault("rs1", 0) == 150);
@@ -60,11 +58,5 @@ class ClusterRestartTest {
         var http = java.net.http.HttpClient.newHttpClient();
         var req = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + adminPort + "/info")).build();
         return http.send(req, java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    private static void deleteTree(Path root) throws Exception {
-        try (Stream<Path> walk = java.nio.file.Files.walk(root)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) java.nio.file.Files.delete(p);
-        }
     }
 }

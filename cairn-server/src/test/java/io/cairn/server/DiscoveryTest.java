@@ -1,13 +1,20 @@
 package io.cairn.server;
 
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpResult;
 import io.cairn.router.Router;
+import io.cairn.router.RouterConfig;
 import io.cairn.server.config.ClusterConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -77,6 +84,102 @@ class DiscoveryTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> "rs2".equals(router.ownerOf(bucket)));
             assertThat(router.discoveryCounters().get("rs1")[2]).as("full resyncs of rs1").isZero();
             assertThat(router.discoveryCounters().get("rs1")[3]).as("router cursor on rs1").isEqualTo(bsnAfter);
+        }
+    }
+
+    @Test
+    void aRouterWhoseCursorFellBelowTheHorizonResyncsOnceAndANewRouterLearnsTheWholeMap() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, 60,
+                Map.of("storage", Map.of("tombstoneRetentionMs", 1000), "rebalancer", Map.of("auto", false)));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            int bucket = 1;
+            byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+            assertThat(execute(cluster.router().router(), KvOp.set(bucket, key, key)).isError()).isFalse();
+            // A router that looks again only once a minute, or when a request meets a wrong owner.
+            try (Router sleepy = embeddedRouter(config, Duration.ofSeconds(60))) {
+                assertThat(sleepy.awaitRoutes(Duration.ofSeconds(30))).isTrue();
+                assertThat(sleepy.ownerOf(bucket)).isEqualTo("rs1");
+
+                moveAndWait(cluster, bucket, "rs2");
+                String source = MoveFaultSupport.leaderOf(cluster, "rs1");
+                await().atMost(Duration.ofSeconds(30)).until(() -> cluster.storage(source).node().horizonBsn() > 0);
+                assertThat(cluster.storage(source).node().localStats().ownedBuckets()).isEqualTo(29);
+
+                OpResult read = execute(sleepy, KvOp.get(bucket, key));
+                assertThat(read.isError()).as("%s", read).isFalse();
+                assertThat(read.bytes()).isEqualTo(key);
+                assertThat(sleepy.ownerOf(bucket)).isEqualTo("rs2");
+                assertThat(sleepy.discoveryCounters().get("rs1")[2]).as("full resyncs of rs1").isEqualTo(1);
+                assertThat(sleepy.unknownBuckets()).isZero();
+            }
+            try (Router fresh = embeddedRouter(config, Duration.ofSeconds(1))) {
+                assertThat(fresh.awaitRoutes(Duration.ofSeconds(30))).isTrue();
+                assertThat(fresh.ownerOf(bucket)).isEqualTo("rs2");
+                assertThat(fresh.bucketsByReplicaset()).containsEntry("rs1", 29).containsEntry("rs2", 31);
+            }
+        }
+    }
+
+    @Test
+    void aReplicasetRestoredFromAnOldCopyOfItsFoldersCausesOneFullResync() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, 60,
+                Map.of("router", Map.of("discoveryIntervalMs", 200), "rebalancer", Map.of("auto", false)));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            Router router = cluster.router().router();
+            String node = MoveFaultSupport.nodeIds(cluster, "rs2").get(0);
+            Path backup = dir.resolve("backup-" + node);
+            cluster.stopNode(node);
+            copyTree(config.nodeDir(node), backup);
+            cluster.startNode(node);
+
+            int bucket = 1;
+            moveAndWait(cluster, bucket, "rs2");
+            await().atMost(Duration.ofSeconds(10)).until(() -> "rs2".equals(router.ownerOf(bucket)));
+            long resyncsBefore = router.discoveryCounters().get("rs2")[2];
+
+            cluster.stopNode(node);
+            LocalCluster.deleteTree(config.nodeDir(node));
+            copyTree(backup, config.nodeDir(node));
+            cluster.startNode(node);
+
+            // The restored copy never received the bucket: the router must forget rs2's claim, not keep routing there.
+            await().atMost(Duration.ofSeconds(30)).until(() -> router.ownerOf(bucket) == null);
+            long rounds = router.discoveryCounters().get("rs2")[0];
+            await().atMost(Duration.ofSeconds(10)).until(() -> router.discoveryCounters().get("rs2")[0] >= rounds + 5);
+            assertThat(router.discoveryCounters().get("rs2")[2] - resyncsBefore).as("full resyncs of rs2").isEqualTo(1);
+            assertThat(router.bucketsByReplicaset()).containsEntry("rs1", 29).containsEntry("rs2", 30);
+            assertThat(router.unknownBuckets()).isEqualTo(1);
+        }
+    }
+
+    private static Router embeddedRouter(ClusterConfig config, Duration discoveryInterval) {
+        RouterConfig defaults = config.router().routerConfig();
+        return new Router(config.topology(), new RouterConfig(defaults.requestTimeout(), discoveryInterval, defaults.discoveryPageLimit(),
+                defaults.maxBatchOps(), defaults.maxBatchBytes(), defaults.maxInflightBatches(), defaults.followerReads(),
+                defaults.directDataPlane())).start();
+    }
+
+    private static OpResult execute(Router router, KvOp op) throws Exception {
+        return router.execute(List.of(op)).get(20, TimeUnit.SECONDS).get(0);
+    }
+
+    private static void moveAndWait(LocalCluster cluster, int bucket, String to) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.coordinator().mover().progress().get("moved") != null);
+        long movedBefore = MoveFaultSupport.longOf(cluster.coordinator().mover().progress(), "moved");
+        assertThat(cluster.coordinator().mover().requestMove(bucket, to)).isTrue();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> MoveFaultSupport.longOf(cluster.coordinator().mover().progress(), "moved") > movedBefore);
+    }
+
+    private static void copyTree(Path from, Path to) throws java.io.IOException {
+        try (var paths = Files.walk(from)) {
+            for (Path p : paths.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) Files.createDirectories(target);
+                else Files.copy(p, target);
+            }
         }
     }
 }

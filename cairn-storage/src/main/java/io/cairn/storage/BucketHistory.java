@@ -96,7 +96,8 @@ final class BucketHistory {
                     || hashAt(after.bsn(), read) != after.historyHash();
             long from = resync ? 0 : after.bsn();
             List<BucketRecord> found = store.bucketsAfter(from, bounded, read);
-            long next = found.isEmpty() ? from : found.get(found.size() - 1).bsn();
+            // A short page saw everything up to lastBsn: the cursor goes there, past collected tombstones too.
+            long next = found.size() < bounded ? lastBsn : found.get(found.size() - 1).bsn();
             DiscoveryCursor cursor = new DiscoveryCursor(incarnation, next, hashAt(next, read));
             return new DiscoveryPage(cursor, lastBsn, horizon, resync, next < lastBsn, found);
         });

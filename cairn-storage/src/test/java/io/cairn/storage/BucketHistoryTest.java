@@ -104,8 +104,20 @@ class BucketHistoryTest {
         DiscoveryPage current = state.discover(currentCursor, 100);
         assertThat(current.resync()).as("a cursor past the horizon").isFalse();
         assertThat(current.records()).isEmpty();
-        assertThat(state.discover(DiscoveryCursor.START, 100).records()).extracting(BucketRecord::id)
-                .doesNotContain(3).contains(1, 4, 5);
+        DiscoveryPage listing = state.discover(DiscoveryCursor.START, 100);
+        assertThat(listing.records()).extracting(BucketRecord::id).doesNotContain(3).contains(1, 4, 5);
+        assertThat(state.discover(listing.next(), 100).resync()).as("the cursor after a full listing is past the horizon").isFalse();
+    }
+
+    @Test
+    void aFullPageLeavesTheCursorAtItsLastRecordAndTheNextPageContinues() {
+        DiscoveryPage first = state.discover(DiscoveryCursor.START, 4);
+        assertThat(first.more()).isTrue();
+        assertThat(first.nextBsn()).isEqualTo(first.records().get(3).bsn());
+        DiscoveryPage second = state.discover(first.next(), 100);
+        assertThat(second.resync()).isFalse();
+        assertThat(second.records()).hasSize(6);
+        assertThat(second.more()).isFalse();
     }
 
     @Test
