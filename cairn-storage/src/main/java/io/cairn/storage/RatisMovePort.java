@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -36,16 +38,35 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * {@link MovePort} over the replicasets' Raft groups: commands are log entries (MOVE), questions
- * are linearizable queries (MOVE_QUERY) answered by the leader. Every answer, or the lack of
- * one, is handed to the driver thread ({@code driver}); an unanswered call reports null or
- * UNAVAILABLE after a bounded number of Ratis retries.
+ * {@link MovePort} over the replicasets' Raft groups: commands are log entries, questions are
+ * linearizable queries (MOVE_QUERY) answered by the leader. Every answer, or the lack of one, is
+ * handed to the driver thread ({@code driver}); an unanswered call reports null or UNAVAILABLE
+ * after a bounded number of Ratis retries.
+ *
+ * <p>Group commit for moves: a Raft entry costs about the same CPU whatever it carries, and a
+ * move is a handful of small commands, so commands for one replicaset share entries
+ * (MOVE_BATCH). At most {@link #ENTRIES_IN_FLIGHT} entries per replicaset are outstanding;
+ * commands submitted meanwhile wait and leave together in the next one. Each command is still
+ * applied exactly as if it were alone, in submission order, with its own reply.
  */
 public final class RatisMovePort implements MovePort, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RatisMovePort.class);
 
     private final ScheduledExecutorService driver;
     private final Map<String, RaftClient> clients = new HashMap<>();
+    private final Map<String, CommandQueue> queues = new HashMap<>();
+    static final int ENTRIES_IN_FLIGHT = 2;
+    /** {@code -Dcairn.move.maxCommandsPerEntry=1} turns group commit off (for A/B benchmarks). */
+    static final int MAX_COMMANDS_PER_ENTRY = Math.max(1, Integer.getInteger("cairn.move.maxCommandsPerEntry", 512));
+    /** A command larger than this (a big chunk) still goes, alone. */
+    static final int MAX_ENTRY_BYTES = 8 << 20;
+
+    /** Commands waiting for a replicaset's next entry (driver thread only). */
+    private static final class CommandQueue {
+        final java.util.ArrayDeque<byte[]> commands = new java.util.ArrayDeque<>();
+        final java.util.ArrayDeque<Consumer<MoveReply>> replies = new java.util.ArrayDeque<>();
+        int entriesInFlight;
+    }
     private Topology topology;
 
     public RatisMovePort(ScheduledExecutorService driver) {
@@ -55,6 +76,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     /** Adopts a topology: clients for new replicasets, none for removed ones. Driver thread only. */
     public void setTopology(Topology next) {
         topology = next;
+        queues.keySet().removeIf(id -> next.replicaset(id).isEmpty() && queues.get(id).commands.isEmpty());
         clients.entrySet().removeIf(e -> {
             boolean gone = next.replicaset(e.getKey()).isEmpty();
             if (gone) closeQuietly(e.getValue());
@@ -64,8 +86,34 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
 
     @Override
     public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-        call(replicaset, StorageRequest.move(command), false, MoveCodec::decodeReply,
-                r -> reply.accept(r == null ? MoveReply.unavailable("replicaset " + replicaset + " did not answer") : r));
+        CommandQueue q = queues.computeIfAbsent(replicaset, id -> new CommandQueue());
+        q.commands.add(StorageRequest.encodeCommand(command));
+        q.replies.add(reply);
+        flush(replicaset, q);
+    }
+
+    /** Sends waiting commands as entries while fewer than {@link #ENTRIES_IN_FLIGHT} are outstanding. */
+    private void flush(String replicaset, CommandQueue q) {
+        while (q.entriesInFlight < ENTRIES_IN_FLIGHT && !q.commands.isEmpty()) {
+            List<byte[]> commands = new ArrayList<>();
+            List<Consumer<MoveReply>> replies = new ArrayList<>();
+            int bytes = 0;
+            while (!q.commands.isEmpty() && commands.size() < MAX_COMMANDS_PER_ENTRY
+                    && (commands.isEmpty() || bytes + q.commands.peek().length <= MAX_ENTRY_BYTES)) {
+                bytes += q.commands.peek().length;
+                commands.add(q.commands.poll());
+                replies.add(q.replies.poll());
+            }
+            q.entriesInFlight++;
+            call(replicaset, StorageRequest.moveBatchOfEncoded(commands), false, StorageRequest::decodeMoveBatchReplies, answers -> {
+                q.entriesInFlight--;
+                for (int i = 0; i < replies.size(); i++) {
+                    boolean answered = answers != null && answers.size() == replies.size();
+                    replies.get(i).accept(answered ? answers.get(i) : MoveReply.unavailable("replicaset " + replicaset + " did not answer"));
+                }
+                flush(replicaset, q);
+            });
+        }
     }
 
     @Override

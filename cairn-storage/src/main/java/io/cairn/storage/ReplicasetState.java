@@ -132,6 +132,7 @@ final class ReplicasetState {
                 case WRITE -> applyWrites(OpCodec.readOps(entry), view, stampMs);
                 case BOOTSTRAP -> applyBootstrap(entry.getInt(), entry.getInt(), batch);
                 case MOVE -> applyMove(entry, batch, view);
+                case MOVE_BATCH -> applyMoveBatch(entry, batch, view);
                 case REF -> OpCodec.encodeResults(List.of(refs.take(entry.getLong(), entry.getLong(), stampMs, buckets.values(), batch)));
                 case UNREF -> OpCodec.encodeResults(List.of(refs.release(entry.getLong(), stampMs, batch)));
                 case FLUSH -> applyFlush(entry.getLong(), stampMs, view);
@@ -175,6 +176,15 @@ final class ReplicasetState {
             else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, batch);
         }
         return MoveCodec.encode(reply);
+    }
+
+    /** Several move commands, applied in order into the same batch, as if each were its own entry. */
+    private byte[] applyMoveBatch(ByteBuffer entry, WriteBatch batch, BatchView view) {
+        int n = entry.getInt();
+        OpCodec.checkCount(n, entry);
+        List<byte[]> replies = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) replies.add(applyMove(entry, batch, view));
+        return StorageRequest.moveBatchReplies(replies);
     }
 
     /** FLUSHALL on this replicaset, under storage ref {@code refId}: deletes every key of the buckets it serves. */

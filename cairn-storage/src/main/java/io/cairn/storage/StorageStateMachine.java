@@ -41,7 +41,8 @@ final class StorageStateMachine extends BaseStateMachine {
     /** Log entry kinds; the leader stamps its clock into each (bytes 1..8). */
     private static final java.util.Set<StorageRequest.Kind> STAMPED = java.util.EnumSet.of(StorageRequest.Kind.WRITE,
             StorageRequest.Kind.BOOTSTRAP, StorageRequest.Kind.MOVE, StorageRequest.Kind.REF, StorageRequest.Kind.UNREF,
-            StorageRequest.Kind.FLUSH, StorageRequest.Kind.COLLECT);
+            StorageRequest.Kind.FLUSH, StorageRequest.Kind.COLLECT,
+            StorageRequest.Kind.MOVE_BATCH);
 
     private final Path dbDir;
     private final int maxValueBytes;

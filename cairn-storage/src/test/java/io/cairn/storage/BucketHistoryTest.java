@@ -1,8 +1,6 @@
 package io.cairn.storage;
 
 import io.cairn.core.BucketRecord;
-import io.cairn.core.kv.OpCodec;
-import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.DiscoveryCursor;
@@ -14,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -25,20 +22,19 @@ class BucketHistoryTest {
     @TempDir
     Path dir;
 
-    private RocksStore store;
+    private ReplicaUnderTest replica;
     private ReplicasetState state;
-    private long index;
 
     @BeforeEach
     void open() throws IOException {
-        store = new RocksStore(dir.resolve("db"));
-        state = new ReplicasetState(store, 1 << 20);
-        apply(StorageRequest.bootstrap(1, 10), 1_000);
+        replica = new ReplicaUnderTest(dir.resolve("db"));
+        state = replica.state;
+        replica.apply(StorageRequest.bootstrap(1, 10), 1_000);
     }
 
     @AfterEach
     void close() {
-        store.close();
+        replica.close();
     }
 
     @Test
@@ -69,7 +65,7 @@ class BucketHistoryTest {
     @Test
     void aCopyRestoredFromBeforeTheCursorIsToldToResyncEvenAfterItHandedOutMoreBsns() throws IOException {
         Path copy = dir.resolve("copy");
-        store.checkpoint(copy);
+        replica.store.checkpoint(copy);
         sendAway(3, 2_000);
         DiscoveryCursor routerCursor = state.discover(DiscoveryCursor.START, 100).next();
 
@@ -155,22 +151,15 @@ class BucketHistoryTest {
     }
 
     private long collect(long belowBsn, int... buckets) {
-        return OpCodec.decodeResults(ByteBuffer.wrap(apply(StorageRequest.collect(belowBsn, buckets), 10_000))).get(0).number();
+        return replica.result(StorageRequest.collect(belowBsn, buckets), 10_000).number();
     }
 
     private void reopen(Path db) throws IOException {
-        store.close();
-        store = new RocksStore(db);
-        state = new ReplicasetState(store, 1 << 20);
-        index = state.appliedIndex();
+        replica.open(db);
+        state = replica.state;
     }
 
     private MoveReply move(MoveCommand command, long stampMs) {
-        return MoveCodec.decodeReply(ByteBuffer.wrap(apply(StorageRequest.move(command), stampMs)));
-    }
-
-    private byte[] apply(byte[] entry, long stampMs) {
-        ByteBuffer.wrap(entry).putLong(StorageRequest.STAMP_OFFSET, stampMs);
-        return state.apply(ByteBuffer.wrap(entry), 1, ++index);
+        return replica.move(command, stampMs);
     }
 }

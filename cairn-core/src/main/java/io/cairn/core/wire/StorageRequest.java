@@ -25,12 +25,13 @@ import java.util.List;
  * FLUSH      [kind][stampMs:8][refId:8]                   -> results (keys deleted, or REF_NOT_HELD)
  * KEY_QUERY  [kind][key query]                            -> {@link KeyPage} ({@link KeyQuery})
  * COLLECT    [kind][stampMs:8][belowBsn:8][n:4][bucket:4]*n -> results (tombstones collected)
+ * MOVE_BATCH [kind][stampMs:8][n:4][move command]*n      -> [n:4]([length:4][move reply])*n
  * </pre>
  * REF, UNREF, FLUSH and COLLECT are log entries stamped like WRITE: a storage ref (map-reduce) expires at
  * stamp + ttl, judged by later entries' stamps, so every replica agrees on it.
  */
 public final class StorageRequest {
-    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY, REF, UNREF, FLUSH, KEY_QUERY, COLLECT }
+    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY, REF, UNREF, FLUSH, KEY_QUERY, COLLECT, MOVE_BATCH }
 
     private static final Kind[] KINDS = Kind.values();
     /** Offset of the leader's timestamp in WRITE and BOOTSTRAP messages. */
@@ -83,6 +84,46 @@ public final class StorageRequest {
         out.writeBytes(new byte[8]);
         io.cairn.core.move.MoveCodec.encode(command, out);
         return out.toByteArray();
+    }
+
+    /**
+     * Several move commands in one log entry (group commit for moves): applied in order, in one
+     * batch, each exactly as if it were its own MOVE entry, with one reply each.
+     */
+    public static byte[] moveBatch(List<io.cairn.core.move.MoveCommand> commands) {
+        return moveBatchOfEncoded(commands.stream().map(StorageRequest::encodeCommand).toList());
+    }
+
+    /** {@link #moveBatch} of commands already encoded with {@link #encodeCommand}. */
+    public static byte[] moveBatchOfEncoded(List<byte[]> commands) {
+        ByteBuffer out = ByteBuffer.allocate(1 + 8 + 4 + commands.stream().mapToInt(c -> c.length).sum());
+        out.put((byte) Kind.MOVE_BATCH.ordinal()).putLong(0).putInt(commands.size());
+        for (byte[] c : commands) out.put(c);
+        return out.array();
+    }
+
+    public static byte[] encodeCommand(io.cairn.core.move.MoveCommand command) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64);
+        io.cairn.core.move.MoveCodec.encode(command, out);
+        return out.toByteArray();
+    }
+
+    public static byte[] moveBatchReplies(List<byte[]> replies) {
+        ByteBuffer out = ByteBuffer.allocate(4 + replies.stream().mapToInt(r -> 4 + r.length).sum()).putInt(replies.size());
+        for (byte[] r : replies) out.putInt(r.length).put(r);
+        return out.array();
+    }
+
+    public static List<io.cairn.core.move.MoveReply> decodeMoveBatchReplies(ByteBuffer in) {
+        int n = in.getInt();
+        OpCodec.checkCount(n, in);
+        List<io.cairn.core.move.MoveReply> replies = new java.util.ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int length = in.getInt();
+            replies.add(io.cairn.core.move.MoveCodec.decodeReply(in.slice(in.position(), length)));
+            in.position(in.position() + length);
+        }
+        return replies;
     }
 
     public static byte[] moveQuery(io.cairn.core.move.MoveQuery query) {

@@ -1,0 +1,61 @@
+package io.cairn.storage;
+
+import io.cairn.core.BucketState;
+import io.cairn.core.move.BucketLedger;
+import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MoveReply;
+import io.cairn.core.wire.StorageRequest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** MOVE_BATCH applies its commands in order, each exactly as its own MOVE entry would, with one reply each. */
+class MoveBatchTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aBatchGivesTheSameRecordsAndRepliesAsOneEntryPerCommand() throws Exception {
+        List<MoveCommand> commands = List.of(
+                new MoveCommand.StartSend(3, "rs2"),
+                new MoveCommand.StartSend(4, "rs2"),
+                new MoveCommand.MarkSent(3, 2),
+                new MoveCommand.StartSend(3, "rs2"), // refused: already SENT
+                new MoveCommand.DropData(3, 2),
+                new MoveCommand.RollbackSend(4, 2));
+        try (ReplicaUnderTest batched = new ReplicaUnderTest(dir.resolve("batched"));
+             ReplicaUnderTest single = new ReplicaUnderTest(dir.resolve("single"))) {
+            batched.apply(StorageRequest.bootstrap(1, 10), 1_000);
+            single.apply(StorageRequest.bootstrap(1, 10), 1_000);
+
+            List<MoveReply> replies = StorageRequest.decodeMoveBatchReplies(
+                    ByteBuffer.wrap(batched.apply(StorageRequest.moveBatch(commands), 2_000)));
+            List<MoveReply> one = commands.stream().map(c -> single.move(c, 2_000)).toList();
+
+            assertThat(replies).isEqualTo(one);
+            assertThat(replies.get(3).outcome()).isEqualTo(MoveReply.Outcome.REFUSED);
+            for (int bucket = 1; bucket <= 10; bucket++) {
+                assertThat(batched.state.record(bucket)).as("bucket %d", bucket).isEqualTo(single.state.record(bucket));
+            }
+            assertThat(batched.state.record(3).state()).isEqualTo(BucketState.SENT);
+            assertThat(batched.state.record(4).state()).isEqualTo(BucketState.ACTIVE);
+            assertThat(batched.state.stats().lastBsn()).isEqualTo(single.state.stats().lastBsn());
+        }
+    }
+
+    @Test
+    void aStartSendInABatchStillWaitsForMapReduceRefs() throws Exception {
+        try (ReplicaUnderTest replica = new ReplicaUnderTest(dir.resolve("db"))) {
+            replica.apply(StorageRequest.bootstrap(1, 10), 1_000);
+            assertThat(replica.result(StorageRequest.ref(7, 10_000), 1_500).isError()).isFalse();
+            List<MoveReply> replies = StorageRequest.decodeMoveBatchReplies(ByteBuffer.wrap(
+                    replica.apply(StorageRequest.moveBatch(List.of(new MoveCommand.StartSend(3, "rs2"))), 2_000)));
+            assertThat(replies).singleElement().satisfies(r -> assertThat(r.message()).isEqualTo(BucketLedger.REFS_HELD));
+        }
+    }
+}
