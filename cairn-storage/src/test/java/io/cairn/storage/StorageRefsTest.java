@@ -7,7 +7,6 @@ import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.ChunkEntry;
-import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.KeyPage;
@@ -33,20 +32,19 @@ class StorageRefsTest {
     @TempDir
     Path dir;
 
-    private RocksStore store;
+    private ReplicaUnderTest replica;
     private ReplicasetState state;
-    private long index;
 
     @BeforeEach
     void open() throws IOException {
-        store = new RocksStore(dir.resolve("db"));
-        state = new ReplicasetState(store, 1 << 20);
-        apply(StorageRequest.bootstrap(1, 10), 1_000);
+        replica = new ReplicaUnderTest(dir.resolve("db"));
+        state = replica.state;
+        replica.apply(StorageRequest.bootstrap(1, 10), 1_000);
     }
 
     @AfterEach
     void close() {
-        store.close();
+        replica.close();
     }
 
     @Test
@@ -121,9 +119,8 @@ class StorageRefsTest {
     @Test
     void refsSurviveARestart() throws IOException {
         result(StorageRequest.ref(7, TTL_MS), 2_000);
-        store.close();
-        store = new RocksStore(dir.resolve("db"));
-        state = new ReplicasetState(store, 1 << 20);
+        replica.open(dir.resolve("db"));
+        state = replica.state;
 
         assertThat(move(new MoveCommand.StartSend(3, "rs2"), 2_100).message()).isEqualTo(BucketLedger.REFS_HELD);
         assertThat(state.refs().held(7, 2_100)).isTrue();
@@ -171,16 +168,15 @@ class StorageRefsTest {
     }
 
     private OpResult result(byte[] entry, long stampMs) {
-        return OpCodec.decodeResults(ByteBuffer.wrap(apply(entry, stampMs))).get(0);
+        return replica.result(entry, stampMs);
     }
 
     private MoveReply move(MoveCommand command, long stampMs) {
-        return MoveCodec.decodeReply(ByteBuffer.wrap(apply(StorageRequest.move(command), stampMs)));
+        return replica.move(command, stampMs);
     }
 
     private byte[] apply(byte[] entry, long stampMs) {
-        ByteBuffer.wrap(entry).putLong(StorageRequest.STAMP_OFFSET, stampMs);
-        return state.apply(ByteBuffer.wrap(entry), 1, ++index);
+        return replica.apply(entry, stampMs);
     }
 
     private static byte[] bytes(String s) {
