@@ -48,8 +48,17 @@ final class BatchView implements KvView {
 
     /** Deletes every key of {@code bucket} (one range tombstone), keeping the key count exact. */
     void dropBucket(int bucket) {
-        if (!overlay.isEmpty()) throw new IllegalStateException("dropBucket must come before the entry's other writes");
-        keyCountDelta -= store.countKeys(bucket);
+        long present = droppedBuckets.contains(bucket) ? 0 : store.countKeys(bucket);
+        // Writes made earlier in this entry (e.g. another move command of the same MOVE_BATCH) change what is there now.
+        for (var it = overlay.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            byte[] dataKey = e.getKey().array();
+            if (RocksStore.bucketOf(dataKey) != bucket) continue;
+            boolean inStore = !droppedBuckets.contains(bucket) && store.get(store.data, dataKey) != null;
+            present += (e.getValue() != DELETED ? 1 : 0) - (inStore ? 1 : 0);
+            it.remove();
+        }
+        keyCountDelta -= present;
         droppedBuckets.add(bucket);
         try {
             batch.deleteRange(store.data, RocksStore.dataKey(bucket, new byte[0]), RocksStore.dataKey(bucket + 1, new byte[0]));

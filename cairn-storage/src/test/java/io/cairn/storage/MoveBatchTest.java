@@ -1,7 +1,9 @@
 package io.cairn.storage;
 
 import io.cairn.core.BucketState;
+import io.cairn.core.kv.StoredValue;
 import io.cairn.core.move.BucketLedger;
+import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.StorageRequest;
@@ -46,6 +48,36 @@ class MoveBatchTest {
             assertThat(batched.state.record(4).state()).isEqualTo(BucketState.ACTIVE);
             assertThat(batched.state.stats().lastBsn()).isEqualTo(single.state.stats().lastBsn());
         }
+    }
+
+    @Test
+    void chunksOfSeveralBucketsAndADropAfterWritesShareOneEntry() throws Exception {
+        ChunkEntry k1 = new ChunkEntry(bytes("k1"), StoredValue.encode(bytes("v"), 0));
+        ChunkEntry k2 = new ChunkEntry(bytes("k2"), StoredValue.encode(bytes("v"), 0));
+        List<MoveCommand> commands = List.of(
+                new MoveCommand.ReceiveChunk(42, "rs2", 5, 0, List.of(k1, k2)),
+                new MoveCommand.ReceiveChunk(43, "rs2", 5, 0, List.of(k1)), // its first chunk clears leftovers: a drop after writes
+                new MoveCommand.ReceiveChunk(44, "rs2", 5, 0, List.of(k1, k2)),
+                new MoveCommand.AbortReceive(44, 5)); // drops what this very entry wrote
+        try (ReplicaUnderTest batched = new ReplicaUnderTest(dir.resolve("batched"));
+             ReplicaUnderTest single = new ReplicaUnderTest(dir.resolve("single"))) {
+            batched.apply(StorageRequest.bootstrap(1, 10), 1_000);
+            single.apply(StorageRequest.bootstrap(1, 10), 1_000);
+
+            List<MoveReply> replies = StorageRequest.decodeMoveBatchReplies(
+                    ByteBuffer.wrap(batched.apply(StorageRequest.moveBatch(commands), 2_000)));
+            List<MoveReply> one = commands.stream().map(c -> single.move(c, 2_000)).toList();
+
+            assertThat(replies).isEqualTo(one);
+            assertThat(replies).allSatisfy(r -> assertThat(r.outcome()).isIn(MoveReply.Outcome.OK, MoveReply.Outcome.ABORTED));
+            assertThat(batched.state.keyCount()).as("3 keys received, 2 dropped again").isEqualTo(3).isEqualTo(single.state.keyCount());
+            assertThat(batched.store.countKeys(44)).isZero();
+            assertThat(batched.store.countKeys(42)).isEqualTo(2);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test
