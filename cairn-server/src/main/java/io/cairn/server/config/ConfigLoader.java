@@ -48,8 +48,8 @@ public final class ConfigLoader {
             "rebalancer", Map.of(
                     "auto", true,
                     "thresholdPercent", 1.0,
-                    "maxSendingPerReplicaset", 4,
-                    "maxReceivingPerReplicaset", 8,
+                    "maxSendingPerReplicaset", 16,
+                    "maxReceivingPerReplicaset", 32,
                     "maxMovesPerRound", 64,
                     "chunkKeys", 1_000,
                     "chunkBytes", 1 << 20,
