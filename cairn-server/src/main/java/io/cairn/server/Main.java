@@ -153,7 +153,7 @@ public final class Main implements Runnable {
     }
 
     @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks that start their own cluster in this JVM.",
-            subcommands = {Main.BenchMoves.class})
+            subcommands = {Main.BenchMoves.class, Main.BenchDiscovery.class})
     static final class Bench implements Runnable {
         @Override
         public void run() {
@@ -169,8 +169,8 @@ public final class Main implements Runnable {
         @Option(names = "--buckets", defaultValue = "3000", description = "bucket count (default: ${DEFAULT-VALUE})") int buckets;
         @Option(names = "--replicas", defaultValue = "3", description = "nodes per replicaset (default: ${DEFAULT-VALUE})") int replicas;
         @Option(names = "--chunk-keys", defaultValue = "1000", description = "keys per transfer chunk (default: ${DEFAULT-VALUE})") int chunkKeys;
-        @Option(names = "--max-sending", defaultValue = "4", description = "concurrent sends per replicaset (default: ${DEFAULT-VALUE})") int maxSending;
-        @Option(names = "--max-receiving", defaultValue = "8", description = "concurrent receives per replicaset (default: ${DEFAULT-VALUE})") int maxReceiving;
+        @Option(names = "--max-sending", defaultValue = "16", description = "concurrent sends per replicaset (default: ${DEFAULT-VALUE})") int maxSending;
+        @Option(names = "--max-receiving", defaultValue = "32", description = "concurrent receives per replicaset (default: ${DEFAULT-VALUE})") int maxReceiving;
         @Option(names = "--timeout-seconds", defaultValue = "900", description = "give up after (default: ${DEFAULT-VALUE})") long timeoutSeconds;
         @Option(names = "--dir", description = "data folder (default: a new temporary folder, deleted afterwards)") Path dir;
 
@@ -187,6 +187,26 @@ public final class Main implements Runnable {
                     }
                 }
             }
+            return 0;
+        }
+    }
+
+    @Command(name = "discovery", mixinStandardHelpOptions = true,
+            description = "Per bucket count: a new router's first discovery, its idle discovery cost, and its cost while buckets move.")
+    static final class BenchDiscovery implements Callable<Integer> {
+        @Option(names = "--buckets", split = ",", defaultValue = "3000,30000,300000", description = "bucket counts, one cluster each (default: ${DEFAULT-VALUE})") java.util.List<Integer> buckets;
+        @Option(names = "--replicasets", defaultValue = "2", description = "replicasets (default: ${DEFAULT-VALUE})") int replicasets;
+        @Option(names = "--replicas", defaultValue = "1", description = "nodes per replicaset (default: ${DEFAULT-VALUE})") int replicas;
+        @Option(names = "--idle-seconds", defaultValue = "20", description = "idle measurement window (default: ${DEFAULT-VALUE})") long idleSeconds;
+        @Option(names = "--move-percent", defaultValue = "1", description = "share of the buckets to move (default: ${DEFAULT-VALUE})") double movePercent;
+        @Option(names = "--discovery-runs", defaultValue = "5", description = "new routers timed per bucket count: the first cold, the median of the rest warm (default: ${DEFAULT-VALUE})") int discoveryRuns;
+        @Option(names = "--timeout-seconds", defaultValue = "1200", description = "bound on each wait (default: ${DEFAULT-VALUE})") long timeoutSeconds;
+        @Option(names = "--dir", description = "data folder (default: a new temporary folder, deleted afterwards)") Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            io.cairn.server.bench.DiscoveryBench.run(new io.cairn.server.bench.DiscoveryBench.Options(buckets, replicasets, replicas,
+                    Duration.ofSeconds(idleSeconds), movePercent, discoveryRuns, Duration.ofSeconds(timeoutSeconds)), dir);
             return 0;
         }
     }
