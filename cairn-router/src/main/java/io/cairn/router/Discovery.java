@@ -21,6 +21,7 @@ final class Discovery {
     private final ReplicasetClient client;
     private final RouteMap routes;
     private final int pageLimit;
+    private final long pageTimeoutMs;
     private DiscoveryCursor cursor = DiscoveryCursor.START;
     private long lastBsn;
     private boolean inRound;
@@ -30,10 +31,11 @@ final class Discovery {
     private long pages;
     private long bytes;
 
-    Discovery(ReplicasetClient client, RouteMap routes, int pageLimit) {
+    Discovery(ReplicasetClient client, RouteMap routes, int pageLimit, java.time.Duration pageTimeout) {
         this.client = client;
         this.routes = routes;
         this.pageLimit = pageLimit;
+        this.pageTimeoutMs = pageTimeout.toMillis();
     }
 
     /** One round; completes when the replicaset has no more changes for us (or failed). */
@@ -54,7 +56,8 @@ final class Discovery {
         synchronized (this) {
             after = cursor;
         }
-        return client.query(StorageRequest.discover(after, pageLimit))
+        // Bounded: a page that never answers must not hold the round (and every later one) forever.
+        return client.query(StorageRequest.discover(after, pageLimit)).orTimeout(pageTimeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS)
                 .thenApply(reply -> {
                     synchronized (this) {
                         pages++;

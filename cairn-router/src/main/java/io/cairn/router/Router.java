@@ -86,7 +86,7 @@ public final class Router implements KvBackend, AutoCloseable {
                 ReplicasetClient client = new ReplicasetClient(rs, config);
                 closeQuietly(clients.put(rs.id(), client));
                 closeQuietly(mapReduceClients.put(rs.id(), new MapReduceClient(rs, config)));
-                discoveries.put(rs.id(), new Discovery(client, routes, config.discoveryPageLimit()));
+                discoveries.put(rs.id(), new Discovery(client, routes, config.discoveryPageLimit(), config.requestTimeout().multipliedBy(2)));
             }
         }
         if (current != null) {

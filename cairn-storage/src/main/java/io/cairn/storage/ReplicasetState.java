@@ -280,8 +280,10 @@ final class ReplicasetState {
         try {
             BucketRecord old = buckets.get(r.id());
             if (old != null) batch.delete(store.bsnIndex, RocksStore.longKey(old.bsn()));
-            batch.put(store.buckets, RocksStore.bucketKey(r.id()), DiscoveryPage.encodeRecord(r));
-            batch.put(store.bsnIndex, RocksStore.longKey(r.bsn()), RocksStore.bucketKey(r.id()));
+            byte[] encoded = DiscoveryPage.encodeRecord(r);
+            batch.put(store.buckets, RocksStore.bucketKey(r.id()), encoded);
+            // The index holds the whole record, so a discovery page is one sequential scan.
+            batch.put(store.bsnIndex, RocksStore.longKey(r.bsn()), encoded);
             history.append(batch, r, applyingStampMs);
         } catch (RocksDBException e) {
             throw new RocksStore.StorageFailure("batch put failed", e);

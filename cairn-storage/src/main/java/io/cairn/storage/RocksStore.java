@@ -17,7 +17,8 @@ import java.util.List;
  *   <li>{@code data}: [bucket:4][user key] -> stored value; one bucket is one contiguous range,
  *       so a bucket can be exported, counted or deleted as a range.</li>
  *   <li>{@code buckets}: [bucket:4] -> bucket record.</li>
- *   <li>{@code bsn}: [bsn:8] -> [bucket:4], the index discovery reads in BSN order.</li>
+ *   <li>{@code bsn}: [bsn:8] -> bucket record (a copy), the index discovery reads in BSN order
+ *       (databases written before it held copies have [bucket:4] values, still read).</li>
  *   <li>{@code history}: [bsn:8] -> [history hash:8][leader stamp ms:8], one entry per BSN handed
  *       out, above the tombstone horizon ({@link BucketHistory}).</li>
  *   <li>default: system values (applied index, last BSN, key count, incarnation, horizon).</li>
@@ -143,7 +144,8 @@ final class RocksStore implements AutoCloseable {
         List<BucketRecord> out = new ArrayList<>();
         try (RocksIterator it = db.newIterator(bsnIndex, options)) {
             for (it.seek(longKey(afterBsn + 1)); it.isValid() && out.size() < limit; it.next()) {
-                byte[] v = get(buckets, it.value(), options);
+                byte[] v = it.value();
+                if (v.length == 4) v = get(buckets, v, options); // written before the index held whole records
                 if (v != null) out.add(DiscoveryPage.decodeRecord(ByteBuffer.wrap(v)));
             }
         }
