@@ -110,7 +110,8 @@ public final class StorageProcess implements AutoCloseable {
                 .description("1 when this node is its replicaset's Raft leader").register(r);
         String[][] discovery = {{"cairn_storage_discovery_requests", "discovery requests answered"},
                 {"cairn_storage_discovery_records", "bucket records sent to routers"},
-                {"cairn_storage_discovery_resyncs", "answers that told a router to resync fully"}};
+                {"cairn_storage_discovery_resyncs", "answers that told a router to resync fully"},
+                {"cairn_storage_discovery_bytes", "bytes of discovery answers sent to routers"}};
         for (int i = 0; i < discovery.length; i++) {
             int index = i;
             io.micrometer.core.instrument.FunctionCounter.builder(discovery[i][0], node, n -> n.discoveryServed()[index])

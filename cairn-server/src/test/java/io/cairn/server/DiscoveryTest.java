@@ -4,6 +4,7 @@ import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.cairn.router.Router;
 import io.cairn.router.RouterConfig;
+import io.cairn.storage.StorageNode;
 import io.cairn.server.config.ClusterConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,9 +33,14 @@ class DiscoveryTest {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
             Router router = cluster.router().router();
 
+            StorageNode rs1 = cluster.storage(MoveFaultSupport.leaderOf(cluster, "rs1")).node();
             long[] before = router.discoveryCounters().get("rs1");
+            long[] servedBefore = rs1.discoveryServed();
             await().atMost(Duration.ofSeconds(30)).until(() -> router.discoveryCounters().get("rs1")[0] >= before[0] + 5);
             long[] after = router.discoveryCounters().get("rs1");
+            long[] servedAfter = rs1.discoveryServed();
+            assertThat(servedAfter[0] - servedBefore[0]).as("requests the storage served").isGreaterThanOrEqualTo(after[4] - before[4]);
+            assertThat(servedAfter[3] - servedBefore[3]).as("bytes the storage served").isGreaterThanOrEqualTo(after[5] - before[5]);
             long rounds = after[0] - before[0];
             assertThat(after[4] - before[4]).as("requests in %d idle rounds", rounds).isBetween(rounds - 1, rounds + 1);
             assertThat(after[1] - before[1]).as("records received while nothing changed").isZero();

@@ -46,6 +46,7 @@ final class BucketHistory {
     private final LongAdder requests = new LongAdder();
     private final LongAdder records = new LongAdder();
     private final LongAdder resyncs = new LongAdder();
+    private final LongAdder bytes = new LongAdder();
 
     BucketHistory(RocksStore store) {
         this.store = store;
@@ -107,9 +108,16 @@ final class BucketHistory {
         return page;
     }
 
-    /** {requests, records, resync answers} served by this member. */
+    /** {@link #discover}, encoded for the wire and counted in the bytes served. */
+    byte[] answer(DiscoveryCursor after, int limit, long incarnation) {
+        byte[] encoded = discover(after, limit, incarnation).encode();
+        bytes.add(encoded.length);
+        return encoded;
+    }
+
+    /** {requests, records, resync answers, bytes} served by this member. */
     long[] served() {
-        return new long[] {requests.sum(), records.sum(), resyncs.sum()};
+        return new long[] {requests.sum(), records.sum(), resyncs.sum(), bytes.sum()};
     }
 
     /**

@@ -310,7 +310,7 @@ final class ReplicasetState {
         request.position(1);
         return switch (kind) {
             case READ -> read(OpCodec.readOps(request), nowMs);
-            case DISCOVER -> discover(StorageRequest.discoverCursor(request), request.getInt()).encode();
+            case DISCOVER -> history.answer(StorageRequest.discoverCursor(request), request.getInt(), incarnation);
             case STATS -> stats().encode();
             case MOVE_QUERY -> MoveQueries.answer(request, this);
             case KEY_QUERY -> KeyQueries.answer(request, this, nowMs);
@@ -338,7 +338,7 @@ final class ReplicasetState {
         return OpCodec.encodeResults(results);
     }
 
-    /** Discovery answers served by this member: {requests, records, resync answers}. */
+    /** Discovery answers served by this member: {requests, records, resync answers, bytes}. */
     long[] discoveryServed() {
         return history.served();
     }

@@ -175,10 +175,10 @@ public final class StorageNode implements AutoCloseable {
         return stateMachine.snapshotInstalls();
     }
 
-    /** Discovery answers this member served since it started: {requests, records, resync answers}. */
+    /** Discovery answers this member served since it started: {requests, records, resync answers, bytes}. */
     public long[] discoveryServed() {
         ReplicasetState s = stateMachine.state();
-        return s == null ? new long[3] : s.discoveryServed();
+        return s == null ? new long[4] : s.discoveryServed();
     }
 
     /** This member's own view (may lag the leader's). */
