@@ -79,8 +79,15 @@ public final class StorageAdmin implements AutoCloseable {
 
     /** Asks the leader to take a snapshot now (and purge its log up to it); returns the snapshot index. */
     public long snapshot() {
+        return snapshot(null);
+    }
+
+    /** Asks member {@code memberId} (the leader when null) to take a snapshot now and purge its log up to it. */
+    public long snapshot(String memberId) {
         try {
-            RaftClientReply reply = raft.getSnapshotManagementApi().create(true, 30_000);
+            var api = memberId == null ? raft.getSnapshotManagementApi()
+                    : raft.getSnapshotManagementApi(org.apache.ratis.protocol.RaftPeerId.valueOf(memberId));
+            RaftClientReply reply = api.create(true, 30_000);
             if (!reply.isSuccess()) throw new CairnException(ErrorCode.UNAVAILABLE, "snapshot failed: " + reply.getException());
             return reply.getLogIndex();
         } catch (IOException e) {
