@@ -35,7 +35,9 @@ public final class RouterProcess implements AutoCloseable {
     public RouterProcess start() throws IOException {
         CoordinatorState state = coordinator.init(config.topology());
         Topology topology = state.topology();
-        router = new Router(topology, config.router().routerConfig()).start();
+        router = new Router(topology, config.router().routerConfig());
+        router.setDoubledVerification(config.router().verifyDoubled());
+        router.start();
         coordinator.watch(s -> {
             if (s.topology() == null) return;
             router.updateTopology(s.topology());
@@ -60,6 +62,8 @@ public final class RouterProcess implements AutoCloseable {
             alerts.add("SUSPECTED_DOUBLED_BUCKETS: " + suspected.size() + " buckets claimed by two replicasets, first "
                     + suspected.stream().limit(20).toList());
         }
+        String doubled = DoubledAlerts.router(router.doubledBuckets());
+        if (doubled != null) alerts.add(doubled);
         return alerts;
     }
 

@@ -32,6 +32,7 @@ public final class StorageProcess implements AutoCloseable {
     private final StorageAdmin replicasetAdmin;
     private final BootstrapTask bootstrap;
     private final ScheduledExecutorService timer;
+    private final io.cairn.storage.DoubledVerifier doubled;
     private AdminServer admin;
     private volatile long epoch;
     private final java.util.concurrent.atomic.LongAdder expiredDeleted = new java.util.concurrent.atomic.LongAdder();
@@ -44,6 +45,7 @@ public final class StorageProcess implements AutoCloseable {
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
         this.replicasetAdmin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5));
         this.bootstrap = new BootstrapTask(node, replicaset, coordinator, replicasetAdmin);
+        this.doubled = new io.cairn.storage.DoubledVerifier(replicaset.id(), node, config.storage().doubledVerifier(), System::currentTimeMillis);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-storage-" + nodeId + "-timer");
             t.setDaemon(true);
@@ -54,10 +56,13 @@ public final class StorageProcess implements AutoCloseable {
     public StorageProcess start() throws IOException {
         node.start();
         admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> !"DOWN".equals(node.role())).start();
-        admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, bootstrap.refusal() == null ? java.util.List.of()
-                : java.util.List.of("BOOTSTRAP_REFUSED: " + bootstrap.refusal())));
+        admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         registerMetrics(admin.registry());
-        coordinator.watch(state -> epoch = state.epoch());
+        coordinator.watch(state -> {
+            epoch = state.epoch();
+            if (state.topology() != null) doubled.setTopology(state.topology());
+        });
+        doubled.start();
         timer.scheduleWithFixedDelay(() -> {
             if (!bootstrap.done()) bootstrap.runOnce();
         }, 0, BOOTSTRAP_CHECK_MS, TimeUnit.MILLISECONDS);
@@ -75,6 +80,14 @@ public final class StorageProcess implements AutoCloseable {
         } catch (Exception e) {
             log.debug("expiry sweep of {} skipped: {}", replicaset.id(), e.toString());
         }
+    }
+
+    private java.util.List<String> alerts() {
+        java.util.List<String> alerts = new java.util.ArrayList<>();
+        if (bootstrap.refusal() != null) alerts.add("BOOTSTRAP_REFUSED: " + bootstrap.refusal());
+        String doubledAlert = DoubledAlerts.storage(replicaset.id(), node.bucketRecords());
+        if (doubledAlert != null) alerts.add(doubledAlert);
+        return alerts;
     }
 
     public StorageNode node() {
@@ -124,12 +137,17 @@ public final class StorageProcess implements AutoCloseable {
         info.put("incarnation", s.incarnation());
         info.put("bootstrapped", s.bootstrapped());
         if (bootstrap.refusal() != null) info.put("bootstrapRefused", bootstrap.refusal());
+        info.put("doubledBuckets", DoubledAlerts.contained(node.bucketRecords()));
+        info.put("quarantinedBuckets", DoubledAlerts.quarantined(node.bucketRecords()));
+        long[] c = doubled.counters();
+        info.put("doubledChecks", Map.of("bucketsChecked", c[0], "copiesContained", c[1]));
         return info;
     }
 
     @Override
     public void close() throws IOException {
         timer.shutdownNow();
+        doubled.close();
         replicasetAdmin.close();
         coordinator.close();
         if (admin != null) admin.close();

@@ -83,6 +83,12 @@ final class ReplicasetState {
         return keyCount;
     }
 
+    /** The leader stamp of the last entry that wrote to {@code bucket}, or -1 when none since this was tracked. */
+    long lastWriteMs(int bucket) {
+        byte[] v = store.get(store.system, BatchView.lastWriteKey(bucket));
+        return v == null ? -1 : ByteBuffer.wrap(v).getLong();
+    }
+
     /** Whether storage refs keep buckets from leaving, at the stamp of the entry being applied. */
     boolean mapReduceRefsHeld() {
         return refs.blockMoves(applyingStampMs);
@@ -157,10 +163,15 @@ final class ReplicasetState {
 
     private byte[] applyWrites(List<KvOp> ops, BatchView view, long nowMs) {
         List<OpResult> results = new ArrayList<>(ops.size());
+        java.util.Set<Integer> written = new java.util.HashSet<>();
         for (KvOp op : ops) {
             OpResult refusal = refusal(op);
-            results.add(refusal != null ? refusal : applier.apply(op, view, nowMs));
+            OpResult result = refusal != null ? refusal : applier.apply(op, view, nowMs);
+            results.add(result);
+            if (!op.readOnly() && !result.isError()) written.add(op.bucket());
         }
+        // One small system key per bucket written in this entry: cheap, and lets an operator compare doubled copies.
+        for (int bucket : written) view.stampLastWrite(bucket, nowMs);
         return OpCodec.encodeResults(results);
     }
 

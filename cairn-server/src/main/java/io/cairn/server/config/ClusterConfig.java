@@ -15,17 +15,36 @@ import java.nio.file.Path;
 public record ClusterConfig(Path source, Path dataDir, Topology topology, StorageSettings storage,
                             RouterSettings router, RebalancerSettings rebalancer) {
 
-    /** Storage node settings (see {@link StorageConfig}). */
-    public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries) {
+    /**
+     * Storage node settings (see {@link StorageConfig}).
+     *
+     * @param doubledSelfCheckBucketsPerSecond writable buckets the leader checks for doubles per second (0: only when a router asks)
+     */
+    public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries, int doubledSelfCheckBucketsPerSecond) {
+        public StorageSettings {
+            if (doubledSelfCheckBucketsPerSecond < 0 || doubledSelfCheckBucketsPerSecond > 100_000) {
+                throw new IllegalArgumentException("storage.doubledSelfCheckBucketsPerSecond must be 0..100000, was " + doubledSelfCheckBucketsPerSecond);
+            }
+        }
+
+        public io.cairn.storage.DoubledVerifier.Settings doubledVerifier() {
+            return new io.cairn.storage.DoubledVerifier.Settings(doubledSelfCheckBucketsPerSecond, 256, 200);
+        }
+
         public StorageConfig forNode(Path nodeDir) {
             return new StorageConfig(nodeDir, maxValueBytes, java.time.Duration.ofMillis(electionTimeoutMs), snapshotEveryEntries,
                     StorageConfig.DEFAULT_LOG_SEGMENT_BYTES);
         }
     }
 
-    /** Router settings (see {@link RouterConfig}) plus the RESP limits. */
+    /**
+     * Router settings (see {@link RouterConfig}) plus the RESP limits.
+     *
+     * @param verifyDoubled ask replicaset leaders to verify suspected doubled buckets once per discovery round
+     */
     public record RouterSettings(long requestTimeoutMs, long discoveryIntervalMs, int maxBatchOps, int maxBatchBytes,
-                                 int maxInflightBatches, boolean followerReads, int maxValueBytes, int maxKeyBytes) {
+                                 int maxInflightBatches, boolean followerReads, int maxValueBytes, int maxKeyBytes,
+                                 boolean verifyDoubled) {
         public RouterSettings {
             if (maxValueBytes < 1 || maxValueBytes > 512 << 20) {
                 throw new IllegalArgumentException("router.maxValueBytes must be between 1 and 536870912, was " + maxValueBytes);

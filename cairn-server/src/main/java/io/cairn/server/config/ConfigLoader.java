@@ -34,7 +34,8 @@ public final class ConfigLoader {
             "storage", Map.of(
                     "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
                     "electionTimeoutMs", 1000L,
-                    "snapshotEveryEntries", StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES),
+                    "snapshotEveryEntries", StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
+                    "doubledSelfCheckBucketsPerSecond", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND),
             "router", Map.of(
                     "requestTimeoutMs", 10_000L,
                     "discoveryIntervalMs", 1_000L,
@@ -43,7 +44,8 @@ public final class ConfigLoader {
                     "maxInflightBatches", 1,
                     "followerReads", false,
                     "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
-                    "maxKeyBytes", 64 << 10),
+                    "maxKeyBytes", 64 << 10,
+                    "verifyDoubled", true),
             "rebalancer", Map.of(
                     "auto", true,
                     "thresholdPercent", 1.0,
