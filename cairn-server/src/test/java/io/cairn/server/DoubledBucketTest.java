@@ -119,8 +119,8 @@ class DoubledBucketTest {
                 long now = (System.nanoTime() - start) / 1_000_000;
                 if (when[3] == 0 && cluster.storage("s1-1").node().isLeader()) when[3] = now;
                 if (when[0] == 0 && moved.stream().allMatch(b -> isContained(cluster, b))) when[0] = now;
-                if (when[1] == 0 && alerts(storageAdmin).contains("DOUBLED_BUCKETS")) when[1] = now;
-                if (when[2] == 0 && alerts(routerAdmin).contains("DOUBLED_BUCKETS")) when[2] = now;
+                if (when[1] == 0 && alerts(storageAdmin).contains("\"DOUBLED_BUCKETS:")) when[1] = now;
+                if (when[2] == 0 && alerts(routerAdmin).contains("\"DOUBLED_BUCKETS:")) when[2] = now;
                 return when[0] > 0 && when[1] > 0 && when[2] > 0;
             });
             String storageAlert = alerts(storageAdmin);

@@ -41,11 +41,14 @@ public final class DoubledVerifier implements AutoCloseable {
      * @param selfCheckBucketsPerSecond writable buckets self-checked per second (0: only on request)
      * @param maxBatch                  buckets per check round (one query per other replicaset)
      * @param tickMs                    how often the driver looks for work
+     * @param quarantineRetention       how long a quarantined copy's data is kept before the collector may drop it
      */
-    public record Settings(int selfCheckBucketsPerSecond, int maxBatch, long tickMs) {
+    public record Settings(int selfCheckBucketsPerSecond, int maxBatch, long tickMs, java.time.Duration quarantineRetention) {
         public static final int DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND = 100;
+        public static final long DEFAULT_QUARANTINE_RETENTION_HOURS = 7 * 24;
 
         public Settings {
+            if (quarantineRetention.isNegative()) throw new IllegalArgumentException("quarantineRetention must be >= 0");
             if (selfCheckBucketsPerSecond < 0) throw new IllegalArgumentException("selfCheckBucketsPerSecond must be >= 0");
             if (maxBatch < 1 || maxBatch > MoveQuery.MAX_INSPECT) throw new IllegalArgumentException("maxBatch must be 1.." + MoveQuery.MAX_INSPECT);
             if (tickMs < 10) throw new IllegalArgumentException("tickMs must be at least 10");
@@ -63,6 +66,9 @@ public final class DoubledVerifier implements AutoCloseable {
     private final Set<Integer> requested = new LinkedHashSet<>();
     private List<String> others = List.of();
     private boolean inFlight;
+    /** Last time the quarantine collector looked (driver thread). */
+    private long lastCollectMs;
+    static final long COLLECT_EVERY_MS = 60_000;
     private final AtomicLong checked = new AtomicLong();
     private final AtomicLong contained = new AtomicLong();
 
@@ -113,6 +119,7 @@ public final class DoubledVerifier implements AutoCloseable {
                 requested.clear();
                 return;
             }
+            collectQuarantined();
             Map<Integer, BucketRecord> writable = new HashMap<>();
             for (BucketRecord r : node.bucketRecords()) if (r.state().servesWrites()) writable.put(r.id(), r);
             List<Integer> batch = new ArrayList<>();
@@ -126,6 +133,25 @@ public final class DoubledVerifier implements AutoCloseable {
             check(batch, writable);
         } catch (RuntimeException e) {
             log.warn("doubled-bucket check on {} failed: {}", replicaset, e.toString());
+        }
+    }
+
+    /**
+     * Once a minute: quarantined copies past their retention get a DropQuarantined entry. The
+     * ledger judges the retention again at the entry's stamp, so a clock skew cannot drop early.
+     */
+    private void collectQuarantined() {
+        long now = clock.getAsLong();
+        if (now - lastCollectMs < COLLECT_EVERY_MS) return;
+        lastCollectMs = now;
+        long retentionMs = settings.quarantineRetention().toMillis();
+        for (BucketRecord r : node.bucketRecords()) {
+            if (!r.has(BucketRecord.FLAG_QUARANTINED) || r.has(BucketRecord.FLAG_DATA_DROPPED)) continue;
+            long since = node.quarantinedAtMs(r.id());
+            if (since < 0 || now - since < retentionMs) continue;
+            port.submit(replicaset, new MoveCommand.DropQuarantined(r.id(), r.generation(), retentionMs), reply -> {
+                if (reply != null && reply.isOk()) log.info("dropped the quarantined copy of bucket {} on {} after its retention", r.id(), replicaset);
+            });
         }
     }
 

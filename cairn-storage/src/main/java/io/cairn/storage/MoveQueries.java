@@ -63,7 +63,7 @@ final class MoveQueries {
     static List<BucketReport> inspect(List<Integer> buckets, boolean withCounts, ReplicasetState state) {
         List<BucketRecord> records = new ArrayList<>();
         if (buckets.isEmpty()) {
-            for (BucketRecord r : state.records()) if (r.has(BucketRecord.FLAG_DOUBLED)) records.add(r);
+            for (BucketRecord r : state.records()) if (r.isContainedDouble() || r.has(BucketRecord.FLAG_QUARANTINED)) records.add(r);
             records.sort(java.util.Comparator.comparingInt(BucketRecord::id));
         } else {
             for (int b : buckets) {

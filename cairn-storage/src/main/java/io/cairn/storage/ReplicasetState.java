@@ -83,6 +83,23 @@ final class ReplicasetState {
         return keyCount;
     }
 
+    /** The stamp of the entry being applied (apply thread only). */
+    long applyingStampMs() {
+        return applyingStampMs;
+    }
+
+    private static final byte[] QUARANTINED_AT_PREFIX = RocksStore.bytes("quarantined-at/");
+
+    static byte[] quarantinedAtKey(int bucket) {
+        return ByteBuffer.allocate(QUARANTINED_AT_PREFIX.length + 4).put(QUARANTINED_AT_PREFIX).putInt(bucket).array();
+    }
+
+    /** When {@code bucket}'s copy was quarantined here (the Quarantine entry's stamp), or -1. */
+    long quarantinedAtMs(int bucket) {
+        byte[] v = store.get(store.system, quarantinedAtKey(bucket));
+        return v == null ? -1 : ByteBuffer.wrap(v).getLong();
+    }
+
     /** The leader stamp of the last entry that wrote to {@code bucket}, or -1 when none since this was tracked. */
     long lastWriteMs(int bucket) {
         byte[] v = store.get(store.system, BatchView.lastWriteKey(bucket));

@@ -51,6 +51,18 @@ public final class BucketLedger {
         default boolean mapReduceRefsHeld() {
             return false;
         }
+
+        /** The leader stamp of the entry being applied (the same on every replica). */
+        default long nowMs() {
+            return 0;
+        }
+
+        /** When {@code bucket}'s copy was quarantined here (entry stamp), or -1. */
+        default long quarantinedAtMs(int bucket) {
+            return -1;
+        }
+
+        default void putQuarantinedAt(int bucket, long stampMs) {}
     }
 
     /** The refusal message of a StartSend kept out by storage refs. */
@@ -72,6 +84,7 @@ public final class BucketLedger {
         if (command instanceof Contain c) return DoubledLedger.contain(c, r, store);
         if (command instanceof Quarantine c) return DoubledLedger.quarantine(c, r, store);
         if (command instanceof Reactivate c) return DoubledLedger.reactivate(c, r, store);
+        if (command instanceof DropQuarantined c) return DoubledLedger.dropQuarantined(c, r, store);
         throw new IllegalArgumentException("unknown command " + command);
     }
 

@@ -3,9 +3,11 @@ package io.cairn.core.move;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.move.MoveCommand.Contain;
+import io.cairn.core.move.MoveCommand.DropQuarantined;
 import io.cairn.core.move.MoveCommand.Quarantine;
 import io.cairn.core.move.MoveCommand.Reactivate;
 
+import static io.cairn.core.BucketRecord.FLAG_DATA_DROPPED;
 import static io.cairn.core.BucketRecord.FLAG_DOUBLED;
 import static io.cairn.core.BucketRecord.FLAG_QUARANTINED;
 import static io.cairn.core.BucketState.*;
@@ -40,7 +42,23 @@ final class DoubledLedger {
         // A writable copy is contained first: both steps are in the transition table, one entry applies both.
         BucketRecord readonly = r.state() == READONLY ? r : r.transition(READONLY, 0, r.peer());
         BucketRecord garbage = readonly.transition(GARBAGE, 0, r.peer());
+        store.putQuarantinedAt(c.bucket(), store.nowMs());
         return MoveReply.ok(store.put(BucketLedger.withFlags(garbage, r.flags() | FLAG_DOUBLED | FLAG_QUARANTINED)));
+    }
+
+    static MoveReply dropQuarantined(DropQuarantined c, BucketRecord r, BucketLedger.Store store) {
+        if (r != null && r.state() == GARBAGE && r.generation() == c.generation() && r.has(FLAG_DATA_DROPPED) && !r.has(FLAG_QUARANTINED)) {
+            return MoveReply.ok(r);
+        }
+        if (r == null || r.state() != GARBAGE || !r.has(FLAG_QUARANTINED) || r.generation() != c.generation()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not quarantined at " + c.generation());
+        }
+        long since = store.quarantinedAtMs(c.bucket());
+        if (since < 0 || store.nowMs() - since < c.retentionMs()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is kept until its retention of " + c.retentionMs() + " ms has passed");
+        }
+        store.dropData(c.bucket());
+        return MoveReply.ok(store.put(BucketLedger.withFlags(r, (r.flags() & ~FLAG_QUARANTINED) | FLAG_DATA_DROPPED)));
     }
 
     static MoveReply reactivate(Reactivate c, BucketRecord r, BucketLedger.Store store) {

@@ -57,6 +57,7 @@ public final class MoveCodec {
         else if (command instanceof Contain c) o.b(9).i(c.bucket()).l(c.generation()).str(c.otherHolders());
         else if (command instanceof Quarantine c) o.b(10).i(c.bucket()).l(c.generation());
         else if (command instanceof Reactivate c) o.b(11).i(c.bucket()).l(c.newGeneration());
+        else if (command instanceof DropQuarantined c) o.b(12).i(c.bucket()).l(c.generation()).l(c.retentionMs());
         else throw new IllegalArgumentException("unknown move command " + command);
         sink.writeBytes(o.done());
     }
@@ -77,6 +78,7 @@ public final class MoveCodec {
             case 9 -> new Contain(bucket, in.getLong(), str(in));
             case 10 -> new Quarantine(bucket, in.getLong());
             case 11 -> new Reactivate(bucket, in.getLong());
+            case 12 -> new DropQuarantined(bucket, in.getLong(), in.getLong());
             default -> throw new IllegalArgumentException("unknown move command type " + type);
         };
     }

@@ -54,6 +54,13 @@ public sealed interface MoveCommand {
      */
     record Quarantine(int bucket, long generation) implements MoveCommand {}
 
+    /**
+     * The garbage collector of quarantined copies: drops the data of a copy quarantined at
+     * {@code generation} once {@code retentionMs} have passed since its quarantine (judged at
+     * this entry's stamp). The record stays as a GARBAGE tombstone without the quarantined flag.
+     */
+    record DropQuarantined(int bucket, long generation, long retentionMs) implements MoveCommand {}
+
     /** Resolution, step 2: the kept copy becomes the one ACTIVE copy at {@code newGeneration} (above every copy). */
     record Reactivate(int bucket, long newGeneration) implements MoveCommand {}
 }

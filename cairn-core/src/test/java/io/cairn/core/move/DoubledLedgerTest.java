@@ -127,4 +127,32 @@ class DoubledLedgerTest {
         rs.apply(new Quarantine(B, 2));
         assertThat(rs.apply(new Reactivate(B, 5)).outcome()).isEqualTo(Outcome.REFUSED);
     }
+
+    @Test
+    void theCollectorDropsAQuarantinedCopyOnlyAfterItsRetentionAndThenMovesMayComeBack() {
+        long day = 86_400_000L;
+        rs.nowMs = 1_000;
+        rs.apply(new Quarantine(B, 2));
+        rs.nowMs = 1_000 + 7 * day - 1;
+        assertThat(rs.apply(new DropQuarantined(B, 2, 7 * day)).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.keys(B)).hasSize(3);
+        rs.nowMs = 1_000 + 7 * day;
+        MoveReply dropped = rs.apply(new DropQuarantined(B, 2, 7 * day));
+        assertThat(dropped.isOk()).isTrue();
+        assertThat(rs.keys(B)).isEmpty();
+        assertThat(dropped.record().state()).isEqualTo(GARBAGE);
+        assertThat(dropped.record().has(FLAG_DATA_DROPPED)).isTrue();
+        assertThat(dropped.record().has(FLAG_QUARANTINED)).isFalse();
+        assertThat(rs.apply(new DropQuarantined(B, 2, 7 * day)).isOk()).as("idempotent").isTrue();
+        ReceiveChunk chunk = new ReceiveChunk(B, "b", 5, 0, List.of(new ChunkEntry(bytes("n"), bytes("v"))));
+        assertThat(rs.apply(chunk).isOk()).as("the bucket may move here again").isTrue();
+    }
+
+    @Test
+    void theCollectorNeverDropsACopyThatIsNotQuarantined() {
+        assertThat(rs.apply(new DropQuarantined(B, 2, 0)).outcome()).isEqualTo(Outcome.REFUSED);
+        rs.apply(new Contain(B, 2, "rs2"));
+        assertThat(rs.apply(new DropQuarantined(B, 2, 0)).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.keys(B)).hasSize(3);
+    }
 }

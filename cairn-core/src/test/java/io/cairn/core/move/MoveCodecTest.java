@@ -48,7 +48,8 @@ class MoveCodecTest {
                 new Pin(10, false),
                 new Contain(11, 4, "rs-2,rs-3"),
                 new Quarantine(12, 4),
-                new Reactivate(13, 6));
+                new Reactivate(13, 6),
+                new DropQuarantined(14, 4, 604_800_000L));
         for (MoveCommand c : commands) assertThat(roundTrip(c)).isEqualTo(c);
     }
 

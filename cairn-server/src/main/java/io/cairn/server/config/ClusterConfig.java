@@ -19,16 +19,20 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      * Storage node settings (see {@link StorageConfig}).
      *
      * @param doubledSelfCheckBucketsPerSecond writable buckets the leader checks for doubles per second (0: only when a router asks)
+     * @param quarantineRetentionHours         a quarantined copy of a resolved doubled bucket is kept this long, then may be dropped
      */
-    public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries, int doubledSelfCheckBucketsPerSecond) {
+    public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries, int doubledSelfCheckBucketsPerSecond,
+                                  long quarantineRetentionHours) {
         public StorageSettings {
             if (doubledSelfCheckBucketsPerSecond < 0 || doubledSelfCheckBucketsPerSecond > 100_000) {
                 throw new IllegalArgumentException("storage.doubledSelfCheckBucketsPerSecond must be 0..100000, was " + doubledSelfCheckBucketsPerSecond);
             }
+            if (quarantineRetentionHours < 0) throw new IllegalArgumentException("storage.quarantineRetentionHours must be >= 0, was " + quarantineRetentionHours);
         }
 
         public io.cairn.storage.DoubledVerifier.Settings doubledVerifier() {
-            return new io.cairn.storage.DoubledVerifier.Settings(doubledSelfCheckBucketsPerSecond, 256, 200);
+            return new io.cairn.storage.DoubledVerifier.Settings(doubledSelfCheckBucketsPerSecond, 256, 200,
+                    java.time.Duration.ofHours(quarantineRetentionHours));
         }
 
         public StorageConfig forNode(Path nodeDir) {

@@ -35,7 +35,8 @@ public final class ConfigLoader {
                     "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
                     "electionTimeoutMs", 1000L,
                     "snapshotEveryEntries", StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
-                    "doubledSelfCheckBucketsPerSecond", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND),
+                    "doubledSelfCheckBucketsPerSecond", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND,
+                    "quarantineRetentionHours", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_QUARANTINE_RETENTION_HOURS),
             "router", Map.of(
                     "requestTimeoutMs", 10_000L,
                     "discoveryIntervalMs", 1_000L,
