@@ -96,7 +96,7 @@ public final class DoubledResolver {
             long newGeneration = records.values().stream().mapToLong(BucketRecord::generation).max().orElse(0) + 1;
             List<String> losers = new ArrayList<>();
             records.forEach((rs, r) -> { if (!rs.equals(keep) && isCopy(r)) losers.add(rs); });
-            quarantineAll(bucket, losers, records, () -> port.submit(keep, new MoveCommand.Reactivate(bucket, newGeneration), reply -> {
+            quarantineAll(bucket, keep, losers, records, () -> port.submit(keep, new MoveCommand.Reactivate(bucket, newGeneration), reply -> {
                 if (reply == null || !reply.isOk()) {
                     answer.accept("incomplete: copies on " + losers + " are quarantined, but " + keep + " did not become ACTIVE ("
                             + (reply == null ? "no answer" : reply.message()) + "); run the same resolve again");
@@ -127,7 +127,7 @@ public final class DoubledResolver {
         return r.state().servesWrites() || r.state() == BucketState.READONLY;
     }
 
-    private void quarantineAll(int bucket, List<String> losers, Map<String, BucketRecord> records, Runnable then, Consumer<String> answer) {
+    private void quarantineAll(int bucket, String keep, List<String> losers, Map<String, BucketRecord> records, Runnable then, Consumer<String> answer) {
         if (losers.isEmpty()) {
             then.run();
             return;
@@ -135,12 +135,23 @@ public final class DoubledResolver {
         int[] pending = {losers.size()};
         List<String> failed = new ArrayList<>();
         for (String rs : losers) {
-            port.submit(rs, new MoveCommand.Quarantine(bucket, records.get(rs).generation()), reply -> {
+            BucketRecord r = records.get(rs);
+            Consumer<MoveReply> done = reply -> {
                 if (reply == null || !reply.isOk()) failed.add(rs + " (" + (reply == null ? "no answer" : reply.message()) + ")");
                 if (--pending[0] > 0) return;
                 if (failed.isEmpty()) then.run();
                 else answer.accept("refused: could not quarantine the copy on " + failed + "; the kept copy was not changed; try again");
-            });
+            };
+            MoveCommand.Quarantine quarantine = new MoveCommand.Quarantine(bucket, r.generation());
+            if (r.state() == BucketState.READONLY) {
+                port.submit(rs, quarantine, done);
+            } else {
+                // A writable losing copy is contained first (its own log entry), then quarantined.
+                port.submit(rs, new MoveCommand.Contain(bucket, r.generation(), keep), contained -> {
+                    if (contained == null || !contained.isOk()) done.accept(contained);
+                    else port.submit(rs, quarantine, done);
+                });
+            }
         }
     }
 }

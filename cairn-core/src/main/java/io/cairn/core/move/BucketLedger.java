@@ -147,6 +147,10 @@ public final class BucketLedger {
             String why = p == null ? "nothing received" : "received " + p.keyCount() + " keys, source has " + c.keyCount();
             return new MoveReply(MoveReply.Outcome.ABORTED, fence(c.bucket(), c.generation(), r, store), 0, why);
         }
+        if (r != null && r.isContainedDouble()) {
+            // Its first chunk was refused, so nothing arrived: tell the source to roll back, keep the contained copy as it is.
+            return new MoveReply(MoveReply.Outcome.ABORTED, r, 0, "a contained doubled copy is kept here; nothing was received");
+        }
         if (r != null && r.state().isRoutable()) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + r.state() + " here at an older generation");
         }

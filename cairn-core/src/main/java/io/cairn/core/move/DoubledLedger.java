@@ -35,13 +35,11 @@ final class DoubledLedger {
 
     static MoveReply quarantine(Quarantine c, BucketRecord r, BucketLedger.Store store) {
         if (r != null && r.state() == GARBAGE && r.has(FLAG_QUARANTINED) && r.generation() == c.generation()) return MoveReply.ok(r);
-        boolean holder = r != null && (r.state().servesWrites() || r.state() == READONLY);
-        if (!holder || r.generation() != c.generation()) {
-            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not a copy to quarantine at " + c.generation());
+        // Only a contained copy: a writable one is contained first (its own entry), so every step is in the transition table.
+        if (r == null || r.state() != READONLY || r.generation() != c.generation()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not a contained copy at " + c.generation());
         }
-        // A writable copy is contained first: both steps are in the transition table, one entry applies both.
-        BucketRecord readonly = r.state() == READONLY ? r : r.transition(READONLY, 0, r.peer());
-        BucketRecord garbage = readonly.transition(GARBAGE, 0, r.peer());
+        BucketRecord garbage = r.transition(GARBAGE, 0, r.peer());
         store.putQuarantinedAt(c.bucket(), store.nowMs());
         return MoveReply.ok(store.put(BucketLedger.withFlags(garbage, r.flags() | FLAG_DOUBLED | FLAG_QUARANTINED)));
     }

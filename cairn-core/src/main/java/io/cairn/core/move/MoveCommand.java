@@ -49,8 +49,9 @@ public sealed interface MoveCommand {
     record Contain(int bucket, long generation, String otherHolders) implements MoveCommand {}
 
     /**
-     * Resolution, step 1: the losing copy at {@code generation} (ACTIVE, PINNED or READONLY)
-     * leaves the routable states: GARBAGE, flags doubled + quarantined, data kept for export.
+     * Resolution, step 1: the losing copy, contained (READONLY) at {@code generation}, leaves the
+     * routable states: GARBAGE, flags doubled + quarantined, data kept for export. A writable
+     * losing copy is contained first.
      */
     record Quarantine(int bucket, long generation) implements MoveCommand {}
 

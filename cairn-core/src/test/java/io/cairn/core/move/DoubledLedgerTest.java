@@ -74,20 +74,23 @@ class DoubledLedgerTest {
     }
 
     @Test
-    void quarantineOfAnActiveCopyGoesThroughReadonlyInOneEntry() {
-        MoveReply r = rs.apply(new Quarantine(B, 2));
-        assertThat(r.record().state()).isEqualTo(GARBAGE);
-        assertThat(rs.puts).hasSize(2); // bootstrap + the one quarantine entry
+    void quarantineOfAWritableCopyIsRefusedUntilItIsContained() {
+        assertThat(rs.apply(new Quarantine(B, 2)).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.records.get(B).state()).isEqualTo(ACTIVE);
+        rs.apply(new Contain(B, 2, "rs2"));
+        assertThat(rs.apply(new Quarantine(B, 2)).record().state()).isEqualTo(GARBAGE);
     }
 
     @Test
     void quarantineIsRefusedAtAnotherGeneration() {
+        rs.apply(new Contain(B, 2, "rs2"));
         assertThat(rs.apply(new Quarantine(B, 1)).outcome()).isEqualTo(Outcome.REFUSED);
-        assertThat(rs.records.get(B).state()).isEqualTo(ACTIVE);
+        assertThat(rs.records.get(B).state()).isEqualTo(READONLY);
     }
 
     @Test
     void quarantinedDataIsNeverDroppedByTheMoveProtocol() {
+        rs.apply(new Contain(B, 2, "rs2"));
         rs.apply(new Quarantine(B, 2));
         assertThat(rs.apply(new DropData(B, 2)).outcome()).isEqualTo(Outcome.REFUSED);
         ReceiveChunk chunk = new ReceiveChunk(B, "b", 5, 0, List.of(new ChunkEntry(bytes("n"), bytes("v"))));
@@ -124,7 +127,7 @@ class DoubledLedgerTest {
         assertThat(rs.apply(new Reactivate(B, 1)).outcome()).isEqualTo(Outcome.REFUSED);
         rs.apply(new Contain(B, 2, "rs2"));
         assertThat(rs.apply(new Reactivate(B, 2)).outcome()).as("not above its own generation").isEqualTo(Outcome.REFUSED);
-        rs.apply(new Quarantine(B, 2));
+        rs.apply(new Quarantine(B, 2)); // contained above
         assertThat(rs.apply(new Reactivate(B, 5)).outcome()).isEqualTo(Outcome.REFUSED);
     }
 
@@ -132,6 +135,7 @@ class DoubledLedgerTest {
     void theCollectorDropsAQuarantinedCopyOnlyAfterItsRetentionAndThenMovesMayComeBack() {
         long day = 86_400_000L;
         rs.nowMs = 1_000;
+        rs.apply(new Contain(B, 2, "rs2"));
         rs.apply(new Quarantine(B, 2));
         rs.nowMs = 1_000 + 7 * day - 1;
         assertThat(rs.apply(new DropQuarantined(B, 2, 7 * day)).outcome()).isEqualTo(Outcome.REFUSED);
@@ -153,6 +157,17 @@ class DoubledLedgerTest {
         assertThat(rs.apply(new DropQuarantined(B, 2, 0)).outcome()).isEqualTo(Outcome.REFUSED);
         rs.apply(new Contain(B, 2, "rs2"));
         assertThat(rs.apply(new DropQuarantined(B, 2, 0)).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.keys(B)).hasSize(3);
+    }
+
+    @Test
+    void aMoveTowardsAContainedCopyIsAbortedSoItsSourceRollsBackInsteadOfStayingSending() {
+        rs.apply(new Contain(B, 2, "b"));
+        ReceiveChunk chunk = new ReceiveChunk(B, "b", 6, 0, List.of(new ChunkEntry(bytes("n"), bytes("v"))));
+        assertThat(rs.apply(chunk).outcome()).isEqualTo(Outcome.REFUSED);
+        MoveReply verdict = rs.apply(new FinishReceive(B, 6, 1, 1));
+        assertThat(verdict.outcome()).isEqualTo(Outcome.ABORTED);
+        assertThat(rs.records.get(B).isContainedDouble()).isTrue();
         assertThat(rs.keys(B)).hasSize(3);
     }
 }
