@@ -336,6 +336,7 @@ public final class Router implements KvBackend, AutoCloseable {
 
     private volatile boolean verifyDoubled = true;
     private volatile long lastVerifyNs;
+    private volatile List<Integer> lastVerified = List.of();
     private final AtomicLong verifyRequests = new AtomicLong();
 
     /** Whether this router asks replicaset leaders to verify suspected doubled buckets (design 000, step 2); on by default. */
@@ -371,7 +372,10 @@ public final class Router implements KvBackend, AutoCloseable {
                 if (e != null) log.debug("verify request to {} failed: {}", id, e.toString());
             });
         });
-        log.info("asked {} replicasets to verify {} suspected doubled buckets, first {}", clients.size(), buckets.size(), buckets.get(0));
+        // One INFO line per new set of buckets, not per round: a set that stays unsettled (a replicaset down) repeats quietly.
+        if (!buckets.equals(lastVerified)) log.info("asked {} replicasets to verify {} suspected doubled buckets, first {}", clients.size(), buckets.size(), buckets.get(0));
+        else log.debug("asked {} replicasets again to verify {} suspected doubled buckets", clients.size(), buckets.size());
+        lastVerified = buckets;
     }
 
     private void discoveryLoop() {

@@ -101,10 +101,14 @@ public final class DoubledVerifier implements AutoCloseable {
 
     /** A router asks to verify {@code buckets}; they are checked before the self-check's, at the next tick. */
     void request(List<Integer> buckets) {
-        driver.execute(() -> {
-            for (int b : buckets) if (requested.size() < MAX_PENDING) requested.add(b);
-            tick();
-        });
+        try {
+            driver.execute(() -> {
+                for (int b : buckets) if (requested.size() < MAX_PENDING) requested.add(b);
+                tick();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // the node is shutting down; the router asks again next round
+        }
     }
 
     /** Buckets checked and copies contained by this node while leader, since it started. */
