@@ -153,9 +153,12 @@ class DoubledBucketTest {
         assertThat(doubled).containsKeys(moved.stream().map(String::valueOf).toArray(String[]::new));
         assertThat(doubled.get(Integer.toString(moved.get(0))).toString()).contains("rs1").contains("rs2").contains("keys=3");
 
+        String file = cluster.config().source().toString();
+        String listing = cli("bucket", "doubled", "--config", file);
+        assertThat(listing).contains("bucket " + moved.get(0) + ":").contains("rs1").contains("READONLY").contains("rs2").contains("ACTIVE");
         for (int b : moved) {
-            Object[] r = ClusterAccess.post(ClusterAccess.coordinatorLeader(cluster.config()) + "/buckets/" + b + "/resolve?keep=rs2");
-            assertThat((int) r[0]).as("resolve %s: %s", b, r[1]).isEqualTo(200);
+            assertThat(cli("bucket", "resolve", Integer.toString(b), "--keep", "rs2", "--config", file))
+                    .as("resolve %s", b).contains("is ACTIVE on rs2 at generation 3");
         }
         for (int b : moved) {
             BucketDigest kept = records.digest("rs2", b);
@@ -172,6 +175,25 @@ class DoubledBucketTest {
             for (int b : moved) assertThat(jedis.set(keys.get(b).get(1), "after-resolve")).isEqualTo("OK");
         }
         assertThat(exportValues(cluster, moved.get(0), "rs1")).hasSize(3);
+        Path exported = dir.resolve("export.tsv");
+        cli("bucket", "export", Integer.toString(moved.get(0)), "--from", "rs1", "--out", exported.toString(), "--config", file);
+        assertThat(java.nio.file.Files.readAllLines(exported)).hasSize(3);
+    }
+
+    /** Runs the `cairn` command line in process; returns what it printed; fails on a non-zero exit. */
+    private static String cli(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        int exit;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            exit = new picocli.CommandLine(new Main()).execute(args);
+        } finally {
+            System.setOut(saved);
+        }
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertThat(exit).as("cairn %s printed %s", String.join(" ", args), printed).isZero();
+        return printed;
     }
 
     private static boolean isContained(LocalCluster cluster, int bucket) {
