@@ -117,6 +117,14 @@ public final class StorageProcess implements AutoCloseable {
         Gauge.builder("cairn_storage_bsn", node, n -> n.localStats().lastBsn()).tag("replicaset", rs)
                 .description("last bucket sequence number").register(r);
         Gauge.builder("cairn_storage_raft_term", node, StorageNode::term).tag("replicaset", rs).register(r);
+        Gauge.builder("cairn_storage_doubled_buckets", node, n -> DoubledAlerts.contained(n.bucketRecords()).size()).tag("replicaset", rs)
+                .description("contained doubled copies held here (READONLY; DOUBLED_BUCKETS alert while > 0)").register(r);
+        Gauge.builder("cairn_storage_quarantined_buckets", node, n -> DoubledAlerts.quarantined(n.bucketRecords()).size()).tag("replicaset", rs)
+                .description("quarantined copies of resolved doubled buckets whose data is kept").register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_doubled_checked", doubled, d -> d.counters()[0]).tag("replicaset", rs)
+                .description("buckets this node checked for doubles while leader").register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_doubled_contained", doubled, d -> d.counters()[1]).tag("replicaset", rs)
+                .description("copies this node contained as doubled while leader").register(r);
         io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_expired_deleted", expiredDeleted, java.util.concurrent.atomic.LongAdder::sum)
                 .tag("replicaset", rs).description("expired keys deleted by this node's sweeper while leader").register(r);
     }

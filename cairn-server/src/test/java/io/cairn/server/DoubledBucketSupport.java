@@ -36,8 +36,16 @@ final class DoubledBucketSupport {
     private DoubledBucketSupport() {}
 
     static String alerts(int adminPort) {
+        return get(adminPort, "/alerts");
+    }
+
+    static String metrics(int adminPort) {
+        return get(adminPort, "/metrics");
+    }
+
+    private static String get(int adminPort, String path) {
         try {
-            var req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/alerts")).timeout(java.time.Duration.ofSeconds(5)).build();
+            var req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path)).timeout(java.time.Duration.ofSeconds(5)).build();
             return HTTP.send(req, HttpResponse.BodyHandlers.ofString()).body();
         } catch (Exception e) {
             return "";

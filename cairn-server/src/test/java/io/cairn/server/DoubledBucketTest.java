@@ -126,6 +126,8 @@ class DoubledBucketTest {
             String storageAlert = alerts(storageAdmin);
             assertThat(storageAlert).contains("rs1").contains(Integer.toString(moved.get(0))).contains("also on rs2");
             assertThat(alerts(routerAdmin)).contains(moved.get(0) + " {rs1=READONLY@1, rs2=writable@2}");
+            assertThat(metrics(storageAdmin)).containsPattern("cairn_storage_doubled_buckets\\{replicaset=\"rs1\",?\\} " + doubledCount + "\\.0");
+            await().atMost(Duration.ofSeconds(10)).until(() -> metrics(routerAdmin).matches("(?s).*cairn_router_doubled_buckets " + doubledCount + "\\.0.*"));
 
             int b0 = moved.get(0);
             String k0 = keys.get(b0).get(0);
