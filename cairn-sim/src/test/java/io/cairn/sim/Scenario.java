@@ -14,7 +14,7 @@ enum Scenario {
      */
     DOUBLED_BUCKET,
     /**
-     * (e) As (d), with the storage leaders' verification running ({@link SimVerifier}) and a
+     * (e) As (d) (one run in four with equal generations), with the storage leaders' verification running ({@link SimVerifier}) and a
      * stale client that keeps writing bucket 1 to the replicaset holding the older copy. The
      * older copy must be contained; no write may be applied to a copy after it was contained;
      * once verification ran fault-free at most one writable copy remains, the one with the

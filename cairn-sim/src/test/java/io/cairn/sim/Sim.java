@@ -196,13 +196,16 @@ final class Sim {
 
     /**
      * A second ACTIVE copy of bucket 1 (the first candidate the Mover sees) on another replicaset,
-     * at a higher generation (as after restoring an old backup of a later owner).
+     * at a higher generation (as after restoring an old backup of a later owner), or in scenario
+     * (e) one time in four at the same generation (as after a misconfiguration).
      */
     private void injectDouble() {
         doubled = 1;
         SimReplicaset owner = replicasets.get(0);
         SimReplicaset other = replicasets.get(1);
-        other.force(new BucketRecord(doubled, BucketState.ACTIVE, 5 + random.nextInt(5), 0, "", 0));
+        // Scenario (e) sometimes ties the generations: then both copies must contain themselves.
+        long generation = scenario == Scenario.DOUBLED_CONTAINED && random.nextInt(4) == 0 ? 1 : 5 + random.nextInt(5);
+        other.force(new BucketRecord(doubled, BucketState.ACTIVE, generation, 0, "", 0));
         owner.keys(doubled).forEach((k, v) -> other.putData(doubled, new ChunkEntry(k, v)));
         invariants.exempt(doubled);
     }
