@@ -208,7 +208,9 @@ final class ReplicasetState {
             return OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.REF_NOT_HELD, "storage ref " + refId + " is not held")));
         }
         for (BucketRecord r : new java.util.TreeMap<>(buckets).values()) {
-            if (r.state().isRoutable() && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) view.dropBucket(r.id());
+            // A contained doubled copy refuses writes, FLUSHALL included: its data stays for the operator to compare and export.
+            boolean flushable = r.state().isRoutable() && r.state() != BucketState.READONLY;
+            if (flushable && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) view.dropBucket(r.id());
         }
         return OpCodec.encodeResults(List.of(OpResult.integer(-view.keyCountDelta())));
     }
