@@ -3,6 +3,7 @@ package io.cairn.router;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.move.MoveQuery;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.wire.StorageRequest;
@@ -17,6 +18,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -350,22 +352,22 @@ public final class Router implements KvBackend, AutoCloseable {
     }
 
     /** Buckets with a contained doubled copy, as discovery reported them: bucket -> replicaset -> state@generation. */
-    public java.util.SortedMap<Integer, Map<String, String>> doubledBuckets() {
+    public SortedMap<Integer, Map<String, String>> doubledBuckets() {
         return routes.doubled();
     }
 
     /**
      * Asks every replicaset leader to verify the suspected buckets that are not settled yet; at
-     * most once per discovery interval and {@link io.cairn.core.move.MoveQuery#MAX_INSPECT}
+     * most once per discovery interval and {@link MoveQuery#MAX_INSPECT}
      * buckets. The answers are not needed: a leader that contains its copy publishes it through
      * discovery like any other record change.
      */
     private void verifySuspected() {
         if (!verifyDoubled || System.nanoTime() - lastVerifyNs < config.discoveryInterval().toNanos()) return;
-        List<Integer> buckets = routes.toVerify().stream().limit(io.cairn.core.move.MoveQuery.MAX_INSPECT).toList();
+        List<Integer> buckets = routes.toVerify().stream().limit(MoveQuery.MAX_INSPECT).toList();
         if (buckets.isEmpty()) return;
         lastVerifyNs = System.nanoTime();
-        byte[] request = StorageRequest.moveQuery(new io.cairn.core.move.MoveQuery.Verify(buckets));
+        byte[] request = StorageRequest.moveQuery(new MoveQuery.Verify(buckets));
         clients.forEach((id, c) -> {
             verifyRequests.incrementAndGet();
             c.query(request).whenComplete((reply, e) -> {

@@ -6,6 +6,7 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.storage.DoubledVerifier;
 import io.cairn.storage.StorageAdmin;
 import io.cairn.storage.StorageNode;
 import io.micrometer.core.instrument.Gauge;
@@ -32,7 +33,7 @@ public final class StorageProcess implements AutoCloseable {
     private final StorageAdmin replicasetAdmin;
     private final BootstrapTask bootstrap;
     private final ScheduledExecutorService timer;
-    private final io.cairn.storage.DoubledVerifier doubled;
+    private final DoubledVerifier doubled;
     private AdminServer admin;
     private volatile long epoch;
     private final java.util.concurrent.atomic.LongAdder expiredDeleted = new java.util.concurrent.atomic.LongAdder();
@@ -45,7 +46,7 @@ public final class StorageProcess implements AutoCloseable {
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
         this.replicasetAdmin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5));
         this.bootstrap = new BootstrapTask(node, replicaset, coordinator, replicasetAdmin);
-        this.doubled = new io.cairn.storage.DoubledVerifier(replicaset.id(), node, config.storage().doubledVerifier(), System::currentTimeMillis);
+        this.doubled = new DoubledVerifier(replicaset.id(), node, config.storage().doubledVerifier(), System::currentTimeMillis);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-storage-" + nodeId + "-timer");
             t.setDaemon(true);
