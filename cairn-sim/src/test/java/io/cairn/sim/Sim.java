@@ -138,7 +138,7 @@ final class Sim {
         if (scenario == Scenario.MANUAL_BACK_AND_FORTH) scheduleManualMoves(1 + random.nextInt(bucketCount));
         if (!doubledScenario()) schedulePins();
         if (scenario == Scenario.DOUBLED_CONTAINED) {
-            verifier = new SimVerifier(scheduler, network, random, replicasets, bucketCount, doubled);
+            verifier = new SimVerifier(scheduler, network, random, replicasets, doubled);
             verifier.start();
             scheduleStaleWrites(replicasets.get(0), 0);
         }

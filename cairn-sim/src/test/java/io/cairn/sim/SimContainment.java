@@ -11,7 +11,7 @@ import java.util.function.LongConsumer;
 
 /** Scenario (e)'s fault-free phase: the containment invariant once verification ran, then the operator's resolution. */
 final class SimContainment {
-    /** Fault-free verification rounds each replicaset gets before the invariant must hold (one every 50-150 ms). */
+    /** Fault-free time for verification before the invariant must hold (ticks every 50-150 ms per replicaset). */
     static final int VERIFY_ROUNDS = 20;
 
     private SimContainment() {}
@@ -24,7 +24,7 @@ final class SimContainment {
         long before = verifier.rounds();
         runFor.accept(VERIFY_ROUNDS * 150L);
         if (verifier.rounds() - before < VERIFY_ROUNDS) {
-            throw new AssertionError("LIVENESS: only " + (verifier.rounds() - before) + " verification rounds ran without faults");
+            throw new AssertionError("LIVENESS: only " + (verifier.rounds() - before) + " buckets were verified without faults");
         }
         List<SimReplicaset> writers = new ArrayList<>();
         long highest = 0;

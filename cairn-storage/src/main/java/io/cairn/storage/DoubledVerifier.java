@@ -1,7 +1,7 @@
 package io.cairn.storage;
 
 import io.cairn.core.BucketRecord;
-import io.cairn.core.doubled.DoubledCheck;
+import io.cairn.core.doubled.DoubledVerification;
 import io.cairn.core.doubled.SelfCheckSchedule;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveQuery;
@@ -10,12 +10,7 @@ import io.cairn.core.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -23,19 +18,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * Design 000, step 3 on a storage leader: checks buckets this replicaset holds ACTIVE/PINNED
- * against every other replicaset and contains the copies {@link DoubledCheck} condemns
- * (a replicated {@link MoveCommand.Contain}). Buckets come from two sources: routers' Verify
- * requests (suspected doubles, checked first) and the lazy self-check ({@link SelfCheckSchedule},
- * so detection works with router verification off).
- *
- * <p>Bounds: at most one batch ({@code maxBatch} buckets, one Inspect query per other
- * replicaset) in flight; at most {@link #MAX_PENDING} requested buckets waiting. The decision
- * is pure; this class only asks, decides and submits, on one driver thread. Followers do nothing.
+ * The I/O edge of {@link DoubledVerification} on a storage node: one driver thread that ticks it
+ * every {@code tickMs}, hands it routers' Verify requests, reaches the other replicasets through
+ * a {@link RatisMovePort}, and logs what it contained. Also the collector of quarantined copies
+ * past their retention. Followers do nothing.
  */
 public final class DoubledVerifier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DoubledVerifier.class);
-    static final int MAX_PENDING = 4_096;
+    static final long COLLECT_EVERY_MS = 60_000;
 
     /**
      * @param selfCheckBucketsPerSecond writable buckets self-checked per second (0: only on request)
@@ -61,16 +51,11 @@ public final class DoubledVerifier implements AutoCloseable {
     private final LongSupplier clock;
     private final ScheduledExecutorService driver;
     private final RatisMovePort port;
-    private final SelfCheckSchedule schedule;
-    /** Buckets routers asked about, oldest first (driver thread only). */
-    private final Set<Integer> requested = new LinkedHashSet<>();
-    private List<String> others = List.of();
-    private boolean inFlight;
-    /** Last time the quarantine collector looked (driver thread). */
-    private long lastCollectMs;
-    static final long COLLECT_EVERY_MS = 60_000;
+    private final DoubledVerification verification;
     private final AtomicLong checked = new AtomicLong();
     private final AtomicLong contained = new AtomicLong();
+    /** Last time the quarantine collector looked (driver thread). */
+    private long lastCollectMs;
 
     public DoubledVerifier(String replicaset, StorageNode node, Settings settings, LongSupplier clock) {
         this.replicaset = replicaset;
@@ -83,7 +68,30 @@ public final class DoubledVerifier implements AutoCloseable {
             return t;
         });
         this.port = new RatisMovePort(driver);
-        this.schedule = new SelfCheckSchedule(settings.selfCheckBucketsPerSecond(), settings.maxBatch());
+        DoubledVerification.Local local = new DoubledVerification.Local() {
+            @Override
+            public boolean isLeader() {
+                return node.isLeader();
+            }
+
+            @Override
+            public java.util.Collection<BucketRecord> records() {
+                return node.bucketRecords();
+            }
+        };
+        this.verification = new DoubledVerification(replicaset, port, local,
+                new SelfCheckSchedule(settings.selfCheckBucketsPerSecond(), settings.maxBatch()), settings.maxBatch(),
+                new DoubledVerification.Events() {
+                    @Override
+                    public void contained(int bucket, long generation, String reason) {
+                        log.info("bucket {} on {} (generation {}) contained as doubled: {}", bucket, replicaset, generation, reason);
+                    }
+
+                    @Override
+                    public void containRefused(int bucket, String why) {
+                        log.info("containing doubled bucket {} on {} did not happen: {}", bucket, replicaset, why);
+                    }
+                });
     }
 
     public DoubledVerifier start() {
@@ -95,15 +103,15 @@ public final class DoubledVerifier implements AutoCloseable {
     public void setTopology(Topology topology) {
         driver.execute(() -> {
             port.setTopology(topology);
-            others = topology.replicasets().stream().map(ReplicasetSpec::id).filter(id -> !id.equals(replicaset)).sorted().toList();
+            verification.setOthers(topology.replicasets().stream().map(ReplicasetSpec::id).toList());
         });
     }
 
-    /** A router asks to verify {@code buckets}; they are checked before the self-check's, at the next tick. */
+    /** A router asks to verify {@code buckets}; they are checked before the self-check's, at once if nothing is in flight. */
     void request(List<Integer> buckets) {
         try {
             driver.execute(() -> {
-                for (int b : buckets) if (requested.size() < MAX_PENDING) requested.add(b);
+                verification.request(buckets);
                 tick();
             });
         } catch (java.util.concurrent.RejectedExecutionException closing) {
@@ -118,35 +126,22 @@ public final class DoubledVerifier implements AutoCloseable {
 
     private void tick() {
         try {
-            if (inFlight) return;
-            if (!node.isLeader() || others.isEmpty()) {
-                requested.clear();
-                return;
-            }
             collectQuarantined();
-            Map<Integer, BucketRecord> writable = new HashMap<>();
-            for (BucketRecord r : node.bucketRecords()) if (r.state().servesWrites()) writable.put(r.id(), r);
-            List<Integer> batch = new ArrayList<>();
-            for (var it = requested.iterator(); it.hasNext() && batch.size() < settings.maxBatch(); ) {
-                int b = it.next();
-                it.remove();
-                if (writable.containsKey(b)) batch.add(b);
-            }
-            if (batch.isEmpty()) batch = schedule.next(clock.getAsLong(), writable.keySet());
-            if (batch.isEmpty()) return;
-            check(batch, writable);
+            verification.tick(clock.getAsLong());
+            checked.set(verification.checked());
+            contained.set(verification.contained());
         } catch (RuntimeException e) {
             log.warn("doubled-bucket check on {} failed: {}", replicaset, e.toString());
         }
     }
 
     /**
-     * Once a minute: quarantined copies past their retention get a DropQuarantined entry. The
-     * ledger judges the retention again at the entry's stamp, so a clock skew cannot drop early.
+     * Once a minute on the leader: quarantined copies past their retention get a DropQuarantined
+     * entry. The ledger judges the retention again at the entry's stamp, so a skewed clock cannot drop early.
      */
     private void collectQuarantined() {
         long now = clock.getAsLong();
-        if (now - lastCollectMs < COLLECT_EVERY_MS) return;
+        if (now - lastCollectMs < COLLECT_EVERY_MS || !node.isLeader()) return;
         lastCollectMs = now;
         long retentionMs = settings.quarantineRetention().toMillis();
         for (BucketRecord r : node.bucketRecords()) {
@@ -155,40 +150,6 @@ public final class DoubledVerifier implements AutoCloseable {
             if (since < 0 || now - since < retentionMs) continue;
             port.submit(replicaset, new MoveCommand.DropQuarantined(r.id(), r.generation(), retentionMs), reply -> {
                 if (reply != null && reply.isOk()) log.info("dropped the quarantined copy of bucket {} on {} after its retention", r.id(), replicaset);
-            });
-        }
-    }
-
-    private void check(List<Integer> batch, Map<Integer, BucketRecord> local) {
-        inFlight = true;
-        Map<String, List<MoveQuery.BucketReport>> answers = new HashMap<>();
-        int[] pending = {others.size()};
-        List<String> asked = others;
-        for (String rs : asked) {
-            port.inspect(rs, new MoveQuery.Inspect(batch, false), reports -> {
-                if (reports == null) log.debug("doubled-bucket check: {} did not answer", rs);
-                else answers.put(rs, reports);
-                if (--pending[0] == 0) decide(batch, local, answers);
-            });
-        }
-    }
-
-    private void decide(List<Integer> batch, Map<Integer, BucketRecord> local, Map<String, List<MoveQuery.BucketReport>> answers) {
-        inFlight = false;
-        checked.addAndGet(batch.size());
-        Map<Integer, Map<String, BucketRecord>> byBucket = new HashMap<>();
-        answers.forEach((rs, reports) -> reports.forEach(r -> byBucket.computeIfAbsent(r.record().id(), k -> new HashMap<>()).put(rs, r.record())));
-        for (int b : batch) {
-            BucketRecord mine = local.get(b);
-            DoubledCheck.Decision d = DoubledCheck.decide(mine, byBucket.getOrDefault(b, Map.of()));
-            if (d.verdict() != DoubledCheck.Verdict.CONTAIN) continue;
-            port.submit(replicaset, new MoveCommand.Contain(b, mine.generation(), d.rivalIds()), reply -> {
-                if (reply != null && reply.isOk()) {
-                    contained.incrementAndGet();
-                    log.info("bucket {} on {} (generation {}) contained as doubled: {}", b, replicaset, mine.generation(), d.reason());
-                } else {
-                    log.info("containing doubled bucket {} on {} did not happen: {}", b, replicaset, reply == null ? "no answer" : reply.message());
-                }
             });
         }
     }
