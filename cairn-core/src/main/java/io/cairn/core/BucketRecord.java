@@ -10,6 +10,20 @@ public record BucketRecord(int id, BucketState state, long generation, long bsn,
     public static final int FLAG_ARCHIVED = 2;
     /** SENT or GARBAGE: the bucket's data is deleted here; the record stays as a tombstone. */
     public static final int FLAG_DATA_DROPPED = 4;
+    /**
+     * GARBAGE kept on purpose: the losing copy of a resolved doubled bucket. Its data is NOT
+     * dropped; an operator can export it until the retention period ends (docs/doubled-buckets.md).
+     */
+    public static final int FLAG_QUARANTINED = 8;
+
+    public boolean has(int flag) {
+        return (flags & flag) != 0;
+    }
+
+    /** A copy contained as doubled: READONLY with {@link #FLAG_DOUBLED}. */
+    public boolean isContainedDouble() {
+        return state == BucketState.READONLY && has(FLAG_DOUBLED);
+    }
 
     public BucketRecord {
         if (id <= 0) throw new IllegalArgumentException("bucket id must be positive: " + id);

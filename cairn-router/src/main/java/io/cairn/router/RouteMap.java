@@ -47,6 +47,8 @@ final class RouteMap {
         } else {
             dropClaim(b, replicaset);
         }
+        if (writable && r.isContainedDouble()) containedClaims.computeIfAbsent(b, k -> new java.util.HashSet<>()).add(replicaset);
+        else dropContained(b, replicaset);
         if (r.state().isRoutable()) {
             boolean newer = r.generation() > generation.get(b);
             // At equal generation a writable copy (the new owner) beats a SENDING one (the old owner),
@@ -62,6 +64,44 @@ final class RouteMap {
         } else if (replicaset.equals(owner.get(b)) && r.generation() >= generation.get(b)) {
             owner.set(b, null);
         }
+    }
+
+    /** Per bucket, the replicasets whose claim is a contained doubled copy (READONLY + doubled flag). */
+    private final java.util.Map<Integer, java.util.Set<String>> containedClaims = new java.util.HashMap<>();
+
+    private void dropContained(int bucket, String replicaset) {
+        java.util.Set<String> c = containedClaims.get(bucket);
+        if (c != null && c.remove(replicaset) && c.isEmpty()) containedClaims.remove(bucket);
+    }
+
+    /**
+     * Suspected buckets still worth a verification: some claimer that is not contained yet does
+     * not outrank every other claim (it may be the stale copy, or one of a tie). A bucket whose
+     * only uncontained claimer has the highest generation is settled until an operator resolves it.
+     */
+    synchronized java.util.SortedSet<Integer> toVerify() {
+        java.util.SortedSet<Integer> out = new java.util.TreeSet<>();
+        writableClaims.forEach((b, claims) -> {
+            if (claims.size() < 2) return;
+            java.util.Set<String> contained = containedClaims.getOrDefault(b, java.util.Set.of());
+            for (var e : claims.entrySet()) {
+                if (contained.contains(e.getKey())) continue;
+                boolean outranksAll = claims.entrySet().stream().allMatch(o -> o.getKey().equals(e.getKey()) || o.getValue() < e.getValue());
+                if (!outranksAll) out.add(b);
+            }
+        });
+        return out;
+    }
+
+    /** Buckets with a contained doubled copy: replicaset -> "READONLY@generation" or "writable@generation", for alerts. */
+    synchronized java.util.SortedMap<Integer, java.util.Map<String, String>> doubled() {
+        java.util.SortedMap<Integer, java.util.Map<String, String>> out = new java.util.TreeMap<>();
+        containedClaims.forEach((b, contained) -> {
+            java.util.Map<String, String> sides = new java.util.TreeMap<>();
+            claimsOf(b).forEach((rs, g) -> sides.put(rs, (contained.contains(rs) ? "READONLY@" : "writable@") + g));
+            out.put(b, sides);
+        });
+        return out;
     }
 
     private java.util.Map<String, Long> claimsOf(int bucket) {
@@ -110,6 +150,7 @@ final class RouteMap {
     /** Forgets what {@code replicaset} claimed (its copy of the data was replaced). */
     synchronized void forget(String replicaset) {
         for (int b : new java.util.ArrayList<>(writableClaims.keySet())) dropClaim(b, replicaset);
+        for (int b : new java.util.ArrayList<>(containedClaims.keySet())) dropContained(b, replicaset);
         for (int b = 1; b <= bucketCount; b++) {
             if (replicaset.equals(owner.get(b))) {
                 owner.set(b, null);

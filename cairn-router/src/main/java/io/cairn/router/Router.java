@@ -3,6 +3,7 @@ package io.cairn.router;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.move.MoveQuery;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.wire.StorageRequest;
@@ -17,6 +18,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -334,12 +336,61 @@ public final class Router implements KvBackend, AutoCloseable {
         return out;
     }
 
+    private volatile boolean verifyDoubled = true;
+    private volatile long lastVerifyNs;
+    private volatile List<Integer> lastVerified = List.of();
+    private final AtomicLong verifyRequests = new AtomicLong();
+
+    /** Whether this router asks replicaset leaders to verify suspected doubled buckets (design 000, step 2); on by default. */
+    public void setDoubledVerification(boolean on) {
+        verifyDoubled = on;
+    }
+
+    /** Verify requests sent (one per replicaset per verification round). */
+    public long doubledVerifyRequests() {
+        return verifyRequests.get();
+    }
+
+    /** Buckets with a contained doubled copy, as discovery reported them: bucket -> replicaset -> state@generation. */
+    public SortedMap<Integer, Map<String, String>> doubledBuckets() {
+        return routes.doubled();
+    }
+
+    /**
+     * Asks every replicaset leader to verify the suspected buckets that are not settled yet; at
+     * most once per discovery interval and {@link MoveQuery#MAX_INSPECT}
+     * buckets. The answers are not needed: a leader that contains its copy publishes it through
+     * discovery like any other record change.
+     */
+    private void verifySuspected() {
+        if (!verifyDoubled || System.nanoTime() - lastVerifyNs < config.discoveryInterval().toNanos()) return;
+        List<Integer> buckets = routes.toVerify().stream().limit(MoveQuery.MAX_INSPECT).toList();
+        if (buckets.isEmpty()) return;
+        lastVerifyNs = System.nanoTime();
+        byte[] request = StorageRequest.moveQuery(new MoveQuery.Verify(buckets));
+        clients.forEach((id, c) -> {
+            verifyRequests.incrementAndGet();
+            c.query(request).whenComplete((reply, e) -> {
+                if (e != null) log.debug("verify request to {} failed: {}", id, e.toString());
+            });
+        });
+        // One INFO line per new set of buckets, not per round: a set that stays unsettled (a replicaset down) repeats quietly.
+        if (!buckets.equals(lastVerified)) log.info("asked {} replicasets to verify {} suspected doubled buckets, first {}", clients.size(), buckets.size(), buckets.get(0));
+        else log.debug("asked {} replicasets again to verify {} suspected doubled buckets", clients.size(), buckets.size());
+        lastVerified = buckets;
+    }
+
     private void discoveryLoop() {
         if (closed) return;
         List<CompletableFuture<Void>> rounds = new ArrayList<>();
         for (Discovery d : discoveries.values()) rounds.add(d.round());
         CompletableFuture.allOf(rounds.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
             if (closed) return;
+            try {
+                verifySuspected();
+            } catch (RuntimeException failure) {
+                log.warn("doubled-bucket verification round failed: {}", failure.toString());
+            }
             long delay = routes.unknownCount() > 0 ? UNKNOWN_BUCKETS_ROUND_MS : config.discoveryInterval().toMillis();
             try {
                 scheduler.schedule(this::discoveryLoop, delay, TimeUnit.MILLISECONDS);

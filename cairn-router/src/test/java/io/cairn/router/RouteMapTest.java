@@ -55,4 +55,44 @@ class RouteMapTest {
         map.forget("restored");
         assertThat(map.suspected()).isEmpty();
     }
+
+    private static BucketRecord contained(int id, long generation, String others) {
+        return new BucketRecord(id, BucketState.READONLY, generation, 1, others, BucketRecord.FLAG_DOUBLED);
+    }
+
+    @Test
+    void suspectedBucketsAreVerifiedUntilEveryCopyThatIsNotTheHighestIsContained() {
+        RouteMap map = new RouteMap(10);
+        map.learn("new", rec(5, BucketState.ACTIVE, 2, ""));
+        map.learn("restored", rec(5, BucketState.ACTIVE, 1, ""));
+        assertThat(map.toVerify()).containsExactly(5);
+        map.learn("restored", contained(5, 1, "new"));
+        assertThat(map.toVerify()).as("only the legitimate copy is left writable").isEmpty();
+        assertThat(map.doubled()).containsEntry(5, java.util.Map.of("new", "writable@2", "restored", "READONLY@1"));
+        assertThat(map.owner(5)).isEqualTo("new");
+    }
+
+    @Test
+    void aTieIsVerifiedUntilBothCopiesAreContained() {
+        RouteMap map = new RouteMap(10);
+        map.learn("a", rec(4, BucketState.ACTIVE, 3, ""));
+        map.learn("b", rec(4, BucketState.ACTIVE, 3, ""));
+        map.learn("a", contained(4, 3, "b"));
+        assertThat(map.toVerify()).containsExactly(4);
+        map.learn("b", contained(4, 3, "a"));
+        assertThat(map.toVerify()).isEmpty();
+        assertThat(map.writesRefused(4)).isTrue();
+    }
+
+    @Test
+    void aResolvedBucketIsNeitherSuspectedNorDoubled() {
+        RouteMap map = new RouteMap(10);
+        map.learn("new", rec(5, BucketState.ACTIVE, 2, ""));
+        map.learn("restored", contained(5, 1, "new"));
+        map.learn("restored", new BucketRecord(5, BucketState.GARBAGE, 1, 2, "new", BucketRecord.FLAG_DOUBLED | BucketRecord.FLAG_QUARANTINED));
+        map.learn("new", rec(5, BucketState.ACTIVE, 3, ""));
+        assertThat(map.suspected()).isEmpty();
+        assertThat(map.doubled()).isEmpty();
+        assertThat(map.owner(5)).isEqualTo("new");
+    }
 }

@@ -13,8 +13,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code cairn bucket}: look at one bucket on every replicaset, move it by hand, pin or unpin it. */
-@Command(name = "bucket", mixinStandardHelpOptions = true, description = "Show, move, pin or unpin one bucket.",
-        subcommands = {BucketCommand.Show.class, BucketCommand.Move.class, BucketCommand.Pin.class, BucketCommand.Unpin.class})
+@Command(name = "bucket", mixinStandardHelpOptions = true, description = "Show, move, pin or unpin one bucket; list, resolve and export doubled buckets.",
+        subcommands = {BucketCommand.Show.class, BucketCommand.Move.class, BucketCommand.Pin.class, BucketCommand.Unpin.class,
+                DoubledCommands.Doubled.class, DoubledCommands.Resolve.class, DoubledCommands.Export.class})
 final class BucketCommand implements Runnable {
     @Override
     public void run() {

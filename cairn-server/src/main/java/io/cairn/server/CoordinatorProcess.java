@@ -24,6 +24,7 @@ public final class CoordinatorProcess implements AutoCloseable {
     private final CoordinatorServer server;
     private final CoordinatorClient topologyWatch;
     private final MoverService mover;
+    private final DoubledAdmin doubledAdmin;
     private AdminServer admin;
 
     public CoordinatorProcess(ClusterConfig config, String nodeId) throws IOException {
@@ -31,6 +32,7 @@ public final class CoordinatorProcess implements AutoCloseable {
         this.server = new CoordinatorServer(nodeId, config.topology().coordinators(), config.nodeDir(nodeId));
         this.topologyWatch = new CoordinatorClient(config.topology().coordinators());
         this.mover = new MoverService(server::isLeader, config.rebalancer().moverSettings());
+        this.doubledAdmin = new DoubledAdmin(mover);
     }
 
     public CoordinatorProcess start() throws IOException {
@@ -41,6 +43,7 @@ public final class CoordinatorProcess implements AutoCloseable {
         registerRebalancerMetrics();
         admin.route("/moves/", this::moveRequest);
         admin.route("/buckets/", this::bucketRequest);
+        admin.route("/doubled", doubledAdmin::list);
         admin.route("/rebalancer", ex -> AdminServer.sendJson(ex, 200, mover.progress()));
         topologyWatch.watch(state -> {
             if (state.topology() == null) return;
@@ -67,7 +70,7 @@ public final class CoordinatorProcess implements AutoCloseable {
                 .description("problems the rebalancer reports (DOUBLED_BUCKETS, unreachable replicasets)").register(admin.registry());
     }
 
-    /** GET /buckets/{id} (every replicaset's record), POST /buckets/{id}/pin or /unpin. */
+    /** GET /buckets/{id} (every replicaset's record), POST /buckets/{id}/pin or /unpin; resolve and export go to {@link DoubledAdmin}. */
     private void bucketRequest(HttpExchange ex) throws IOException {
         String[] parts = ex.getRequestURI().getPath().split("/");
         int bucket;
@@ -75,6 +78,14 @@ public final class CoordinatorProcess implements AutoCloseable {
             bucket = parts.length >= 3 ? Integer.parseInt(parts[2]) : -1;
         } catch (NumberFormatException e) {
             bucket = -1;
+        }
+        if (bucket >= 1 && parts.length == 4 && parts[3].equals("resolve")) {
+            doubledAdmin.resolve(ex, bucket);
+            return;
+        }
+        if (bucket >= 1 && parts.length == 4 && parts[3].equals("export")) {
+            doubledAdmin.export(ex, bucket);
+            return;
         }
         boolean show = parts.length == 3 && "GET".equals(ex.getRequestMethod());
         boolean pin = parts.length == 4 && "POST".equals(ex.getRequestMethod()) && (parts[3].equals("pin") || parts[3].equals("unpin"));

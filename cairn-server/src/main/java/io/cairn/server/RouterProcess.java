@@ -35,7 +35,9 @@ public final class RouterProcess implements AutoCloseable {
     public RouterProcess start() throws IOException {
         CoordinatorState state = coordinator.init(config.topology());
         Topology topology = state.topology();
-        router = new Router(topology, config.router().routerConfig()).start();
+        router = new Router(topology, config.router().routerConfig());
+        router.setDoubledVerification(config.router().verifyDoubled());
+        router.start();
         coordinator.watch(s -> {
             if (s.topology() == null) return;
             router.updateTopology(s.topology());
@@ -60,6 +62,8 @@ public final class RouterProcess implements AutoCloseable {
             alerts.add("SUSPECTED_DOUBLED_BUCKETS: " + suspected.size() + " buckets claimed by two replicasets, first "
                     + suspected.stream().limit(20).toList());
         }
+        String doubled = DoubledAlerts.router(router.doubledBuckets());
+        if (doubled != null) alerts.add(doubled);
         return alerts;
     }
 
@@ -83,6 +87,12 @@ public final class RouterProcess implements AutoCloseable {
         Gauge.builder("cairn_router_unknown_buckets", router, Router::unknownBuckets)
                 .description("buckets with no known owner (UNKNOWN_BUCKETS alert while > 0)").register(r);
         Gauge.builder("cairn_router_epoch", router, x -> x.topology().epoch()).register(r);
+        Gauge.builder("cairn_router_suspected_buckets", router, x -> x.suspectedBuckets().size())
+                .description("buckets two replicasets claim as writable (SUSPECTED_DOUBLED_BUCKETS alert while > 0)").register(r);
+        Gauge.builder("cairn_router_doubled_buckets", router, x -> x.doubledBuckets().size())
+                .description("buckets with a contained doubled copy (DOUBLED_BUCKETS alert while > 0)").register(r);
+        FunctionCounter.builder("cairn_router_doubled_verify_requests", router, Router::doubledVerifyRequests)
+                .description("Verify requests sent to replicaset leaders about suspected buckets").register(r);
         for (var rs : router.topology().replicasets()) registerReplicasetMetrics(r, rs.id());
     }
 

@@ -6,6 +6,7 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.storage.DoubledVerifier;
 import io.cairn.storage.StorageAdmin;
 import io.cairn.storage.StorageNode;
 import io.micrometer.core.instrument.Gauge;
@@ -34,6 +35,7 @@ public final class StorageProcess implements AutoCloseable {
     private final StorageAdmin replicasetAdmin;
     private final BootstrapTask bootstrap;
     private final ScheduledExecutorService timer;
+    private final DoubledVerifier doubled;
     private AdminServer admin;
     private volatile long epoch;
     private final long tombstoneRetentionMs;
@@ -49,6 +51,7 @@ public final class StorageProcess implements AutoCloseable {
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
         this.replicasetAdmin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5));
         this.bootstrap = new BootstrapTask(node, replicaset, coordinator, replicasetAdmin);
+        this.doubled = new DoubledVerifier(replicaset.id(), node, config.storage().doubledVerifier(), System::currentTimeMillis);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-storage-" + nodeId + "-timer");
             t.setDaemon(true);
@@ -59,10 +62,13 @@ public final class StorageProcess implements AutoCloseable {
     public StorageProcess start() throws IOException {
         node.start();
         admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> !"DOWN".equals(node.role())).start();
-        admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, bootstrap.refusal() == null ? java.util.List.of()
-                : java.util.List.of("BOOTSTRAP_REFUSED: " + bootstrap.refusal())));
+        admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         registerMetrics(admin.registry());
-        coordinator.watch(state -> epoch = state.epoch());
+        coordinator.watch(state -> {
+            epoch = state.epoch();
+            if (state.topology() != null) doubled.setTopology(state.topology());
+        });
+        doubled.start();
         timer.scheduleWithFixedDelay(() -> {
             if (!bootstrap.done()) bootstrap.runOnce();
         }, 0, BOOTSTRAP_CHECK_MS, TimeUnit.MILLISECONDS);
@@ -100,6 +106,14 @@ public final class StorageProcess implements AutoCloseable {
         }
     }
 
+    private java.util.List<String> alerts() {
+        java.util.List<String> alerts = new java.util.ArrayList<>();
+        if (bootstrap.refusal() != null) alerts.add("BOOTSTRAP_REFUSED: " + bootstrap.refusal());
+        String doubledAlert = DoubledAlerts.storage(replicaset.id(), node.bucketRecords());
+        if (doubledAlert != null) alerts.add(doubledAlert);
+        return alerts;
+    }
+
     public StorageNode node() {
         return node;
     }
@@ -131,6 +145,14 @@ public final class StorageProcess implements AutoCloseable {
         Gauge.builder("cairn_storage_bsn", node, n -> n.localStats().lastBsn()).tag("replicaset", rs)
                 .description("last bucket sequence number").register(r);
         Gauge.builder("cairn_storage_raft_term", node, StorageNode::term).tag("replicaset", rs).register(r);
+        Gauge.builder("cairn_storage_doubled_buckets", node, n -> DoubledAlerts.contained(n.bucketRecords()).size()).tag("replicaset", rs)
+                .description("contained doubled copies held here (READONLY; DOUBLED_BUCKETS alert while > 0)").register(r);
+        Gauge.builder("cairn_storage_quarantined_buckets", node, n -> DoubledAlerts.quarantined(n.bucketRecords()).size()).tag("replicaset", rs)
+                .description("quarantined copies of resolved doubled buckets whose data is kept").register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_doubled_checked", doubled, d -> d.counters()[0]).tag("replicaset", rs)
+                .description("buckets this node checked for doubles while leader").register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_doubled_contained", doubled, d -> d.counters()[1]).tag("replicaset", rs)
+                .description("copies this node contained as doubled while leader").register(r);
         io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_expired_deleted", expiredDeleted, java.util.concurrent.atomic.LongAdder::sum)
                 .tag("replicaset", rs).description("expired keys deleted by this node's sweeper while leader").register(r);
     }
@@ -153,12 +175,17 @@ public final class StorageProcess implements AutoCloseable {
         info.put("incarnation", s.incarnation());
         info.put("bootstrapped", s.bootstrapped());
         if (bootstrap.refusal() != null) info.put("bootstrapRefused", bootstrap.refusal());
+        info.put("doubledBuckets", DoubledAlerts.contained(node.bucketRecords()));
+        info.put("quarantinedBuckets", DoubledAlerts.quarantined(node.bucketRecords()));
+        long[] c = doubled.counters();
+        info.put("doubledChecks", Map.of("bucketsChecked", c[0], "copiesContained", c[1]));
         return info;
     }
 
     @Override
     public void close() throws IOException {
         timer.shutdownNow();
+        doubled.close();
         replicasetAdmin.close();
         coordinator.close();
         if (admin != null) admin.close();

@@ -71,6 +71,16 @@ final class Invariants {
         return checks;
     }
 
+    /**
+     * After an operator resolved a double by keeping {@code holder}'s copy: the model of the
+     * bucket's data becomes that copy's (writes applied to the other copies are in quarantine).
+     */
+    void expectHolderData(int bucket, SimReplicaset holder) {
+        Map<String, String> m = new HashMap<>();
+        holder.keys(bucket).forEach((k, v) -> m.put(Sim.string(k), Sim.string(v)));
+        expected.put(bucket, m);
+    }
+
     /** Accepts the current state as is (after bootstrap or an operator's out-of-band change). */
     void acceptCurrentState() {
         for (SimReplicaset rs : replicasets) {

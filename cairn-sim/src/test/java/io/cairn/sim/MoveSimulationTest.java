@@ -46,7 +46,7 @@ class MoveSimulationTest {
         if (!selected(scenario)) return;
         long startNs = System.nanoTime();
         List<String> failures = new ArrayList<>();
-        long events = 0, acked = 0, moved = 0, rolledBack = 0, falseDoubled = 0, falseDoubledSeeds = 0, stuck = 0;
+        long events = 0, acked = 0, moved = 0, rolledBack = 0, falseDoubled = 0, falseDoubledSeeds = 0, stuck = 0, contained = 0;
         List<Long> seeds = seeds();
         List<Long> falseDoubledExamples = new ArrayList<>();
         for (long seed : seeds) {
@@ -56,6 +56,7 @@ class MoveSimulationTest {
                 acked += r.acknowledged();
                 moved += r.moved();
                 rolledBack += r.rolledBack();
+                contained += r.containedCopies();
                 falseDoubled += r.falseDoubledReports();
                 if (r.doubledStuckSending()) stuck++;
                 if (r.falseDoubledReports() > 0 && ++falseDoubledSeeds <= 3) falseDoubledExamples.add(seed);
@@ -69,9 +70,13 @@ class MoveSimulationTest {
         }
         System.out.printf("%s: %d seeds, %d events, %d acknowledged writes, %d moves finished by the last driver,"
                         + " %d rolled back, %d false DOUBLED_BUCKETS reports in %d seeds %s, %d runs with the doubled bucket stuck SENDING,"
-                        + " %d failed, %d ms%n", scenario, seeds.size(), events, acked, moved, rolledBack, falseDoubled, falseDoubledSeeds,
-                falseDoubledExamples, stuck, failures.size(), (System.nanoTime() - startNs) / 1_000_000);
+                        + " %d doubled copies contained by verification, %d failed, %d ms%n", scenario, seeds.size(), events, acked, moved,
+                rolledBack, falseDoubled, falseDoubledSeeds, falseDoubledExamples, stuck, contained, failures.size(),
+                (System.nanoTime() - startNs) / 1_000_000);
         assertThat(failures).as("failing seeds of %s:%n%s", scenario, String.join("\n\n", failures)).isEmpty();
+        if (scenario == Scenario.DOUBLED_CONTAINED && failures.isEmpty()) {
+            assertThat(contained).as("verification contained no copy in any seed: the scenario tests nothing").isPositive();
+        }
     }
 
     @ParameterizedTest

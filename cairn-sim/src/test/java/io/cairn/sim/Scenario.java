@@ -12,5 +12,13 @@ enum Scenario {
      * (d) Two replicasets (and sometimes a third joining); bucket 1 is injected ACTIVE on both at
      * different generations, reported as DOUBLED_BUCKETS, then resolved by the operator.
      */
-    DOUBLED_BUCKET
+    DOUBLED_BUCKET,
+    /**
+     * (e) As (d) (one run in four with equal generations), with the storage leaders' verification running ({@link SimVerifier}) and a
+     * stale client that keeps writing bucket 1 to the replicaset holding the older copy. The
+     * older copy must be contained; no write may be applied to a copy after it was contained;
+     * once verification ran fault-free at most one writable copy remains, the one with the
+     * highest generation. The operator then resolves with Quarantine and Reactivate.
+     */
+    DOUBLED_CONTAINED
 }

@@ -39,7 +39,7 @@ final class Sim {
 
     /** What a run did, for the summary line. */
     record Result(long events, long virtualMs, long acknowledged, long moved, long rolledBack, int driverStarts,
-                  boolean sawDoubledProblem, int falseDoubledReports, boolean doubledStuckSending) {}
+                  boolean sawDoubledProblem, int falseDoubledReports, boolean doubledStuckSending, long containedCopies) {}
 
     /**
      * Knobs a reproduction may change; the defaults are the CI run. Buckets start with 0 to 3
@@ -72,6 +72,9 @@ final class Sim {
     private int driverStarts;
     private long moved;
     private long rolledBack;
+    /** Scenario (e): the storage leaders' verification, and per replicaset the generation at which its copy of the double was contained. */
+    private SimVerifier verifier;
+    private final Map<String, Long> containedAt = new LinkedHashMap<>();
 
     Sim(Scenario scenario, long seed, Options options) {
         this.scenario = scenario;
@@ -96,7 +99,7 @@ final class Sim {
             heal();
             converge();
             return new Result(scheduler.events(), scheduler.nowMs(), clients.acknowledged(), moved, rolledBack, driverStarts,
-                    sawDoubledProblem, falseDoubledReports, doubledStuckSending);
+                    sawDoubledProblem, falseDoubledReports, doubledStuckSending, verifier == null ? 0 : verifier.contained());
         } catch (Throwable t) {
             throw new AssertionError(scenario + " seed " + seed + " failed at event #" + scheduler.events() + " (" + scheduler.nowMs()
                     + " ms, " + scheduler.current() + "): " + t + "\nlast events:\n" + scheduler.recentEvents(), t);
@@ -106,18 +109,18 @@ final class Sim {
     // ---- set-up ----
 
     private void setUp() {
-        int n = scenario == Scenario.DOUBLED_BUCKET ? 2 + random.nextInt(2) : 3 + random.nextInt(2);
+        int n = doubledScenario() ? 2 + random.nextInt(2) : 3 + random.nextInt(2);
         for (int i = 0; i < n; i++) addReplicaset("rs" + i);
         int holders = switch (scenario) {
             case ADD_REPLICASET -> n - 1 - random.nextInt(n - 2);  // 2 or 3 hold everything, the rest join
-            case DOUBLED_BUCKET -> 2;  // with a third replicaset joining, the Mover moves while the double lasts
+            case DOUBLED_BUCKET, DOUBLED_CONTAINED -> 2;  // with a third replicaset joining, the Mover moves while the double lasts
             default -> n;
         };
         for (int b = 1; b <= bucketCount; b++) bootstrap(replicasets.get((b - 1) * holders / bucketCount), b);
         Map<String, Double> weights = new LinkedHashMap<>();
         for (SimReplicaset rs : replicasets) weights.put(rs.id, 1.0);
         if (scenario == Scenario.DRAIN) weights.put(replicasets.get(random.nextInt(n)).id, 0.0);
-        if (scenario == Scenario.DOUBLED_BUCKET) injectDouble();
+        if (doubledScenario()) injectDouble();
         invariants.acceptCurrentState();
 
         SimNetwork.Faults faults = new SimNetwork.Faults(random.nextDouble() * 0.1, random.nextDouble() * 0.1,
@@ -133,11 +136,49 @@ final class Sim {
         scheduleLeaderLoss();
         scheduleDriverFaults();
         if (scenario == Scenario.MANUAL_BACK_AND_FORTH) scheduleManualMoves(1 + random.nextInt(bucketCount));
-        if (scenario != Scenario.DOUBLED_BUCKET) schedulePins();
+        if (!doubledScenario()) schedulePins();
+        if (scenario == Scenario.DOUBLED_CONTAINED) {
+            verifier = new SimVerifier(scheduler, network, random, replicasets, doubled);
+            verifier.start();
+            scheduleStaleWrites(replicasets.get(0), 0);
+        }
+    }
+
+    private boolean doubledScenario() {
+        return scenario == Scenario.DOUBLED_BUCKET || scenario == Scenario.DOUBLED_CONTAINED;
+    }
+
+    /** A router that only knows the older copy: keeps sending the doubled bucket's writes there. */
+    private void scheduleStaleWrites(SimReplicaset stale, int n) {
+        scheduler.after(10 + random.nextInt(40), "stale write", () -> {
+            if (!chaos) return;
+            String key = "b" + doubled + "-k" + random.nextInt(SimClients.KEYS_PER_BUCKET);
+            network.call(stale.id, "stale write " + key + " to " + stale.id, true, rs -> rs.write(doubled, key, "stale-" + n), r -> { }, () -> true);
+            scheduleStaleWrites(stale, n + 1);
+        });
+    }
+
+    /** Invariant of scenario (e): a contained copy never applies a write again (only a newer generation of it may). */
+    private void checkNotContained(SimReplicaset rs, int bucket) {
+        Long at = bucket == doubled ? containedAt.get(rs.id) : null;
+        if (at != null && rs.record(bucket).generation() <= at) {
+            throw new Invariants.Violation("a write was applied to bucket " + bucket + " on " + rs.id + " after its copy was contained at generation "
+                    + at + ": " + Invariants.describe(bucket, replicasets));
+        }
+    }
+
+    private void observeContainment() {
+        for (SimReplicaset rs : replicasets) {
+            BucketRecord r = rs.record(doubled);
+            if (r != null && r.isContainedDouble()) containedAt.merge(rs.id, r.generation(), Math::max);
+        }
     }
 
     private void addReplicaset(String id) {
-        SimReplicaset rs = new SimReplicaset(id, invariants::touched, (r, bucket, key, value) -> invariants.writeApplied(bucket, key, value));
+        SimReplicaset rs = new SimReplicaset(id, invariants::touched, (r, bucket, key, value) -> {
+            checkNotContained(r, bucket);
+            invariants.writeApplied(bucket, key, value);
+        });
         replicasets.add(rs);
         byId.put(id, rs);
     }
@@ -155,13 +196,16 @@ final class Sim {
 
     /**
      * A second ACTIVE copy of bucket 1 (the first candidate the Mover sees) on another replicaset,
-     * at a higher generation (as after restoring an old backup of a later owner).
+     * at a higher generation (as after restoring an old backup of a later owner), or in scenario
+     * (e) one time in four at the same generation (as after a misconfiguration).
      */
     private void injectDouble() {
         doubled = 1;
         SimReplicaset owner = replicasets.get(0);
         SimReplicaset other = replicasets.get(1);
-        other.force(new BucketRecord(doubled, BucketState.ACTIVE, 5 + random.nextInt(5), 0, "", 0));
+        // Scenario (e) sometimes ties the generations: then both copies must contain themselves.
+        long generation = scenario == Scenario.DOUBLED_CONTAINED && random.nextInt(4) == 0 ? 1 : 5 + random.nextInt(5);
+        other.force(new BucketRecord(doubled, BucketState.ACTIVE, generation, 0, "", 0));
         owner.keys(doubled).forEach((k, v) -> other.putData(doubled, new ChunkEntry(k, v)));
         invariants.exempt(doubled);
     }
@@ -237,6 +281,7 @@ final class Sim {
         while (scheduler.nowMs() < endMs && scheduler.runNext()) {
             invariants.check();
             observeProblems();
+            if (doubled > 0) observeContainment();
         }
     }
 
@@ -257,7 +302,10 @@ final class Sim {
         for (SimReplicaset rs : replicasets) rs.loseLeader(scheduler.nowMs());  // a last election, then leaders stay
         for (SimDriver.Incarnation i : driver.alive()) driver.crash(i);
         startDriver();
-        if (doubled > 0) {
+        if (scenario == Scenario.DOUBLED_CONTAINED) {
+            SimContainment.checkAfterVerification(this::runFor, replicasets, doubled, verifier);
+            SimContainment.resolve(this::runFor, replicasets, doubled, invariants, 50);
+        } else if (doubled > 0) {
             // While it lasts, the Mover must report it. Its check sums the owned counts of statuses answered
             // at different moments, so a round overlapping another bucket's SENT-to-ACTIVE step can miss it:
             // demand it of at least one of 20 fault-free rounds, not of each.
@@ -309,6 +357,10 @@ final class Sim {
         invariants.exempt(-1);
         invariants.touched(doubled);
         invariants.check();
+    }
+
+    private void runFor(long ms) {
+        runUntil(scheduler.nowMs() + ms);
     }
 
     /** Liveness: bounded rounds without faults must settle every bucket and balance the cluster. */

@@ -67,6 +67,21 @@ final class BatchView implements KvView {
         }
     }
 
+    /** Stamps {@code bucket}'s last write time (the entry's leader stamp), for `cairn bucket doubled`. */
+    void stampLastWrite(int bucket, long stampMs) {
+        try {
+            batch.put(store.system, lastWriteKey(bucket), RocksStore.longKey(stampMs));
+        } catch (RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch put failed", e);
+        }
+    }
+
+    private static final byte[] LAST_WRITE_PREFIX = RocksStore.bytes("last-write/");
+
+    static byte[] lastWriteKey(int bucket) {
+        return ByteBuffer.allocate(LAST_WRITE_PREFIX.length + 4).put(LAST_WRITE_PREFIX).putInt(bucket).array();
+    }
+
     @Override
     public void put(int bucket, byte[] key, byte[] stored) {
         byte[] dataKey = RocksStore.dataKey(bucket, key);

@@ -72,6 +72,25 @@ final class MoveLedgerStore implements BucketLedger.Store {
         return state.mapReduceRefsHeld();
     }
 
+    @Override
+    public long nowMs() {
+        return state.applyingStampMs();
+    }
+
+    @Override
+    public long quarantinedAtMs(int bucket) {
+        return state.quarantinedAtMs(bucket);
+    }
+
+    @Override
+    public void putQuarantinedAt(int bucket, long stampMs) {
+        try {
+            batch.put(state.store().system, ReplicasetState.quarantinedAtKey(bucket), RocksStore.longKey(stampMs));
+        } catch (RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch put failed", e);
+        }
+    }
+
     private static byte[] progressKey(int bucket) {
         return ByteBuffer.allocate(PROGRESS_PREFIX.length + 4).put(PROGRESS_PREFIX).putInt(bucket).array();
     }

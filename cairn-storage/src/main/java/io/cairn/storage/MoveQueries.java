@@ -25,7 +25,18 @@ final class MoveQueries {
         MoveQuery q = MoveCodec.decodeQuery(request);
         if (q instanceof ReadChunk c) return MoveCodec.encode(readChunk(c, state));
         if (q instanceof Digest d) return MoveCodec.encode(digest(d.bucket(), state));
+        if (q instanceof Inspect i) return MoveCodec.encodeReports(inspect(i.buckets(), i.withCounts(), state));
+        if (q instanceof Verify v) return MoveCodec.encodeReports(inspect(v.buckets(), false, state));
+        if (q instanceof ExportChunk e) return MoveCodec.encode(exportChunk(e, state));
         return MoveCodec.encode(status(((Status) q).maxCandidates(), state.records()));
+    }
+
+    /** The buckets of a router's Verify request, or null when {@code request} is something else. */
+    static List<Integer> verifyRequest(ByteBuffer request) {
+        ByteBuffer b = request.duplicate();
+        if (b.remaining() < 2 || io.cairn.core.wire.StorageRequest.kindOf(b) != io.cairn.core.wire.StorageRequest.Kind.MOVE_QUERY) return null;
+        b.position(b.position() + 1);
+        return MoveCodec.decodeQuery(b) instanceof Verify v ? v.buckets() : null;
     }
 
     static ChunkPage readChunk(ReadChunk q, ReplicasetState state) {
@@ -33,7 +44,45 @@ final class MoveQueries {
         if (r == null || r.state() != BucketState.SENDING || r.generation() != q.generation()) {
             return new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is not SENDING at generation " + q.generation() + ": " + r);
         }
+        return page(q.bucket(), q.afterKey(), q.maxKeys(), q.maxBytes(), state);
+    }
+
+    /** Keys of a contained (READONLY) or quarantined doubled copy: both refuse writes, so pages are a stable picture. */
+    static ChunkPage exportChunk(ExportChunk q, ReplicasetState state) {
+        BucketRecord r = state.record(q.bucket());
+        boolean exportable = r != null && r.has(BucketRecord.FLAG_DOUBLED) && !r.has(BucketRecord.FLAG_DATA_DROPPED)
+                && (r.state() == BucketState.READONLY || r.state() == BucketState.GARBAGE);
+        if (!exportable) return new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is not a doubled copy here: " + r);
+        return page(q.bucket(), q.afterKey(), Math.max(1, Math.min(q.maxKeys(), 10_000)), Math.max(1, Math.min(q.maxBytes(), 16 << 20)), state);
+    }
+
+    /**
+     * Records of the listed buckets held here (an empty list: every doubled-flagged record),
+     * with key counts and last write stamps when asked. Bounded by {@link MoveQuery#MAX_INSPECT}.
+     */
+    static List<BucketReport> inspect(List<Integer> buckets, boolean withCounts, ReplicasetState state) {
+        List<BucketRecord> records = new ArrayList<>();
+        if (buckets.isEmpty()) {
+            for (BucketRecord r : state.records()) if (r.isContainedDouble() || r.has(BucketRecord.FLAG_QUARANTINED)) records.add(r);
+            records.sort(java.util.Comparator.comparingInt(BucketRecord::id));
+        } else {
+            for (int b : buckets) {
+                BucketRecord r = state.record(b);
+                if (r != null) records.add(r);
+            }
+        }
+        List<BucketReport> out = new ArrayList<>();
+        for (BucketRecord r : records.subList(0, Math.min(records.size(), MoveQuery.MAX_INSPECT))) {
+            boolean hasData = !r.has(BucketRecord.FLAG_DATA_DROPPED);
+            long keys = withCounts ? (hasData ? state.store().countKeys(r.id()) : 0) : -1;
+            out.add(new BucketReport(r, keys, withCounts ? state.lastWriteMs(r.id()) : -1));
+        }
+        return out;
+    }
+
+    private static ChunkPage page(int bucket, byte[] afterKey, int maxKeys, int maxBytes, ReplicasetState state) {
         RocksStore store = state.store();
+        ReadChunk q = new ReadChunk(bucket, 0, afterKey, maxKeys, maxBytes);
         List<ChunkEntry> entries = new ArrayList<>();
         int bytes = 0;
         try (RocksIterator it = store.newIterator(store.data)) {

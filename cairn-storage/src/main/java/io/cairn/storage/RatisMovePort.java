@@ -132,6 +132,16 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     }
 
     @Override
+    public void inspect(String replicaset, MoveQuery.Inspect query, Consumer<java.util.List<MoveQuery.BucketReport>> reply) {
+        call(replicaset, StorageRequest.moveQuery(query), true, MoveCodec::decodeReports, reply);
+    }
+
+    @Override
+    public void exportChunk(String replicaset, MoveQuery.ExportChunk query, Consumer<MoveQuery.ChunkPage> reply) {
+        call(replicaset, StorageRequest.moveQuery(query), true, MoveCodec::decodeChunkPage, reply);
+    }
+
+    @Override
     public void after(long delayMs, Runnable task) {
         driver.schedule(task, delayMs, TimeUnit.MILLISECONDS);
     }

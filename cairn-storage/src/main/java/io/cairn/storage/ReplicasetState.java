@@ -85,6 +85,29 @@ final class ReplicasetState {
         return keyCount;
     }
 
+    /** The stamp of the entry being applied (apply thread only). */
+    long applyingStampMs() {
+        return applyingStampMs;
+    }
+
+    private static final byte[] QUARANTINED_AT_PREFIX = RocksStore.bytes("quarantined-at/");
+
+    static byte[] quarantinedAtKey(int bucket) {
+        return ByteBuffer.allocate(QUARANTINED_AT_PREFIX.length + 4).put(QUARANTINED_AT_PREFIX).putInt(bucket).array();
+    }
+
+    /** When {@code bucket}'s copy was quarantined here (the Quarantine entry's stamp), or -1. */
+    long quarantinedAtMs(int bucket) {
+        byte[] v = store.get(store.system, quarantinedAtKey(bucket));
+        return v == null ? -1 : ByteBuffer.wrap(v).getLong();
+    }
+
+    /** The leader stamp of the last entry that wrote to {@code bucket}, or -1 when none since this was tracked. */
+    long lastWriteMs(int bucket) {
+        byte[] v = store.get(store.system, BatchView.lastWriteKey(bucket));
+        return v == null ? -1 : ByteBuffer.wrap(v).getLong();
+    }
+
     /** Whether storage refs keep buckets from leaving, at the stamp of the entry being applied. */
     boolean mapReduceRefsHeld() {
         return refs.blockMoves(applyingStampMs);
@@ -161,10 +184,15 @@ final class ReplicasetState {
 
     private byte[] applyWrites(List<KvOp> ops, BatchView view, long nowMs) {
         List<OpResult> results = new ArrayList<>(ops.size());
+        java.util.Set<Integer> written = new java.util.HashSet<>();
         for (KvOp op : ops) {
             OpResult refusal = refusal(op);
-            results.add(refusal != null ? refusal : applier.apply(op, view, nowMs));
+            OpResult result = refusal != null ? refusal : applier.apply(op, view, nowMs);
+            results.add(result);
+            if (!op.readOnly() && !result.isError()) written.add(op.bucket());
         }
+        // One small system key per bucket written in this entry: cheap, and lets an operator compare doubled copies.
+        for (int bucket : written) view.stampLastWrite(bucket, nowMs);
         return OpCodec.encodeResults(results);
     }
 
@@ -193,7 +221,9 @@ final class ReplicasetState {
             return OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.REF_NOT_HELD, "storage ref " + refId + " is not held")));
         }
         for (BucketRecord r : new java.util.TreeMap<>(buckets).values()) {
-            if (r.state().isRoutable() && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) view.dropBucket(r.id());
+            // A contained doubled copy refuses writes, FLUSHALL included: its data stays for the operator to compare and export.
+            boolean flushable = r.state().isRoutable() && r.state() != BucketState.READONLY;
+            if (flushable && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) view.dropBucket(r.id());
         }
         return OpCodec.encodeResults(List.of(OpResult.integer(-view.keyCountDelta())));
     }

@@ -170,6 +170,23 @@ public final class StorageNode implements AutoCloseable {
         return s == null ? 0 : s.horizonBsn();
     }
 
+    /** This member's bucket records (its own view; the leader's is authoritative). */
+    public java.util.Collection<io.cairn.core.BucketRecord> bucketRecords() {
+        ReplicasetState s = stateMachine.state();
+        return s == null ? List.of() : List.copyOf(s.records());
+    }
+
+    /** When {@code bucket}'s copy was quarantined on this replicaset, or -1. */
+    public long quarantinedAtMs(int bucket) {
+        ReplicasetState s = stateMachine.state();
+        return s == null ? -1 : s.quarantinedAtMs(bucket);
+    }
+
+    /** Calls {@code hook} with the buckets of every Verify query this member answers (see {@link DoubledVerifier}). */
+    public void onVerifyRequest(java.util.function.Consumer<List<Integer>> hook) {
+        stateMachine.onVerifyRequest(hook);
+    }
+
     /** Snapshots this member received from a leader and installed since it started. */
     public long snapshotInstalls() {
         return stateMachine.snapshotInstalls();

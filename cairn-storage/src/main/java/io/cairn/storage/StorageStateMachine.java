@@ -127,6 +127,13 @@ final class StorageStateMachine extends BaseStateMachine {
         }
     }
 
+    private volatile java.util.function.Consumer<java.util.List<Integer>> verifyRequests = b -> { };
+
+    /** Receives the buckets of every Verify query this member answers (a router asking to check suspected doubles). */
+    void onVerifyRequest(java.util.function.Consumer<java.util.List<Integer>> hook) {
+        this.verifyRequests = hook;
+    }
+
     /** The data-plane address ("host:port") this member answers {@link DataPlane#ENDPOINT_QUERY} with. */
     void setDataPlaneEndpoint(java.util.function.Supplier<String> endpoint) {
         this.dataPlaneEndpoint = endpoint;
@@ -138,6 +145,8 @@ final class StorageStateMachine extends BaseStateMachine {
             return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(DataPlane.utf8(dataPlaneEndpoint.get()))));
         }
         try {
+            java.util.List<Integer> verify = MoveQueries.verifyRequest(request.getContent().asReadOnlyByteBuffer());
+            if (verify != null) verifyRequests.accept(verify);
             byte[] reply = state.query(request.getContent().asReadOnlyByteBuffer(), clock.getAsLong());
             return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
         } catch (RuntimeException e) {

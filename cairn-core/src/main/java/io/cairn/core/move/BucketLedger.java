@@ -51,6 +51,18 @@ public final class BucketLedger {
         default boolean mapReduceRefsHeld() {
             return false;
         }
+
+        /** The leader stamp of the entry being applied (the same on every replica). */
+        default long nowMs() {
+            return 0;
+        }
+
+        /** When {@code bucket}'s copy was quarantined here (entry stamp), or -1. */
+        default long quarantinedAtMs(int bucket) {
+            return -1;
+        }
+
+        default void putQuarantinedAt(int bucket, long stampMs) {}
     }
 
     /** The refusal message of a StartSend kept out by storage refs. */
@@ -69,6 +81,10 @@ public final class BucketLedger {
         if (command instanceof AbortReceive c) return abortReceive(c, r, store);
         if (command instanceof DropData c) return dropData(c, r, store);
         if (command instanceof Pin c) return pin(c, r, store);
+        if (command instanceof Contain c) return DoubledLedger.contain(c, r, store);
+        if (command instanceof Quarantine c) return DoubledLedger.quarantine(c, r, store);
+        if (command instanceof Reactivate c) return DoubledLedger.reactivate(c, r, store);
+        if (command instanceof DropQuarantined c) return DoubledLedger.dropQuarantined(c, r, store);
         throw new IllegalArgumentException("unknown command " + command);
     }
 
@@ -89,6 +105,9 @@ public final class BucketLedger {
         if (r == null || r.generation() < c.generation()) {
             if (r != null && r.state().isRoutable()) {
                 return MoveReply.refused(r, "bucket " + c.bucket() + " is " + r.state() + " here; refusing a second copy");
+            }
+            if (r != null && r.has(BucketRecord.FLAG_QUARANTINED)) {
+                return MoveReply.refused(r, "bucket " + c.bucket() + " holds a quarantined doubled copy here; export it, its data is kept");
             }
             if (c.seq() != 0) return new MoveReply(MoveReply.Outcome.GAP, r, 0, "expected chunk 0");
             store.dropData(c.bucket()); // leftovers of an older copy that left this replicaset
@@ -128,8 +147,16 @@ public final class BucketLedger {
             String why = p == null ? "nothing received" : "received " + p.keyCount() + " keys, source has " + c.keyCount();
             return new MoveReply(MoveReply.Outcome.ABORTED, fence(c.bucket(), c.generation(), r, store), 0, why);
         }
+        if (r != null && r.isContainedDouble()) {
+            // Its first chunk was refused, so nothing arrived: tell the source to roll back, keep the contained copy as it is.
+            return new MoveReply(MoveReply.Outcome.ABORTED, r, 0, "a contained doubled copy is kept here; nothing was received");
+        }
         if (r != null && r.state().isRoutable()) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + r.state() + " here at an older generation");
+        }
+        if (r != null && r.has(BucketRecord.FLAG_QUARANTINED)) {
+            // Never fence over a quarantined copy: that would delete data kept for the operator.
+            return new MoveReply(MoveReply.Outcome.ABORTED, r, 0, "a quarantined doubled copy is kept here; nothing was received");
         }
         return new MoveReply(MoveReply.Outcome.ABORTED, fence(c.bucket(), c.generation(), r, store), 0, "never received");
     }
@@ -184,6 +211,7 @@ public final class BucketLedger {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not SENT at " + c.generation());
         }
         if ((r.flags() & BucketRecord.FLAG_DATA_DROPPED) != 0) return MoveReply.ok(r);
+        if (r.has(BucketRecord.FLAG_QUARANTINED)) return MoveReply.refused(r, "bucket " + c.bucket() + " is a quarantined doubled copy; its data is kept");
         store.dropData(c.bucket());
         return MoveReply.ok(store.put(withFlags(r, r.flags() | BucketRecord.FLAG_DATA_DROPPED)));
     }
@@ -197,15 +225,15 @@ public final class BucketLedger {
         return MoveReply.ok(store.put(r.transition(want, 0, r.peer())));
     }
 
-    private static BucketRecord withGeneration(BucketRecord r, long generation) {
+    static BucketRecord withGeneration(BucketRecord r, long generation) {
         return new BucketRecord(r.id(), r.state(), generation, r.bsn(), r.peer(), r.flags());
     }
 
-    private static BucketRecord withFlags(BucketRecord r, int flags) {
+    static BucketRecord withFlags(BucketRecord r, int flags) {
         return new BucketRecord(r.id(), r.state(), r.generation(), r.bsn(), r.peer(), flags);
     }
 
-    private static String describe(BucketRecord r) {
+    static String describe(BucketRecord r) {
         return r == null ? "unknown here" : r.state() + " at generation " + r.generation();
     }
 }

@@ -35,6 +35,11 @@ public final class MoveCodec {
             for (ChunkEntry e : entries) bytes(e.key()).bytes(e.stored());
             return this;
         }
+        Out ints(List<Integer> v) {
+            i(v.size());
+            for (int x : v) i(x);
+            return this;
+        }
         byte[] done() { return bytes.toByteArray(); }
     }
 
@@ -49,6 +54,11 @@ public final class MoveCodec {
         else if (command instanceof AbortReceive c) o.b(6).i(c.bucket()).l(c.generation());
         else if (command instanceof DropData c) o.b(7).i(c.bucket()).l(c.generation());
         else if (command instanceof Pin c) o.b(8).i(c.bucket()).b(c.pinned() ? 1 : 0);
+        else if (command instanceof Contain c) o.b(9).i(c.bucket()).l(c.generation()).str(c.otherHolders());
+        else if (command instanceof Quarantine c) o.b(10).i(c.bucket()).l(c.generation());
+        else if (command instanceof Reactivate c) o.b(11).i(c.bucket()).l(c.newGeneration());
+        else if (command instanceof DropQuarantined c) o.b(12).i(c.bucket()).l(c.generation()).l(c.retentionMs());
+        else throw new IllegalArgumentException("unknown move command " + command);
         sink.writeBytes(o.done());
     }
 
@@ -65,6 +75,10 @@ public final class MoveCodec {
             case 6 -> new AbortReceive(bucket, in.getLong());
             case 7 -> new DropData(bucket, in.getLong());
             case 8 -> new Pin(bucket, OpCodec.readBoolean(in));
+            case 9 -> new Contain(bucket, in.getLong(), str(in));
+            case 10 -> new Quarantine(bucket, in.getLong());
+            case 11 -> new Reactivate(bucket, in.getLong());
+            case 12 -> new DropQuarantined(bucket, in.getLong(), in.getLong());
             default -> throw new IllegalArgumentException("unknown move command type " + type);
         };
     }
@@ -83,6 +97,10 @@ public final class MoveCodec {
         if (query instanceof ReadChunk q) o.b(0).i(q.bucket()).l(q.generation()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes());
         else if (query instanceof Digest q) o.b(1).i(q.bucket());
         else if (query instanceof Status q) o.b(2).i(q.maxCandidates());
+        else if (query instanceof Inspect q) o.b(3).ints(q.buckets()).b(q.withCounts() ? 1 : 0);
+        else if (query instanceof Verify q) o.b(4).ints(q.buckets());
+        else if (query instanceof ExportChunk q) o.b(5).i(q.bucket()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes());
+        else throw new IllegalArgumentException("unknown move query " + query);
         return o.done();
     }
 
@@ -92,6 +110,9 @@ public final class MoveCodec {
             case 0 -> new ReadChunk(in.getInt(), in.getLong(), OpCodec.readBytes(in), in.getInt(), in.getInt());
             case 1 -> new Digest(in.getInt());
             case 2 -> new Status(in.getInt());
+            case 3 -> new Inspect(ints(in), OpCodec.readBoolean(in));
+            case 4 -> new Verify(ints(in));
+            case 5 -> new ExportChunk(in.getInt(), OpCodec.readBytes(in), in.getInt(), in.getInt());
             default -> throw new IllegalArgumentException("unknown move query type " + type);
         };
     }
@@ -131,6 +152,29 @@ public final class MoveCodec {
         List<Integer> candidates = new ArrayList<>(m);
         for (int i = 0; i < m; i++) candidates.add(in.getInt());
         return new MoveStatus(active, pinned, sending, receiving, unfinished, candidates);
+    }
+
+    public static byte[] encodeReports(List<BucketReport> reports) {
+        Out o = new Out().i(reports.size());
+        for (BucketReport r : reports) o.record(r.record()).l(r.keyCount()).l(r.lastWriteMs());
+        return o.done();
+    }
+
+    public static List<BucketReport> decodeReports(ByteBuffer in) {
+        int n = in.getInt();
+        OpCodec.checkCount(n, in);
+        List<BucketReport> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) out.add(new BucketReport(record(in), in.getLong(), in.getLong()));
+        return out;
+    }
+
+    private static List<Integer> ints(ByteBuffer in) {
+        int n = in.getInt();
+        OpCodec.checkCount(n, in);
+        if (n > MoveQuery.MAX_INSPECT) throw new IllegalArgumentException("too many buckets in one query: " + n);
+        List<Integer> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) out.add(in.getInt());
+        return out;
     }
 
     private static List<ChunkEntry> entries(ByteBuffer in) {

@@ -15,6 +15,9 @@ import java.util.List;
  * source:       DropData (deletes the sent data, keeps the SENT record as a tombstone)
  * source:       RollbackSend (SENDING -> ACTIVE), only after FinishReceive answered ABORTED
  * </pre>
+ * Doubled buckets (docs/doubled-buckets.md): Contain (ACTIVE/PINNED -> READONLY doubled),
+ * Quarantine (the losing copy -> GARBAGE quarantined, data kept), Reactivate (the kept copy ->
+ * ACTIVE at a generation above every copy).
  */
 public sealed interface MoveCommand {
     int bucket();
@@ -37,4 +40,28 @@ public sealed interface MoveCommand {
     record DropData(int bucket, long generation) implements MoveCommand {}
 
     record Pin(int bucket, boolean pinned) implements MoveCommand {}
+
+    /**
+     * Contains a doubled copy found by verification: ACTIVE/PINNED at {@code generation} becomes
+     * READONLY with the doubled flag, same generation; {@code otherHolders} (the replicasets that
+     * also claim it) is kept in the record's peer field for alerts.
+     */
+    record Contain(int bucket, long generation, String otherHolders) implements MoveCommand {}
+
+    /**
+     * Resolution, step 1: the losing copy, contained (READONLY) at {@code generation}, leaves the
+     * routable states: GARBAGE, flags doubled + quarantined, data kept for export. A writable
+     * losing copy is contained first.
+     */
+    record Quarantine(int bucket, long generation) implements MoveCommand {}
+
+    /**
+     * The garbage collector of quarantined copies: drops the data of a copy quarantined at
+     * {@code generation} once {@code retentionMs} have passed since its quarantine (judged at
+     * this entry's stamp). The record stays as a GARBAGE tombstone without the quarantined flag.
+     */
+    record DropQuarantined(int bucket, long generation, long retentionMs) implements MoveCommand {}
+
+    /** Resolution, step 2: the kept copy becomes the one ACTIVE copy at {@code newGeneration} (above every copy). */
+    record Reactivate(int bucket, long newGeneration) implements MoveCommand {}
 }

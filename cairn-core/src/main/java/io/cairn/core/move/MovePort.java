@@ -22,6 +22,16 @@ public interface MovePort {
 
     void status(String replicaset, int maxCandidates, Consumer<MoveStatus> reply);
 
+    /** Records (and optionally key counts) of buckets held by a replicaset; null = no answer. */
+    default void inspect(String replicaset, MoveQuery.Inspect query, Consumer<java.util.List<MoveQuery.BucketReport>> reply) {
+        reply.accept(null);
+    }
+
+    /** The next keys of a contained or quarantined doubled copy, for export; null = no answer. */
+    default void exportChunk(String replicaset, MoveQuery.ExportChunk query, Consumer<ChunkPage> reply) {
+        reply.accept(null);
+    }
+
     /** Runs {@code task} on the driver thread after {@code delayMs}. */
     void after(long delayMs, Runnable task);
 }

@@ -15,6 +15,27 @@ public sealed interface MoveQuery {
     /** Bucket counts, the records of unfinished moves, and up to {@code maxCandidates} movable buckets. */
     record Status(int maxCandidates) implements MoveQuery {}
 
+    /**
+     * This replicaset's records of {@code buckets} (those it has a record of), with key counts
+     * and last write stamps when {@code withCounts} (a walk of each bucket's keys). An empty list
+     * asks for every bucket held here with the doubled flag. At most {@link #MAX_INSPECT} buckets.
+     */
+    record Inspect(List<Integer> buckets, boolean withCounts) implements MoveQuery {}
+
+    /**
+     * A router's request to verify suspected doubled buckets: answered like a plain Inspect, and
+     * the leader checks each bucket it holds ACTIVE/PINNED against the cluster (asynchronously).
+     */
+    record Verify(List<Integer> buckets) implements MoveQuery {}
+
+    /** The next keys of a contained or quarantined doubled copy after {@code afterKey}, for export. */
+    record ExportChunk(int bucket, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {}
+
+    int MAX_INSPECT = 4_096;
+
+    /** One bucket as a replicaset holds it; {@code keyCount} and {@code lastWriteMs} are -1 when not asked for. */
+    record BucketReport(BucketRecord record, long keyCount, long lastWriteMs) {}
+
     record ChunkPage(List<ChunkEntry> entries, boolean last, String refusal) {}
 
     record BucketDigest(BucketRecord record, long keyCount, long checksum) {}

@@ -53,6 +53,19 @@ final class FakeMovePort implements MovePort {
     }
 
     @Override
+    public void inspect(String replicaset, MoveQuery.Inspect query, Consumer<List<MoveQuery.BucketReport>> reply) {
+        call("Inspect@" + replicaset, () -> {
+            InMemoryReplicaset rs = replicasets.get(replicaset);
+            List<MoveQuery.BucketReport> out = new ArrayList<>();
+            for (var r : rs.records.values()) {
+                boolean wanted = query.buckets().isEmpty() ? r.has(io.cairn.core.BucketRecord.FLAG_DOUBLED) : query.buckets().contains(r.id());
+                if (wanted) out.add(new MoveQuery.BucketReport(r, query.withCounts() ? rs.keys(r.id()).size() : -1, -1));
+            }
+            return out;
+        }, reply);
+    }
+
+    @Override
     public void after(long delayMs, Runnable task) {
         timers.add(task);
     }

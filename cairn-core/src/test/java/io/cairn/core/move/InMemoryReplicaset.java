@@ -139,4 +139,23 @@ final class InMemoryReplicaset implements BucketLedger.Store {
     public void dropData(int bucket) {
         data.remove(bucket);
     }
+
+    /** The stamp of the next applied command (tests move it forward). */
+    long nowMs;
+    final Map<Integer, Long> quarantinedAt = new HashMap<>();
+
+    @Override
+    public long nowMs() {
+        return nowMs;
+    }
+
+    @Override
+    public long quarantinedAtMs(int bucket) {
+        return quarantinedAt.getOrDefault(bucket, -1L);
+    }
+
+    @Override
+    public void putQuarantinedAt(int bucket, long stampMs) {
+        quarantinedAt.put(bucket, stampMs);
+    }
 }

@@ -45,7 +45,11 @@ class MoveCodecTest {
                 new AbortReceive(7, 9),
                 new DropData(8, 9),
                 new Pin(9, true),
-                new Pin(10, false));
+                new Pin(10, false),
+                new Contain(11, 4, "rs-2,rs-3"),
+                new Quarantine(12, 4),
+                new Reactivate(13, 6),
+                new DropQuarantined(14, 4, 604_800_000L));
         for (MoveCommand c : commands) assertThat(roundTrip(c)).isEqualTo(c);
     }
 
@@ -77,11 +81,29 @@ class MoveCodecTest {
         assertThat(back.maxBytes()).isEqualTo(1 << 20);
         assertThat(((ReadChunk) MoveCodec.decodeQuery(ByteBuffer.wrap(MoveCodec.encode(new ReadChunk(1, 0, new byte[0], 1, 1))))).afterKey())
                 .isEmpty();
-        for (MoveQuery q : List.of(new Digest(77), new Status(12))) {
+        for (MoveQuery q : List.of(new Digest(77), new Status(12), new Inspect(List.of(1, 2, 3000), true), new Inspect(List.of(), false),
+                new Verify(List.of(9, 10)))) {
             ByteBuffer buf = ByteBuffer.wrap(MoveCodec.encode(q));
             assertThat(MoveCodec.decodeQuery(buf)).isEqualTo(q);
             assertThat(buf.remaining()).isZero();
         }
+    }
+
+    @Test
+    void exportChunkQueriesRoundTrip() {
+        ExportChunk q = (ExportChunk) MoveCodec.decodeQuery(ByteBuffer.wrap(MoveCodec.encode(new ExportChunk(4, bytes("k"), 10, 99))));
+        assertThat(q.bucket()).isEqualTo(4);
+        assertThat(q.afterKey()).isEqualTo(bytes("k"));
+        assertThat(q.maxKeys()).isEqualTo(10);
+        assertThat(q.maxBytes()).isEqualTo(99);
+    }
+
+    @Test
+    void bucketReportsRoundTrip() {
+        List<BucketReport> reports = List.of(new BucketReport(RECORD, 12, 1_700_000_000_000L), new BucketReport(RECORD, -1, -1));
+        ByteBuffer in = ByteBuffer.wrap(MoveCodec.encodeReports(reports));
+        assertThat(MoveCodec.decodeReports(in)).isEqualTo(reports);
+        assertThat(in.remaining()).isZero();
     }
 
     @Test

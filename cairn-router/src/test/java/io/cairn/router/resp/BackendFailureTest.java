@@ -68,6 +68,17 @@ class BackendFailureTest {
     }
 
     @Test
+    void aWriteToAContainedDoubledCopyIsAReadonlyErrorNamingTheBucketWhileReadsWork() {
+        backend.rejectWhen(op -> keyOf(op).startsWith("doubled") && !op.readOnly(),
+                OpResult.error(ErrorCode.BUCKET_READONLY, "bucket 17 is a contained doubled copy"));
+        server = new TestServer(backend);
+        try (RawClient client = server.client()) {
+            assertThat(client.call("SET", "doubled", "1")).isEqualTo(new Err("READONLY bucket 17 is a contained doubled copy"));
+            assertThat(client.call("GET", "doubled")).isNull();
+        }
+    }
+
+    @Test
     void backendFailingWithACatalogueErrorAnswersThatError() {
         KvBackend timingOut = new FixedFailureBackend(new CairnException(ErrorCode.TIMEOUT));
         server = new TestServer(timingOut);

@@ -20,14 +20,26 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      *
      * @param tombstoneRetentionMs how long SENT and GARBAGE tombstones stay visible to discovery
      *                             before the leader collects them (a router away longer resyncs once)
+     * @param doubledSelfCheckBucketsPerSecond writable buckets the leader checks for doubles per second (0: only when a router asks)
+     * @param quarantineRetentionHours         a quarantined copy of a resolved doubled bucket is kept this long, then may be dropped
      */
-    public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries, long tombstoneRetentionMs) {
+    public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries, long tombstoneRetentionMs,
+                                  int doubledSelfCheckBucketsPerSecond, long quarantineRetentionHours) {
         public static final long DEFAULT_TOMBSTONE_RETENTION_MS = 24 * 3600_000L;
 
         public StorageSettings {
             if (tombstoneRetentionMs < 1_000) {
                 throw new IllegalArgumentException("storage.tombstoneRetentionMs must be at least 1000, was " + tombstoneRetentionMs);
             }
+            if (doubledSelfCheckBucketsPerSecond < 0 || doubledSelfCheckBucketsPerSecond > 100_000) {
+                throw new IllegalArgumentException("storage.doubledSelfCheckBucketsPerSecond must be 0..100000, was " + doubledSelfCheckBucketsPerSecond);
+            }
+            if (quarantineRetentionHours < 0) throw new IllegalArgumentException("storage.quarantineRetentionHours must be >= 0, was " + quarantineRetentionHours);
+        }
+
+        public io.cairn.storage.DoubledVerifier.Settings doubledVerifier() {
+            return new io.cairn.storage.DoubledVerifier.Settings(doubledSelfCheckBucketsPerSecond, 256, 200,
+                    java.time.Duration.ofHours(quarantineRetentionHours));
         }
 
         public StorageConfig forNode(Path nodeDir) {
@@ -36,9 +48,14 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
         }
     }
 
-    /** Router settings (see {@link RouterConfig}) plus the RESP limits. */
+    /**
+     * Router settings (see {@link RouterConfig}) plus the RESP limits.
+     *
+     * @param verifyDoubled ask replicaset leaders to verify suspected doubled buckets once per discovery round
+     */
     public record RouterSettings(long requestTimeoutMs, long discoveryIntervalMs, int maxBatchOps, int maxBatchBytes,
-                                 int maxInflightBatches, boolean followerReads, int maxValueBytes, int maxKeyBytes) {
+                                 int maxInflightBatches, boolean followerReads, int maxValueBytes, int maxKeyBytes,
+                                 boolean verifyDoubled) {
         public RouterSettings {
             if (maxValueBytes < 1 || maxValueBytes > 512 << 20) {
                 throw new IllegalArgumentException("router.maxValueBytes must be between 1 and 536870912, was " + maxValueBytes);

@@ -35,7 +35,9 @@ public final class ConfigLoader {
                     "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
                     "electionTimeoutMs", 1000L,
                     "snapshotEveryEntries", StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
-                    "tombstoneRetentionMs", ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS),
+                    "tombstoneRetentionMs", ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS,
+                    "doubledSelfCheckBucketsPerSecond", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND,
+                    "quarantineRetentionHours", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_QUARANTINE_RETENTION_HOURS),
             "router", Map.of(
                     "requestTimeoutMs", 10_000L,
                     "discoveryIntervalMs", 1_000L,
@@ -44,7 +46,8 @@ public final class ConfigLoader {
                     "maxInflightBatches", 1,
                     "followerReads", false,
                     "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
-                    "maxKeyBytes", 64 << 10),
+                    "maxKeyBytes", 64 << 10,
+                    "verifyDoubled", true),
             "rebalancer", Map.of(
                     "auto", true,
                     "thresholdPercent", 1.0,

@@ -181,6 +181,46 @@ public final class MoverService implements AutoCloseable {
         return result.orTimeout(20, TimeUnit.SECONDS);
     }
 
+    private io.cairn.core.doubled.DoubledResolver resolver() {
+        return new io.cairn.core.doubled.DoubledResolver(port, topology.replicasets().stream().map(ReplicasetSpec::id).toList());
+    }
+
+    /** Doubled buckets with every replicaset's report (docs/doubled-buckets.md); null when not the leader. */
+    public java.util.concurrent.CompletableFuture<Map<Integer, Map<String, io.cairn.core.move.MoveQuery.BucketReport>>> doubled() {
+        var result = new java.util.concurrent.CompletableFuture<Map<Integer, Map<String, io.cairn.core.move.MoveQuery.BucketReport>>>();
+        driver.execute(() -> {
+            if (mover == null) result.complete(null);
+            else resolver().listDoubled(result::complete);
+        });
+        return result.orTimeout(30, TimeUnit.SECONDS);
+    }
+
+    /** Keeps the copy of {@code bucket} on {@code keep}, quarantining the others; the answer says what happened. Null when not the leader. */
+    public java.util.concurrent.CompletableFuture<String> resolve(int bucket, String keep) {
+        var result = new java.util.concurrent.CompletableFuture<String>();
+        driver.execute(() -> {
+            if (mover == null) result.complete(null);
+            else resolver().resolve(bucket, keep, answer -> {
+                log.info("resolve doubled bucket {} keeping {}: {}", bucket, keep, answer);
+                result.complete(answer);
+            });
+        });
+        return result.orTimeout(60, TimeUnit.SECONDS);
+    }
+
+    /**
+     * One page of a doubled copy's keys for export (stored records: value and expiry), after
+     * {@code afterKey}; null when not the leader or no answer.
+     */
+    public java.util.concurrent.CompletableFuture<MoveQuery.ChunkPage> exportPage(int bucket, String from, byte[] afterKey, int maxKeys) {
+        var result = new java.util.concurrent.CompletableFuture<MoveQuery.ChunkPage>();
+        driver.execute(() -> {
+            if (mover == null) result.complete(null);
+            else port.exportChunk(from, new MoveQuery.ExportChunk(bucket, afterKey, maxKeys, 4 << 20), result::complete);
+        });
+        return result.orTimeout(30, TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() {
         driver.shutdownNow();

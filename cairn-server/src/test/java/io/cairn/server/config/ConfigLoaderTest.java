@@ -68,9 +68,9 @@ class ConfigLoaderTest {
 
         assertThat(config.storage()).isEqualTo(new ClusterConfig.StorageSettings(
                 StorageConfig.DEFAULT_MAX_VALUE_BYTES, 1000L, StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
-                ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS));
+                ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS, 100, 168L));
         assertThat(config.router()).isEqualTo(new ClusterConfig.RouterSettings(
-                10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10));
+                10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10, true));
         assertThat(config.nodeDir("s1")).isEqualTo(config.dataDir().resolve("s1"));
     }
 

@@ -1,0 +1,167 @@
+package io.cairn.storage;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.doubled.DoubledVerification;
+import io.cairn.core.doubled.SelfCheckSchedule;
+import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MoveQuery;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.Topology;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * The I/O edge of {@link DoubledVerification} on a storage node: one driver thread that ticks it
+ * every {@code tickMs}, hands it routers' Verify requests, reaches the other replicasets through
+ * a {@link RatisMovePort}, and logs what it contained. Also the collector of quarantined copies
+ * past their retention. Followers do nothing.
+ */
+public final class DoubledVerifier implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DoubledVerifier.class);
+    static final long COLLECT_EVERY_MS = 60_000;
+
+    /**
+     * @param selfCheckBucketsPerSecond writable buckets self-checked per second (0: only on request)
+     * @param maxBatch                  buckets per check round (one query per other replicaset)
+     * @param tickMs                    how often the driver looks for work
+     * @param quarantineRetention       how long a quarantined copy's data is kept before the collector may drop it
+     */
+    public record Settings(int selfCheckBucketsPerSecond, int maxBatch, long tickMs, java.time.Duration quarantineRetention) {
+        public static final int DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND = 100;
+        public static final long DEFAULT_QUARANTINE_RETENTION_HOURS = 7 * 24;
+
+        public Settings {
+            if (quarantineRetention.isNegative()) throw new IllegalArgumentException("quarantineRetention must be >= 0");
+            if (selfCheckBucketsPerSecond < 0) throw new IllegalArgumentException("selfCheckBucketsPerSecond must be >= 0");
+            if (maxBatch < 1 || maxBatch > MoveQuery.MAX_INSPECT) throw new IllegalArgumentException("maxBatch must be 1.." + MoveQuery.MAX_INSPECT);
+            if (tickMs < 10) throw new IllegalArgumentException("tickMs must be at least 10");
+        }
+    }
+
+    private final String replicaset;
+    private final StorageNode node;
+    private final Settings settings;
+    private final LongSupplier clock;
+    private final ScheduledExecutorService driver;
+    private final RatisMovePort port;
+    private final DoubledVerification verification;
+    private final AtomicLong checked = new AtomicLong();
+    private final AtomicLong contained = new AtomicLong();
+    /** Last time the quarantine collector looked (driver thread). */
+    private long lastCollectMs;
+
+    public DoubledVerifier(String replicaset, StorageNode node, Settings settings, LongSupplier clock) {
+        this.replicaset = replicaset;
+        this.node = node;
+        this.settings = settings;
+        this.clock = clock;
+        this.driver = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "cairn-doubled-" + node.id());
+            t.setDaemon(true);
+            return t;
+        });
+        this.port = new RatisMovePort(driver);
+        DoubledVerification.Local local = new DoubledVerification.Local() {
+            @Override
+            public boolean isLeader() {
+                return node.isLeader();
+            }
+
+            @Override
+            public java.util.Collection<BucketRecord> records() {
+                return node.bucketRecords();
+            }
+        };
+        this.verification = new DoubledVerification(replicaset, port, local,
+                new SelfCheckSchedule(settings.selfCheckBucketsPerSecond(), settings.maxBatch()), settings.maxBatch(),
+                new DoubledVerification.Events() {
+                    @Override
+                    public void contained(int bucket, long generation, String reason) {
+                        log.info("bucket {} on {} (generation {}) contained as doubled: {}", bucket, replicaset, generation, reason);
+                    }
+
+                    @Override
+                    public void containRefused(int bucket, String why) {
+                        log.info("containing doubled bucket {} on {} did not happen: {}", bucket, replicaset, why);
+                    }
+                });
+    }
+
+    public DoubledVerifier start() {
+        node.onVerifyRequest(this::request);
+        driver.scheduleWithFixedDelay(this::tick, settings.tickMs(), settings.tickMs(), TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    public void setTopology(Topology topology) {
+        driver.execute(() -> {
+            port.setTopology(topology);
+            verification.setOthers(topology.replicasets().stream().map(ReplicasetSpec::id).toList());
+        });
+    }
+
+    /** A router asks to verify {@code buckets}; they are checked before the self-check's, at once if nothing is in flight. */
+    void request(List<Integer> buckets) {
+        try {
+            driver.execute(() -> {
+                verification.request(buckets);
+                tick();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // the node is shutting down; the router asks again next round
+        }
+    }
+
+    /** Buckets checked and copies contained by this node while leader, since it started. */
+    public long[] counters() {
+        return new long[] {checked.get(), contained.get()};
+    }
+
+    private void tick() {
+        try {
+            collectQuarantined();
+            verification.tick(clock.getAsLong());
+            checked.set(verification.checked());
+            contained.set(verification.contained());
+        } catch (RuntimeException e) {
+            log.warn("doubled-bucket check on {} failed: {}", replicaset, e.toString());
+        }
+    }
+
+    /**
+     * Once a minute on the leader: quarantined copies past their retention get a DropQuarantined
+     * entry. The ledger judges the retention again at the entry's stamp, so a skewed clock cannot drop early.
+     */
+    private void collectQuarantined() {
+        long now = clock.getAsLong();
+        if (now - lastCollectMs < COLLECT_EVERY_MS || !node.isLeader()) return;
+        lastCollectMs = now;
+        long retentionMs = settings.quarantineRetention().toMillis();
+        for (BucketRecord r : node.bucketRecords()) {
+            if (!r.has(BucketRecord.FLAG_QUARANTINED) || r.has(BucketRecord.FLAG_DATA_DROPPED)) continue;
+            long since = node.quarantinedAtMs(r.id());
+            if (since < 0 || now - since < retentionMs) continue;
+            port.submit(replicaset, new MoveCommand.DropQuarantined(r.id(), r.generation(), retentionMs), reply -> {
+                if (reply != null && reply.isOk()) log.info("dropped the quarantined copy of bucket {} on {} after its retention", r.id(), replicaset);
+            });
+        }
+    }
+
+    @Override
+    public void close() {
+        driver.shutdownNow();
+        try {
+            driver.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        port.close();
+    }
+}
