@@ -32,14 +32,7 @@ class MoveBatchTest {
                 new MoveCommand.RollbackSend(4, 2));
         try (ReplicaUnderTest batched = new ReplicaUnderTest(dir.resolve("batched"));
              ReplicaUnderTest single = new ReplicaUnderTest(dir.resolve("single"))) {
-            batched.apply(StorageRequest.bootstrap(1, 10), 1_000);
-            single.apply(StorageRequest.bootstrap(1, 10), 1_000);
-
-            List<MoveReply> replies = StorageRequest.decodeMoveBatchReplies(
-                    ByteBuffer.wrap(batched.apply(StorageRequest.moveBatch(commands), 2_000)));
-            List<MoveReply> one = commands.stream().map(c -> single.move(c, 2_000)).toList();
-
-            assertThat(replies).isEqualTo(one);
+            List<MoveReply> replies = applyBothWays(commands, batched, single);
             assertThat(replies.get(3).outcome()).isEqualTo(MoveReply.Outcome.REFUSED);
             for (int bucket = 1; bucket <= 10; bucket++) {
                 assertThat(batched.state.record(bucket)).as("bucket %d", bucket).isEqualTo(single.state.record(bucket));
@@ -61,19 +54,21 @@ class MoveBatchTest {
                 new MoveCommand.AbortReceive(44, 5)); // drops what this very entry wrote
         try (ReplicaUnderTest batched = new ReplicaUnderTest(dir.resolve("batched"));
              ReplicaUnderTest single = new ReplicaUnderTest(dir.resolve("single"))) {
-            batched.apply(StorageRequest.bootstrap(1, 10), 1_000);
-            single.apply(StorageRequest.bootstrap(1, 10), 1_000);
-
-            List<MoveReply> replies = StorageRequest.decodeMoveBatchReplies(
-                    ByteBuffer.wrap(batched.apply(StorageRequest.moveBatch(commands), 2_000)));
-            List<MoveReply> one = commands.stream().map(c -> single.move(c, 2_000)).toList();
-
-            assertThat(replies).isEqualTo(one);
+            List<MoveReply> replies = applyBothWays(commands, batched, single);
             assertThat(replies).allSatisfy(r -> assertThat(r.outcome()).isIn(MoveReply.Outcome.OK, MoveReply.Outcome.ABORTED));
             assertThat(batched.state.keyCount()).as("3 keys received, 2 dropped again").isEqualTo(3).isEqualTo(single.state.keyCount());
             assertThat(batched.store.countKeys(44)).isZero();
             assertThat(batched.store.countKeys(42)).isEqualTo(2);
         }
+    }
+
+    /** Applies {@code commands} as one MOVE_BATCH entry on {@code batched} and one entry each on {@code single}; same replies. */
+    private static List<MoveReply> applyBothWays(List<MoveCommand> commands, ReplicaUnderTest batched, ReplicaUnderTest single) {
+        batched.apply(StorageRequest.bootstrap(1, 10), 1_000);
+        single.apply(StorageRequest.bootstrap(1, 10), 1_000);
+        List<MoveReply> replies = StorageRequest.decodeMoveBatchReplies(ByteBuffer.wrap(batched.apply(StorageRequest.moveBatch(commands), 2_000)));
+        assertThat(replies).isEqualTo(commands.stream().map(c -> single.move(c, 2_000)).toList());
+        return replies;
     }
 
     private static byte[] bytes(String s) {
