@@ -258,17 +258,30 @@ public final class Mover {
         // A bucket in flight counts at its destination from StartSend on: before its first chunk
         // lands it is SENDING at the source and not yet RECEIVING anywhere.
         Map<String, Set<Integer>> incoming = new HashMap<>();
+        Set<Integer> listed = new HashSet<>();
         for (var e : statuses.entrySet()) {
             for (BucketRecord r : e.getValue().unfinished()) {
-                String to = r.state() == BucketState.SENDING ? r.peer() : r.state() == BucketState.RECEIVING ? e.getKey() : null;
+                listed.add(r.id());
+                String to = r.state() == BucketState.SENDING || r.state() == BucketState.SENT ? r.peer()
+                        : r.state() == BucketState.RECEIVING ? e.getKey() : null;
                 if (to != null) incoming.computeIfAbsent(to, k -> new HashSet<>()).add(r.id());
             }
+        }
+        // A move started here whose StartSend its source had not applied when it answered: the
+        // bucket still counts as ACTIVE there. It is leaving (a send) and arriving at its destination,
+        // or the next plan moves a second bucket for the same shortfall.
+        Map<String, Integer> leaving = new HashMap<>();
+        for (SendMove m : inFlight.values()) {
+            if (m.phase() != SendMove.Phase.STARTING || listed.contains(m.bucket())) continue;
+            leaving.merge(m.source(), 1, Integer::sum);
+            incoming.computeIfAbsent(m.destination(), k -> new HashSet<>()).add(m.bucket());
         }
         List<ReplicasetLoad> loads = new ArrayList<>();
         for (String id : ids) {
             MoveStatus s = statuses.get(id);
             int arriving = Math.max(s.receiving(), incoming.getOrDefault(id, Set.of()).size());
-            loads.add(new ReplicasetLoad(id, layout.weights().get(id), s.active(), s.pinned(), s.sending(), arriving));
+            int left = Math.min(s.active(), leaving.getOrDefault(id, 0));
+            loads.add(new ReplicasetLoad(id, layout.weights().get(id), s.active() - left, s.pinned(), s.sending() + left, arriving));
         }
         Plan plan;
         try {
