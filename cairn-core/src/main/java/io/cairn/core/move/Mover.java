@@ -262,8 +262,7 @@ public final class Mover {
         for (var e : statuses.entrySet()) {
             for (BucketRecord r : e.getValue().unfinished()) {
                 listed.add(r.id());
-                String to = r.state() == BucketState.SENDING || r.state() == BucketState.SENT ? r.peer()
-                        : r.state() == BucketState.RECEIVING ? e.getKey() : null;
+                String to = r.state() == BucketState.SENDING ? r.peer() : r.state() == BucketState.RECEIVING ? e.getKey() : null;
                 if (to != null) incoming.computeIfAbsent(to, k -> new HashSet<>()).add(r.id());
             }
         }
@@ -294,6 +293,10 @@ public final class Mover {
         planEpoch = layout.epoch();
         Set<Integer> taken = new HashSet<>(inFlight.keySet());
         for (Route route : plan.routes()) {
+            // Answers taken at slightly different moments can count a bucket that just arrived twice;
+            // never send from a replicaset that is receiving, or to one that is sending: such a route
+            // only undoes a move in flight. The next round plans from settled counts.
+            if (!incoming.getOrDefault(route.from(), Set.of()).isEmpty() || sendingFrom(route.to(), statuses, leaving) > 0) continue;
             int started = 0;
             for (int bucket : statuses.get(route.from()).candidates()) {
                 if (started == route.count()) break;
@@ -302,6 +305,10 @@ public final class Mover {
                 started++;
             }
         }
+    }
+
+    private static int sendingFrom(String replicaset, Map<String, MoveStatus> statuses, Map<String, Integer> leaving) {
+        return statuses.get(replicaset).sending() + leaving.getOrDefault(replicaset, 0);
     }
 
     private final Set<Integer> manual = new HashSet<>();

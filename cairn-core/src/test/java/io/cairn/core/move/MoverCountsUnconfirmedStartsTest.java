@@ -31,6 +31,21 @@ class MoverCountsUnconfirmedStartsTest {
         assertThat(port.held).as("one send at a time from a, and one bucket already leaving").hasSize(1);
     }
 
+    @Test
+    void aReplicasetThatIsReceivingIsNoDonorEvenWhenItsCountsLookHigh() {
+        InMemoryReplicaset a = new InMemoryReplicaset("a").bootstrap(1, 1, 1);
+        InMemoryReplicaset b = new InMemoryReplicaset("b");
+        for (int bucket = 2; bucket <= 6; bucket++) b.bootstrap(bucket, 1, 1);
+        b.put(new io.cairn.core.BucketRecord(7, io.cairn.core.BucketState.RECEIVING, 2, 0, "a", 0));
+        FakeMovePort port = new FakeMovePort(a, b);
+        Mover mover = new Mover(port, new PlanLimits(0.0, 4, 4, 4), SendMove.Limits.defaults(), true);
+        mover.setLayout(new Mover.Layout(1, 7, Map.of("a", 1.0, "b", 1.0)));
+
+        mover.round();
+        assertThat(port.calls).as("b counts 5 ACTIVE + 1 arriving against a target of 3 or 4, but it is receiving")
+                .noneMatch(c -> c.equals("StartSend@b"));
+    }
+
     /** Holds StartSend commands (neither applied nor answered); everything else goes through. */
     private static final class HeldStarts implements MovePort {
         final FakeMovePort inner;
