@@ -28,7 +28,7 @@ final class MoveQueries {
         if (q instanceof Inspect i) return MoveCodec.encodeReports(inspect(i.buckets(), i.withCounts(), state));
         if (q instanceof Verify v) return MoveCodec.encodeReports(inspect(v.buckets(), false, state));
         if (q instanceof ExportChunk e) return MoveCodec.encode(exportChunk(e, state));
-        return MoveCodec.encode(status(((Status) q).maxCandidates(), state.records()));
+        return MoveCodec.encode(state.moveStatus(((Status) q).maxCandidates()));
     }
 
     /** The buckets of a router's Verify request, or null when {@code request} is something else. */
@@ -111,28 +111,6 @@ final class MoveQueries {
             }
         }
         return new BucketDigest(state.record(bucket), keys, checksum);
-    }
-
-    static MoveStatus status(int maxCandidates, Collection<BucketRecord> records) {
-        int active = 0, pinned = 0, sending = 0, receiving = 0;
-        List<BucketRecord> unfinished = new ArrayList<>();
-        List<Integer> candidates = new ArrayList<>();
-        for (BucketRecord r : records) {
-            switch (r.state()) {
-                case ACTIVE -> {
-                    active++;
-                    candidates.add(r.id());
-                }
-                case PINNED -> pinned++;
-                case SENDING -> { sending++; unfinished.add(r); }
-                case RECEIVING -> { receiving++; unfinished.add(r); }
-                case SENT -> { if ((r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) unfinished.add(r); }
-                default -> { }
-            }
-        }
-        candidates.sort(null);
-        return new MoveStatus(active, pinned, sending, receiving, unfinished,
-                List.copyOf(candidates.subList(0, Math.min(maxCandidates, candidates.size()))));
     }
 
     private static byte[] userKey(byte[] dataKey) {

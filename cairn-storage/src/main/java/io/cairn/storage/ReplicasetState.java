@@ -54,13 +54,17 @@ final class ReplicasetState {
     /** Storage refs of map-reduce calls (StorageRefs explains them). */
     private final StorageRefs refs;
     private final BucketHistory history;
+    private final MoveTally tally = new MoveTally();
     /** The stamp of the entry being applied (apply thread only): "now" for the ledger's ref check. */
     private long applyingStampMs;
 
     ReplicasetState(RocksStore store, int maxValueBytes) {
         this.store = store;
         this.applier = new KvApplier(maxValueBytes);
-        for (BucketRecord r : store.allBuckets()) buckets.put(r.id(), r);
+        for (BucketRecord r : store.allBuckets()) {
+            buckets.put(r.id(), r);
+            tally.changed(null, r);
+        }
         lastBsn = store.getLong(RocksStore.LAST_BSN);
         keyCount = store.getLong(RocksStore.KEY_COUNT);
         incarnation = store.getLong(RocksStore.INCARNATION);
@@ -119,6 +123,11 @@ final class ReplicasetState {
 
     BucketRecord record(int bucket) {
         return buckets.get(bucket);
+    }
+
+    /** The rebalancer's status of this replicaset, without a walk over the records. */
+    io.cairn.core.move.MoveQuery.MoveStatus moveStatus(int maxCandidates) {
+        return tally.status(maxCandidates);
     }
 
     Collection<BucketRecord> records() {
@@ -275,6 +284,7 @@ final class ReplicasetState {
                 throw new RocksStore.StorageFailure("batch delete failed", e);
             }
             buckets.remove(r.id());
+            tally.changed(r, null);
             highest = Math.max(highest, r.bsn());
             collected++;
         }
@@ -318,7 +328,7 @@ final class ReplicasetState {
         } catch (RocksDBException e) {
             throw new RocksStore.StorageFailure("batch put failed", e);
         }
-        buckets.put(r.id(), r);
+        tally.changed(buckets.put(r.id(), r), r);
     }
 
     /** Null when this replicaset may apply {@code op} to its bucket, else the error to answer. */
