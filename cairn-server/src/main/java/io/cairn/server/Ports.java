@@ -9,13 +9,30 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class Ports {
     private Ports() {}
 
-    /** First of {@code count} consecutive loopback ports that are free right now. */
+    private static final int LOWEST = 10_000;
+
+    /**
+     * First of {@code count} consecutive loopback ports that are free right now, below the
+     * kernel's ephemeral range: outgoing connections take ports from that range at any moment,
+     * and one of them could take a port between this check and the server's bind.
+     */
     public static int freeRange(int count) throws IOException {
+        int highest = Math.max(LOWEST + 1_000, ephemeralLow()) - count;
         for (int attempt = 0; attempt < 50; attempt++) {
-            int base = 20_000 + ThreadLocalRandom.current().nextInt(30_000);
+            int base = LOWEST + ThreadLocalRandom.current().nextInt(highest - LOWEST);
             if (allFree(base, count)) return base;
         }
         throw new IOException("no " + count + " consecutive free ports found");
+    }
+
+    /** The first port of the ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range), 32768 when unknown. */
+    private static int ephemeralLow() {
+        try {
+            String range = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+            return Integer.parseInt(range.split("\\s+")[0]);
+        } catch (IOException | RuntimeException unknown) {
+            return 32_768;
+        }
     }
 
     private static boolean allFree(int base, int count) {
