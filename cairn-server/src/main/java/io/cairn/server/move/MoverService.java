@@ -87,9 +87,22 @@ public final class MoverService implements AutoCloseable {
         }
         if (!isLeader.getAsBoolean()) return false;
         driver.execute(() -> {
-            if (mover != null) mover.requestMove(bucket, destination);
+            // Before the first tick the mover does not exist yet: start it rather than drop the request.
+            if (ensureMover()) mover.requestMove(bucket, destination);
+            else log.warn("manual move of bucket {} to {} dropped: this coordinator is no longer the leader", bucket, destination);
         });
         return true;
+    }
+
+    /** Driver thread: the mover, created when this node leads and knows the topology; false otherwise. */
+    private boolean ensureMover() {
+        if (mover == null && isLeader.getAsBoolean() && topology != null) {
+            moverPort = new SilenceablePort(port);
+            mover = new Mover(moverPort, settings.planLimits(), settings.moveLimits(), settings.autoRebalance());
+            mover.setLayout(layout(topology));
+            log.info("rebalancer running on this coordinator (epoch {})", topology.epoch());
+        }
+        return mover != null;
     }
 
     /** Rebalancer progress for /info, metrics and `cairn status`. */
@@ -103,12 +116,7 @@ public final class MoverService implements AutoCloseable {
                 retire();
                 return;
             }
-            if (mover == null) {
-                moverPort = new SilenceablePort(port);
-                mover = new Mover(moverPort, settings.planLimits(), settings.moveLimits(), settings.autoRebalance());
-                mover.setLayout(layout(topology));
-                log.info("rebalancer running on this coordinator (epoch {})", topology.epoch());
-            }
+            ensureMover();
             mover.setBootstrapComplete(bootstrapComplete);
             mover.round();
             publish(mover.progress());
@@ -165,7 +173,7 @@ public final class MoverService implements AutoCloseable {
     public java.util.concurrent.CompletableFuture<Map<String, io.cairn.core.BucketRecord>> locate(int bucket) {
         var result = new java.util.concurrent.CompletableFuture<Map<String, io.cairn.core.BucketRecord>>();
         driver.execute(() -> {
-            if (mover == null) result.complete(null);
+            if (!ensureMover()) result.complete(null);
             else mover.locate(bucket, result::complete);
         });
         return result.orTimeout(20, TimeUnit.SECONDS);
@@ -175,7 +183,7 @@ public final class MoverService implements AutoCloseable {
     public java.util.concurrent.CompletableFuture<String> pin(int bucket, boolean pinned) {
         var result = new java.util.concurrent.CompletableFuture<String>();
         driver.execute(() -> {
-            if (mover == null) result.complete(null);
+            if (!ensureMover()) result.complete(null);
             else mover.pin(bucket, pinned, result::complete);
         });
         return result.orTimeout(20, TimeUnit.SECONDS);
@@ -189,7 +197,7 @@ public final class MoverService implements AutoCloseable {
     public java.util.concurrent.CompletableFuture<Map<Integer, Map<String, io.cairn.core.move.MoveQuery.BucketReport>>> doubled() {
         var result = new java.util.concurrent.CompletableFuture<Map<Integer, Map<String, io.cairn.core.move.MoveQuery.BucketReport>>>();
         driver.execute(() -> {
-            if (mover == null) result.complete(null);
+            if (!ensureMover()) result.complete(null);
             else resolver().listDoubled(result::complete);
         });
         return result.orTimeout(30, TimeUnit.SECONDS);
@@ -199,7 +207,7 @@ public final class MoverService implements AutoCloseable {
     public java.util.concurrent.CompletableFuture<String> resolve(int bucket, String keep) {
         var result = new java.util.concurrent.CompletableFuture<String>();
         driver.execute(() -> {
-            if (mover == null) result.complete(null);
+            if (!ensureMover()) result.complete(null);
             else resolver().resolve(bucket, keep, answer -> {
                 log.info("resolve doubled bucket {} keeping {}: {}", bucket, keep, answer);
                 result.complete(answer);
@@ -215,7 +223,7 @@ public final class MoverService implements AutoCloseable {
     public java.util.concurrent.CompletableFuture<MoveQuery.ChunkPage> exportPage(int bucket, String from, byte[] afterKey, int maxKeys) {
         var result = new java.util.concurrent.CompletableFuture<MoveQuery.ChunkPage>();
         driver.execute(() -> {
-            if (mover == null) result.complete(null);
+            if (!ensureMover()) result.complete(null);
             else port.exportChunk(from, new MoveQuery.ExportChunk(bucket, afterKey, maxKeys, 4 << 20), result::complete);
         });
         return result.orTimeout(30, TimeUnit.SECONDS);
