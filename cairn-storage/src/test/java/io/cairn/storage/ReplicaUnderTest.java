@@ -21,6 +21,13 @@ final class ReplicaUnderTest implements AutoCloseable {
         open(db);
     }
 
+    /** A new member in {@code db} whose bootstrap created ACTIVE buckets 1..{@code buckets} (stamp 1,000). */
+    static ReplicaUnderTest bootstrapped(Path db, int buckets) throws IOException {
+        ReplicaUnderTest replica = new ReplicaUnderTest(db);
+        replica.apply(StorageRequest.bootstrap(1, buckets), 1_000);
+        return replica;
+    }
+
     /** Closes the database and opens {@code db} (the same folder, or a copy of an older one). */
     void open(Path db) throws IOException {
         if (store != null) store.close();

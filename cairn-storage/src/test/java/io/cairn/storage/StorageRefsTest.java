@@ -37,9 +37,8 @@ class StorageRefsTest {
 
     @BeforeEach
     void open() throws IOException {
-        replica = new ReplicaUnderTest(dir.resolve("db"));
+        replica = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10);
         state = replica.state;
-        replica.apply(StorageRequest.bootstrap(1, 10), 1_000);
     }
 
     @AfterEach
