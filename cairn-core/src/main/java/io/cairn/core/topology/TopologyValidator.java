@@ -68,6 +68,12 @@ public final class TopologyValidator {
                     + "), refusing " + next.bucketCount());
         }
         for (ReplicasetSpec old : current.replicasets()) {
+            // Buckets leave a replicaset only by moves, and the rebalancer drains only weight 0:
+            // removing one that still had weight would orphan its buckets (the caller also checks it is empty).
+            if (next.replicaset(old.id()).isEmpty() && old.weight() > 0) {
+                problems.add("replicaset '" + old.id() + "' has weight " + old.weight()
+                        + "; drain it first (set its weight to 0 and wait until it holds no buckets), then remove it");
+            }
             next.replicaset(old.id()).ifPresent(now -> {
                 Set<String> kept = new HashSet<>();
                 now.nodes().forEach(n -> kept.add(n.id()));

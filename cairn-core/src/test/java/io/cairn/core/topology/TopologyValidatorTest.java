@@ -242,4 +242,14 @@ class TopologyValidatorTest {
         Topology next = topology(3000, replicaset("rs1", 3, 7100), replicaset("rs2", 1, 7200), replicaset("rs3", 3, 7300));
         assertThat(TopologyValidator.changeProblems(valid(), next)).isEmpty();
     }
+
+    @Test
+    void removingAReplicasetIsRefusedUntilItsWeightIsZero() {
+        Topology withoutRs2 = topology(3000, replicaset("rs1", 3, 7100));
+        assertThat(TopologyValidator.changeProblems(valid(), withoutRs2))
+                .singleElement().asString().contains("'rs2' has weight 1").contains("drain it first");
+        ReplicasetSpec drained = new ReplicasetSpec("rs2", 0, replicaset("rs2", 1, 7200).nodes());
+        Topology afterDrain = topology(3000, replicaset("rs1", 3, 7100), drained);
+        assertThat(TopologyValidator.changeProblems(afterDrain, withoutRs2)).isEmpty();
+    }
 }
