@@ -93,6 +93,7 @@ public final class DoubledVerification {
             requested.clear();
             return;
         }
+        if (requested.isEmpty() && !schedule.due(nowMs)) return;
         Map<Integer, BucketRecord> writable = new HashMap<>();
         for (BucketRecord r : local.records()) if (r.state().servesWrites()) writable.put(r.id(), r);
         List<Integer> batch = new ArrayList<>();

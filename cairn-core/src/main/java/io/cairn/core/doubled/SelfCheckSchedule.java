@@ -26,17 +26,25 @@ public final class SelfCheckSchedule {
         this.maxBatch = maxBatch;
     }
 
-    /** The next buckets to check among {@code writable} (at most the tokens earned since the last call, and maxBatch). */
+    /**
+     * Whether a whole batch is due at {@code nowMs}. The verifier asks this first, so it copies
+     * the replicaset's records only when there is something to check.
+     */
+    public boolean due(long nowMs) {
+        return bucketsPerSecond > 0 && tokensAt(nowMs) >= fullBatch();
+    }
+
+    /**
+     * The next buckets to check among {@code writable}: empty until a whole batch (one second's
+     * worth, at most maxBatch) is earned, so each other replicaset gets one query per second
+     * rather than one per driver tick.
+     */
     public List<Integer> next(long nowMs, Collection<Integer> writable) {
         if (bucketsPerSecond == 0 || writable.isEmpty()) return List.of();
-        if (lastMs < 0) {
-            tokens = Math.min(maxBatch, bucketsPerSecond); // the first call may check one second's worth
-        } else if (nowMs > lastMs) {
-            tokens = Math.min(Math.max(maxBatch, bucketsPerSecond), tokens + (nowMs - lastMs) * bucketsPerSecond / 1000.0);
-        }
+        tokens = tokensAt(nowMs);
         lastMs = Math.max(lastMs, nowMs);
-        int n = (int) Math.min(Math.min(maxBatch, writable.size()), Math.floor(tokens));
-        if (n <= 0) return List.of();
+        int n = Math.min(fullBatch(), writable.size());
+        if (tokens < n) return List.of();
         TreeSet<Integer> sorted = new TreeSet<>(writable);
         List<Integer> out = new ArrayList<>(n);
         for (Integer b = sorted.higher(afterBucket); out.size() < n; b = sorted.higher(b)) {
@@ -47,5 +55,15 @@ public final class SelfCheckSchedule {
         afterBucket = out.get(out.size() - 1);
         tokens -= out.size();
         return out;
+    }
+
+    private int fullBatch() {
+        return Math.min(maxBatch, bucketsPerSecond);
+    }
+
+    private double tokensAt(long nowMs) {
+        if (lastMs < 0) return fullBatch(); // the first call may check one second's worth
+        if (nowMs <= lastMs) return tokens;
+        return Math.min(Math.max(maxBatch, bucketsPerSecond), tokens + (nowMs - lastMs) * bucketsPerSecond / 1000.0);
     }
 }

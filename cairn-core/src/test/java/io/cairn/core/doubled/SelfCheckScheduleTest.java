@@ -14,10 +14,16 @@ class SelfCheckScheduleTest {
     @Test
     void firstCallChecksOneSecondsWorthThenTheRateBoundsTheRest() {
         SelfCheckSchedule s = new SelfCheckSchedule(4, 100);
+        assertThat(s.due(0)).isTrue();
         assertThat(s.next(0, BUCKETS)).containsExactly(1, 2, 3, 4);
         assertThat(s.next(0, BUCKETS)).isEmpty();
-        assertThat(s.next(250, BUCKETS)).containsExactly(5);
-        assertThat(s.next(1_250, BUCKETS)).containsExactly(6, 7, 8, 9);
+        // Whole batches only: a quarter of a second earns one token, not a query of its own.
+        assertThat(s.due(250)).isFalse();
+        assertThat(s.next(250, BUCKETS)).isEmpty();
+        assertThat(s.due(999)).isFalse();
+        assertThat(s.due(1_000)).isTrue();
+        assertThat(s.next(1_000, BUCKETS)).containsExactly(5, 6, 7, 8);
+        assertThat(s.next(1_500, BUCKETS)).isEmpty();
     }
 
     @Test
@@ -38,6 +44,7 @@ class SelfCheckScheduleTest {
     @Test
     void zeroRateTurnsTheSelfCheckOff() {
         assertThat(new SelfCheckSchedule(0, 10).next(5_000, BUCKETS)).isEmpty();
+        assertThat(new SelfCheckSchedule(0, 10).due(5_000)).isFalse();
     }
 
     @Test
