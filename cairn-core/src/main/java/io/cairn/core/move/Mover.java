@@ -266,12 +266,13 @@ public final class Mover {
                 if (to != null) incoming.computeIfAbsent(to, k -> new HashSet<>()).add(r.id());
             }
         }
-        // A move started here whose StartSend its source had not applied when it answered: the
-        // bucket still counts as ACTIVE there. It is leaving (a send) and arriving at its destination,
-        // or the next plan moves a second bucket for the same shortfall.
+        // A move started here that no answer lists: its source answered before applying StartSend,
+        // so the bucket still counts as ACTIVE there, even if the StartSend has been confirmed since
+        // (answers arrive late). It is leaving (a send) and arriving at its destination, or this plan
+        // moves a second bucket for the same shortfall. Counted until the destination activates it.
         Map<String, Integer> leaving = new HashMap<>();
         for (SendMove m : inFlight.values()) {
-            if (m.phase() != SendMove.Phase.STARTING || listed.contains(m.bucket())) continue;
+            if (!m.phase().beforeActivation() || listed.contains(m.bucket())) continue;
             leaving.merge(m.source(), 1, Integer::sum);
             incoming.computeIfAbsent(m.destination(), k -> new HashSet<>()).add(m.bucket());
         }

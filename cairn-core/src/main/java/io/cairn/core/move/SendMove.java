@@ -22,7 +22,14 @@ import java.util.function.Consumer;
  * <p>Single-threaded: all calls and callbacks run on the driver thread.
  */
 public final class SendMove {
-    public enum Phase { STARTING, STREAMING, FINISHING, MARKING_SENT, ACTIVATING, DROPPING, ROLLING_BACK, DONE }
+    public enum Phase {
+        STARTING, STREAMING, FINISHING, MARKING_SENT, ACTIVATING, DROPPING, ROLLING_BACK, DONE;
+
+        /** The bucket is on its way and not yet ACTIVE at the destination (a rollback is not on its way). */
+        public boolean beforeActivation() {
+            return ordinal() <= ACTIVATING.ordinal();
+        }
+    }
 
     public enum Result { MOVED, ROLLED_BACK, REFUSED }
 

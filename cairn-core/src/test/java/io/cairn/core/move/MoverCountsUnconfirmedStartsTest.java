@@ -46,19 +46,67 @@ class MoverCountsUnconfirmedStartsTest {
                 .noneMatch(c -> c.equals("StartSend@b"));
     }
 
-    /** Holds StartSend commands (neither applied nor answered); everything else goes through. */
+    /**
+     * Found by {@code cairn bench moves} (1,260 buckets moved for ~1,000 needed with 64 sends in
+     * flight): a status answered before a StartSend applied, arriving after the StartSend's reply,
+     * showed the bucket ACTIVE at its source while the move had left STARTING, so the plan moved
+     * more buckets than the shortfall, and later moved them back.
+     */
+    @Test
+    void aStartConfirmedAfterAStaleStatusStillCountsAsLeaving() {
+        InMemoryReplicaset a = new InMemoryReplicaset("a");
+        for (int bucket = 1; bucket <= 4; bucket++) a.bootstrap(bucket, 1, 1);
+        InMemoryReplicaset b = new InMemoryReplicaset("b");
+        HeldStarts port = new HeldStarts(new FakeMovePort(a, b));
+        Mover mover = new Mover(port, new PlanLimits(0.0, 4, 4, 4), SendMove.Limits.defaults(), true);
+        mover.setLayout(new Mover.Layout(1, 4, Map.of("a", 1.0, "b", 1.0)));
+
+        mover.round();
+        assertThat(port.held).as("two moves for a target of 2 + 2").hasSize(2);
+        port.holdStatusReplies = true;
+        mover.round(); // answered now: every bucket ACTIVE at a; the answers arrive below
+        port.holdChunks = true;
+        port.releaseStarts(); // both moves confirmed; they stream, and their chunks wait
+        assertThat(mover.inFlight().values()).allMatch(m -> m.phase() == SendMove.Phase.STREAMING);
+        port.releaseStatusReplies();
+        assertThat(mover.inFlight()).as("moves after the stale answers arrived").hasSize(2);
+        assertThat(port.held).as("no third or fourth move for the shortfall the two in flight already cover").isEmpty();
+    }
+
+    /**
+     * Holds StartSend commands (neither applied nor answered) until {@link #releaseStarts}, and on
+     * request ReceiveChunk commands and status replies (answered when asked, delivered later).
+     */
     private static final class HeldStarts implements MovePort {
         final FakeMovePort inner;
         final ArrayDeque<MoveCommand> held = new ArrayDeque<>();
+        private final ArrayDeque<Runnable> heldSubmits = new ArrayDeque<>();
+        private final ArrayDeque<Runnable> heldStatuses = new ArrayDeque<>();
+        boolean holdChunks;
+        boolean holdStatusReplies;
 
         HeldStarts(FakeMovePort inner) {
             this.inner = inner;
         }
 
+        void releaseStarts() {
+            held.clear();
+            while (!heldSubmits.isEmpty()) heldSubmits.poll().run();
+        }
+
+        void releaseStatusReplies() {
+            holdStatusReplies = false;
+            while (!heldStatuses.isEmpty()) heldStatuses.poll().run();
+        }
+
         @Override
         public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-            if (command instanceof MoveCommand.StartSend) held.add(command);
-            else inner.submit(replicaset, command, reply);
+            if (command instanceof MoveCommand.StartSend) {
+                held.add(command);
+                heldSubmits.add(() -> inner.submit(replicaset, command, reply));
+            } else if (!(holdChunks && command instanceof MoveCommand.ReceiveChunk)) {
+                inner.submit(replicaset, command, reply);
+            }
         }
 
         @Override
@@ -73,7 +121,11 @@ class MoverCountsUnconfirmedStartsTest {
 
         @Override
         public void status(String replicaset, int maxCandidates, Consumer<MoveQuery.MoveStatus> reply) {
-            inner.status(replicaset, maxCandidates, reply);
+            if (!holdStatusReplies) {
+                inner.status(replicaset, maxCandidates, reply);
+                return;
+            }
+            inner.status(replicaset, maxCandidates, answer -> heldStatuses.add(() -> reply.accept(answer)));
         }
 
         @Override
