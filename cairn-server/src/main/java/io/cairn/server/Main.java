@@ -169,8 +169,8 @@ public final class Main implements Runnable {
         @Option(names = "--buckets", defaultValue = "3000", description = "bucket count (default: ${DEFAULT-VALUE})") int buckets;
         @Option(names = "--replicas", defaultValue = "3", description = "nodes per replicaset (default: ${DEFAULT-VALUE})") int replicas;
         @Option(names = "--chunk-keys", defaultValue = "1000", description = "keys per transfer chunk (default: ${DEFAULT-VALUE})") int chunkKeys;
-        @Option(names = "--max-sending", defaultValue = "16", description = "concurrent sends per replicaset (default: ${DEFAULT-VALUE})") int maxSending;
-        @Option(names = "--max-receiving", defaultValue = "32", description = "concurrent receives per replicaset (default: ${DEFAULT-VALUE})") int maxReceiving;
+        @Option(names = "--max-sending", defaultValue = "32", description = "concurrent sends per replicaset (default: ${DEFAULT-VALUE})") int maxSending;
+        @Option(names = "--max-receiving", defaultValue = "64", description = "concurrent receives per replicaset (default: ${DEFAULT-VALUE})") int maxReceiving;
         @Option(names = "--timeout-seconds", defaultValue = "900", description = "give up after (default: ${DEFAULT-VALUE})") long timeoutSeconds;
         @Option(names = "--dir", description = "data folder (default: a new temporary folder, deleted afterwards)") Path dir;
 

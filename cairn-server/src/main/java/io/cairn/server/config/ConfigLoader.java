@@ -51,9 +51,9 @@ public final class ConfigLoader {
             "rebalancer", Map.of(
                     "auto", true,
                     "thresholdPercent", 1.0,
-                    "maxSendingPerReplicaset", 16,
-                    "maxReceivingPerReplicaset", 32,
-                    "maxMovesPerRound", 64,
+                    "maxSendingPerReplicaset", 32,
+                    "maxReceivingPerReplicaset", 64,
+                    "maxMovesPerRound", 128,
                     "chunkKeys", 1_000,
                     "chunkBytes", 1 << 20,
                     "roundIntervalMs", 1_000L));
