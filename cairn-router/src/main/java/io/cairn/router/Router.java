@@ -329,10 +329,10 @@ public final class Router implements KvBackend, AutoCloseable {
         return out;
     }
 
-    /** Discovery counters per replicaset: rounds, records, resyncs, cursor, requests (pages), bytes, cursor lag (BSNs). */
-    public Map<String, long[]> discoveryCounters() {
-        Map<String, long[]> out = new HashMap<>();
-        discoveries.forEach((id, d) -> out.put(id, new long[] {d.rounds(), d.records(), d.resyncs(), d.cursor(), d.pages(), d.bytes(), d.lag()}));
+    /** Discovery counters per replicaset. */
+    public Map<String, DiscoveryStats> discoveryCounters() {
+        Map<String, DiscoveryStats> out = new HashMap<>();
+        discoveries.forEach((id, d) -> out.put(id, new DiscoveryStats(d.rounds(), d.records(), d.resyncs(), d.cursor(), d.pages(), d.bytes(), d.lag())));
         return out;
     }
 

@@ -4,6 +4,7 @@ import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.coordinator.CoordinatorState;
 import io.cairn.core.topology.RouterSpec;
 import io.cairn.core.topology.Topology;
+import io.cairn.router.DiscoveryStats;
 import io.cairn.router.Router;
 import io.cairn.router.resp.RespConfig;
 import io.cairn.router.resp.RespServer;
@@ -16,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /** A router: the embeddable {@link Router}, its RESP listener, admin endpoint and coordinator watch. */
 public final class RouterProcess implements AutoCloseable {
@@ -103,25 +105,25 @@ public final class RouterProcess implements AutoCloseable {
         if (!metered.add(rs)) return;
         Gauge.builder("cairn_router_buckets", router, x -> x.bucketsByReplicaset().getOrDefault(rs, 0))
                 .tag("replicaset", rs).description("buckets routed to the replicaset").register(r);
-        discoveryCounter(r, rs, "cairn_router_discovery_rounds", 0, "discovery rounds");
-        discoveryCounter(r, rs, "cairn_router_discovery_records", 1, "bucket records received by discovery");
-        discoveryCounter(r, rs, "cairn_router_discovery_resyncs", 2, "full resyncs (new incarnation, cursor behind the horizon, or restored history)");
-        discoveryCounter(r, rs, "cairn_router_discovery_requests", 4, "discovery requests (pages)");
-        discoveryCounter(r, rs, "cairn_router_discovery_bytes", 5, "bytes of discovery answers");
-        Gauge.builder("cairn_router_discovery_cursor_bsn", router, x -> discoveryCounter(x, rs, 3))
+        discoveryCounter(r, rs, "cairn_router_discovery_rounds", DiscoveryStats::rounds, "discovery rounds");
+        discoveryCounter(r, rs, "cairn_router_discovery_records", DiscoveryStats::records, "bucket records received by discovery");
+        discoveryCounter(r, rs, "cairn_router_discovery_resyncs", DiscoveryStats::resyncs,
+                "full resyncs (new incarnation, cursor behind the horizon, or restored history)");
+        discoveryCounter(r, rs, "cairn_router_discovery_requests", DiscoveryStats::requests, "discovery requests (pages)");
+        discoveryCounter(r, rs, "cairn_router_discovery_bytes", DiscoveryStats::bytes, "bytes of discovery answers");
+        Gauge.builder("cairn_router_discovery_cursor_bsn", router, x -> discoveryStat(x, rs, DiscoveryStats::cursor))
                 .tag("replicaset", rs).description("last BSN this router has seen from the replicaset").register(r);
-        Gauge.builder("cairn_router_discovery_cursor_lag", router, x -> discoveryCounter(x, rs, 6))
+        Gauge.builder("cairn_router_discovery_cursor_lag", router, x -> discoveryStat(x, rs, DiscoveryStats::lag))
                 .tag("replicaset", rs).description("BSNs the replicaset had handed out beyond this router's cursor at its last answer").register(r);
     }
 
-    /** A counter over one field of {@link io.cairn.router.Router#discoveryCounters()}. */
-    private void discoveryCounter(MeterRegistry r, String rs, String name, int index, String description) {
-        FunctionCounter.builder(name, router, x -> discoveryCounter(x, rs, index)).tag("replicaset", rs).description(description).register(r);
+    private void discoveryCounter(MeterRegistry r, String rs, String name, ToLongFunction<DiscoveryStats> field, String description) {
+        FunctionCounter.builder(name, router, x -> discoveryStat(x, rs, field)).tag("replicaset", rs).description(description).register(r);
     }
 
-    private static double discoveryCounter(io.cairn.router.Router router, String rs, int index) {
-        long[] c = router.discoveryCounters().get(rs);
-        return c == null ? 0 : c[index];
+    private static double discoveryStat(io.cairn.router.Router router, String rs, ToLongFunction<DiscoveryStats> field) {
+        DiscoveryStats s = router.discoveryCounters().get(rs);
+        return s == null ? 0 : field.applyAsLong(s);
     }
 
     private Map<String, Object> info() {

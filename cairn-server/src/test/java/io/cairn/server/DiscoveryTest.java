@@ -2,6 +2,7 @@ package io.cairn.server;
 
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
+import io.cairn.router.DiscoveryStats;
 import io.cairn.router.Router;
 import io.cairn.router.RouterConfig;
 import io.cairn.storage.StorageNode;
@@ -34,17 +35,17 @@ class DiscoveryTest {
             Router router = cluster.router().router();
 
             StorageNode rs1 = cluster.storage(MoveFaultSupport.leaderOf(cluster, "rs1")).node();
-            long[] before = router.discoveryCounters().get("rs1");
+            DiscoveryStats before = router.discoveryCounters().get("rs1");
             long[] servedBefore = rs1.discoveryServed();
-            await().atMost(Duration.ofSeconds(30)).until(() -> router.discoveryCounters().get("rs1")[0] >= before[0] + 5);
-            long[] after = router.discoveryCounters().get("rs1");
+            await().atMost(Duration.ofSeconds(30)).until(() -> router.discoveryCounters().get("rs1").rounds() >= before.rounds() + 5);
+            DiscoveryStats after = router.discoveryCounters().get("rs1");
             long[] servedAfter = rs1.discoveryServed();
-            assertThat(servedAfter[0] - servedBefore[0]).as("requests the storage served").isGreaterThanOrEqualTo(after[4] - before[4]);
-            assertThat(servedAfter[3] - servedBefore[3]).as("bytes the storage served").isGreaterThanOrEqualTo(after[5] - before[5]);
-            long rounds = after[0] - before[0];
-            assertThat(after[4] - before[4]).as("requests in %d idle rounds", rounds).isBetween(rounds - 1, rounds + 1);
-            assertThat(after[1] - before[1]).as("records received while nothing changed").isZero();
-            assertThat((after[5] - before[5]) / Math.max(1, after[4] - before[4])).as("bytes per idle request").isLessThan(100);
+            assertThat(servedAfter[0] - servedBefore[0]).as("requests the storage served").isGreaterThanOrEqualTo(after.requests() - before.requests());
+            assertThat(servedAfter[3] - servedBefore[3]).as("bytes the storage served").isGreaterThanOrEqualTo(after.bytes() - before.bytes());
+            long rounds = after.rounds() - before.rounds();
+            assertThat(after.requests() - before.requests()).as("requests in %d idle rounds", rounds).isBetween(rounds - 1, rounds + 1);
+            assertThat(after.records() - before.records()).as("records received while nothing changed").isZero();
+            assertThat((after.bytes() - before.bytes()) / Math.max(1, after.requests() - before.requests())).as("bytes per idle request").isLessThan(100);
 
             String from = router.ownerOf(1);
             String to = from.equals("rs1") ? "rs2" : "rs1";
@@ -52,11 +53,11 @@ class DiscoveryTest {
             assertThat(cluster.coordinator().mover().requestMove(1, to)).isTrue();
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> ((Number) cluster.coordinator().mover().progress().get("moved")).longValue() > movedBefore);
-            long roundsAtMove = router.discoveryCounters().get(to)[0];
+            long roundsAtMove = router.discoveryCounters().get(to).rounds();
             await().atMost(Duration.ofSeconds(10)).until(() -> to.equals(router.ownerOf(1)));
-            assertThat(router.discoveryCounters().get(to)[0] - roundsAtMove)
+            assertThat(router.discoveryCounters().get(to).rounds() - roundsAtMove)
                     .as("discovery rounds between the move's end and the router knowing it").isLessThanOrEqualTo(2);
-            assertThat(router.discoveryCounters().get(to)[2]).as("full resyncs").isZero();
+            assertThat(router.discoveryCounters().get(to).resyncs()).as("full resyncs").isZero();
         }
     }
 
@@ -88,8 +89,8 @@ class DiscoveryTest {
             cluster.startNode(oldLeader);
             await().atMost(Duration.ofSeconds(60)).until(() -> cluster.storage(oldLeader).node().localStats().lastBsn() == bsnAfter);
             await().atMost(Duration.ofSeconds(10)).until(() -> "rs2".equals(router.ownerOf(bucket)));
-            assertThat(router.discoveryCounters().get("rs1")[2]).as("full resyncs of rs1").isZero();
-            assertThat(router.discoveryCounters().get("rs1")[3]).as("router cursor on rs1").isEqualTo(bsnAfter);
+            assertThat(router.discoveryCounters().get("rs1").resyncs()).as("full resyncs of rs1").isZero();
+            assertThat(router.discoveryCounters().get("rs1").cursor()).as("router cursor on rs1").isEqualTo(bsnAfter);
         }
     }
 
@@ -116,7 +117,7 @@ class DiscoveryTest {
                 assertThat(read.isError()).as("%s", read).isFalse();
                 assertThat(read.bytes()).isEqualTo(key);
                 assertThat(sleepy.ownerOf(bucket)).isEqualTo("rs2");
-                assertThat(sleepy.discoveryCounters().get("rs1")[2]).as("full resyncs of rs1").isEqualTo(1);
+                assertThat(sleepy.discoveryCounters().get("rs1").resyncs()).as("full resyncs of rs1").isEqualTo(1);
                 assertThat(sleepy.unknownBuckets()).isZero();
             }
             try (Router fresh = embeddedRouter(config, Duration.ofSeconds(1))) {
@@ -143,7 +144,7 @@ class DiscoveryTest {
             int bucket = 1;
             moveAndWait(cluster, bucket, "rs2");
             await().atMost(Duration.ofSeconds(10)).until(() -> "rs2".equals(router.ownerOf(bucket)));
-            long resyncsBefore = router.discoveryCounters().get("rs2")[2];
+            long resyncsBefore = router.discoveryCounters().get("rs2").resyncs();
 
             cluster.stopNode(node);
             LocalCluster.deleteTree(config.nodeDir(node));
@@ -152,9 +153,9 @@ class DiscoveryTest {
 
             // The restored copy never received the bucket: the router must forget rs2's claim, not keep routing there.
             await().atMost(Duration.ofSeconds(30)).until(() -> router.ownerOf(bucket) == null);
-            long rounds = router.discoveryCounters().get("rs2")[0];
-            await().atMost(Duration.ofSeconds(10)).until(() -> router.discoveryCounters().get("rs2")[0] >= rounds + 5);
-            assertThat(router.discoveryCounters().get("rs2")[2] - resyncsBefore).as("full resyncs of rs2").isEqualTo(1);
+            long rounds = router.discoveryCounters().get("rs2").rounds();
+            await().atMost(Duration.ofSeconds(10)).until(() -> router.discoveryCounters().get("rs2").rounds() >= rounds + 5);
+            assertThat(router.discoveryCounters().get("rs2").resyncs() - resyncsBefore).as("full resyncs of rs2").isEqualTo(1);
             assertThat(router.bucketsByReplicaset()).containsEntry("rs1", 29).containsEntry("rs2", 30);
             assertThat(router.unknownBuckets()).isEqualTo(1);
         }

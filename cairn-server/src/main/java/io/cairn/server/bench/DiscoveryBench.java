@@ -271,10 +271,8 @@ public final class DiscoveryBench {
         return false;
     }
 
-    private static Map<String, List<Long>> counters(Router router) {
-        Map<String, List<Long>> out = new TreeMap<>();
-        router.discoveryCounters().forEach((rs, c) -> out.put(rs, java.util.Arrays.stream(c).boxed().toList()));
-        return out;
+    private static Map<String, io.cairn.router.DiscoveryStats> counters(Router router) {
+        return new TreeMap<>(router.discoveryCounters());
     }
 
     private static Topology currentTopology(ClusterConfig config) {

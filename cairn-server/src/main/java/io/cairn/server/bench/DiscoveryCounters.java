@@ -4,25 +4,20 @@ import io.cairn.router.Router;
 
 /**
  * One router's discovery counters summed over replicasets, taken at one moment; the difference
- * of two snapshots is what discovery cost in between. Reads {@link Router#discoveryCounters()}
- * (per replicaset: rounds, records, resyncs, cursor, requests, bytes).
+ * of two snapshots is what discovery cost in between. Reads {@link Router#discoveryCounters()}.
  */
 record DiscoveryCounters(long atNanos, long requests, long bytes, long records, long resyncs) {
-    private static final int RECORDS = 1;
-    private static final int RESYNCS = 2;
-    private static final int REQUESTS = 4;
-    private static final int BYTES = 5;
 
     static DiscoveryCounters of(Router router) {
         long requests = 0;
         long bytes = 0;
         long records = 0;
         long resyncs = 0;
-        for (long[] c : router.discoveryCounters().values()) {
-            requests += c[REQUESTS];
-            bytes += c[BYTES];
-            records += c[RECORDS];
-            resyncs += c[RESYNCS];
+        for (io.cairn.router.DiscoveryStats c : router.discoveryCounters().values()) {
+            requests += c.requests();
+            bytes += c.bytes();
+            records += c.records();
+            resyncs += c.resyncs();
         }
         return new DiscoveryCounters(System.nanoTime(), requests, bytes, records, resyncs);
     }
