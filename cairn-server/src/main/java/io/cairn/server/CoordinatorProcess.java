@@ -65,6 +65,13 @@ public final class CoordinatorProcess implements AutoCloseable {
             Gauge.builder("cairn_rebalancer_" + key.replaceAll("([A-Z])", "_$1").toLowerCase(), mover,
                     m -> m.progress().get(key) instanceof Number n ? n.doubleValue() : 0).register(admin.registry());
         }
+        for (String percentile : new String[] {"p50", "p99", "max"}) {
+            Gauge.builder("cairn_rebalancer_writes_held_ms", mover,
+                    m -> m.progress().get("writesHeldMs") instanceof Map<?, ?> held && held.get(percentile) instanceof Number n ? n.doubleValue() : 0)
+                    .tag("quantile", percentile)
+                    .description("how long the last 1,024 moves refused writes to their bucket (SENDING until the destination activated)")
+                    .register(admin.registry());
+        }
         Gauge.builder("cairn_rebalancer_problems", mover,
                 m -> m.progress().get("problems") instanceof java.util.List<?> l ? l.size() : 0)
                 .description("problems the rebalancer reports (DOUBLED_BUCKETS, unreachable replicasets)").register(admin.registry());

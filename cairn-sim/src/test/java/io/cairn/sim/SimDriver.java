@@ -79,6 +79,11 @@ final class SimDriver {
                 if (alive) task.run();
             });
         }
+
+        @Override
+        public long nowMs() {
+            return scheduler.nowMs();
+        }
     }
 
     private final SimScheduler scheduler;

@@ -137,5 +137,10 @@ final class SimVerifier {
         public void after(long delayMs, Runnable task) {
             scheduler.after(delayMs, "verifier timer", task);
         }
+
+        @Override
+        public long nowMs() {
+            return scheduler.nowMs();
+        }
     }
 }

@@ -146,6 +146,11 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
         driver.schedule(task, delayMs, TimeUnit.MILLISECONDS);
     }
 
+    @Override
+    public long nowMs() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
+    }
+
     private <T> void call(String replicaset, byte[] request, boolean readOnly, Function<ByteBuffer, T> decode, Consumer<T> onAnswer) {
         RaftClient client = client(replicaset);
         if (client == null) {

@@ -34,4 +34,7 @@ public interface MovePort {
 
     /** Runs {@code task} on the driver thread after {@code delayMs}. */
     void after(long delayMs, Runnable task);
+
+    /** The driver's clock in milliseconds; only figures (how long writes were held) read it, no decision does. */
+    long nowMs();
 }

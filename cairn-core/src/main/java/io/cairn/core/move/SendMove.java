@@ -57,6 +57,9 @@ public final class SendMove {
     private boolean streamedAll;
     private Result result;
     private String detail = "";
+    /** When the source's SENDING (writes refused) was confirmed to this driver; -1 for a resumed move. */
+    private long writesHeldSinceMs = -1;
+    private long writesHeldMs = -1;
 
     private SendMove(int bucket, String source, String destination, MovePort port, Limits limits, Consumer<SendMove> onDone) {
         this.bucket = bucket;
@@ -100,6 +103,11 @@ public final class SendMove {
     /** Null until {@link Phase#DONE}. */
     public Result result() { return result; }
     public String detail() { return detail; }
+    /**
+     * How long the bucket refused writes, as this driver saw it: from the StartSend reply to the
+     * destination's Activate reply (or the rollback's); -1 when unknown (a resumed move, a refusal).
+     */
+    public long writesHeldMs() { return writesHeldMs; }
 
     private void step() {
         switch (phase) {
@@ -141,6 +149,7 @@ public final class SendMove {
             return;
         }
         generation = r.generation();
+        writesHeldSinceMs = port.nowMs();
         moveTo(Phase.STREAMING);
     }
 
@@ -214,7 +223,12 @@ public final class SendMove {
         BucketRecord r = reply.record();
         boolean activatedOrMovedOn = reply.isOk() || (r != null && r.generation() > generation);
         if (!activatedOrMovedOn) { retryLater(); return; }
+        writesReleased();
         moveTo(Phase.DROPPING);
+    }
+
+    private void writesReleased() {
+        if (writesHeldSinceMs >= 0) writesHeldMs = port.nowMs() - writesHeldSinceMs;
     }
 
     private void onDropped(MoveReply reply) {
@@ -224,6 +238,7 @@ public final class SendMove {
 
     private void onRolledBack(MoveReply reply) {
         if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
+        writesReleased();
         finish(Result.ROLLED_BACK, detail);
     }
 }

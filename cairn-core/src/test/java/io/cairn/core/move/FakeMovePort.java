@@ -70,6 +70,12 @@ final class FakeMovePort implements MovePort {
         timers.add(task);
     }
 
+    /** Each call takes a millisecond here: the clock reads the number of calls made. */
+    @Override
+    public long nowMs() {
+        return calls.size();
+    }
+
     /** Runs pending timers (and the ones they add), at most {@code limit}. */
     void runTimers(int limit) {
         for (int i = 0; i < limit && !timers.isEmpty(); i++) timers.poll().run();

@@ -132,5 +132,10 @@ class MoverCountsUnconfirmedStartsTest {
         public void after(long delayMs, Runnable task) {
             inner.after(delayMs, task);
         }
+
+        @Override
+        public long nowMs() {
+            return inner.nowMs();
+        }
     }
 }

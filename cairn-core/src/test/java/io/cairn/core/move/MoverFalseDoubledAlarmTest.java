@@ -33,6 +33,7 @@ class MoverFalseDoubledAlarmTest {
             @Override public void digest(String rs, int bucket, Consumer<MoveQuery.BucketDigest> reply) { }
             @Override public void status(String rs, int max, Consumer<MoveQuery.MoveStatus> reply) { pendingStatus.put(rs, reply); }
             @Override public void after(long delayMs, Runnable task) { }
+            @Override public long nowMs() { return 0; }
         };
         Mover mover = new Mover(port, PlanLimits.withDefaultThreshold(1, 1, 1), SendMove.Limits.defaults(), false);
         mover.setLayout(new Mover.Layout(1, 2, Map.of("a", 1.0, "b", 1.0)));

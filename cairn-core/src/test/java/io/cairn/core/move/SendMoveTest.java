@@ -53,6 +53,22 @@ class SendMoveTest {
     }
 
     @Test
+    void writesAreHeldFromTheStartSendReplyToTheActivateReply() {
+        SendMove m = start();
+        int started = port.calls.indexOf("StartSend@a") + 1;
+        int activated = port.calls.indexOf("Activate@b") + 1;
+        assertThat(m.writesHeldMs()).isEqualTo(activated - started).isPositive();
+
+        InMemoryReplicaset src = new InMemoryReplicaset("a").bootstrap(B, 1, KEYS);
+        src.apply(new StartSend(B, "b"));
+        FakeMovePort p = new FakeMovePort(src, new InMemoryReplicaset("b"));
+        SendMove resumed = SendMove.resume(src.record(B), "a", p, LIMITS, m2 -> { });
+        p.runTimers(100);
+        assertThat(resumed.phase()).isEqualTo(SendMove.Phase.DONE);
+        assertThat(resumed.writesHeldMs()).as("a resumed driver does not know when writes stopped").isEqualTo(-1);
+    }
+
+    @Test
     void aDroppedReplyAtEachStepIsRetriedWithoutHarm() {
         int steps = 11;  // the calls of the happy path
         for (int i = 0; i < steps; i++) {

@@ -64,6 +64,7 @@ public final class MoveBench {
             System.out.printf("%nmove %s in %.1f s: %,d buckets (%.1f buckets/s, %.1f ms each), %,d keys (%,.0f keys/s), %s rolled back%n",
                     done ? "finished" : "NOT finished", moveSeconds, moved, moved / moveSeconds, 1000 * moveSeconds / Math.max(1, moved),
                     keysMoved, keysMoved / moveSeconds, p.get("rolledBack"));
+            System.out.printf("writes held per moved bucket (SENDING until activated, driver's view): %s%n", p.get("writesHeldMs"));
             System.out.printf("foreground during the move: %s%n", during[0].summary());
             System.out.printf("ratios during/before: p50 %.2fx, p99 %.2fx, ops/s %.2fx%n",
                     during[0].p(50) / before.p(50), during[0].p(99) / before.p(99), during[0].opsPerSecond() / before.opsPerSecond());

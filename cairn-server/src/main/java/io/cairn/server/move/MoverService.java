@@ -155,6 +155,12 @@ public final class MoverService implements AutoCloseable {
         m.put("moved", p.moved());
         m.put("rolledBack", p.rolledBack());
         m.put("keysMoved", p.keysMoved());
+        Map<String, Object> held = new LinkedHashMap<>();
+        held.put("moves", p.writesHeld().samples());
+        held.put("p50", p.writesHeld().p50Ms());
+        held.put("p99", p.writesHeld().p99Ms());
+        held.put("max", p.writesHeld().maxMs());
+        m.put("writesHeldMs", held);
         m.put("targets", p.targets());
         m.put("problems", p.problems());
         progress = m;
@@ -284,6 +290,11 @@ public final class MoverService implements AutoCloseable {
             if (!silent) inner.after(delayMs, () -> {
                 if (!silent) task.run();
             });
+        }
+
+        @Override
+        public long nowMs() {
+            return inner.nowMs();
         }
     }
 }
