@@ -9,13 +9,20 @@ import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
 
-/** {@link BucketLedger}'s view of one replicaset member while a MOVE entry is applied: every change lands in the entry's batch. */
+/**
+ * {@link BucketLedger}'s view of one replicaset member while a MOVE or MOVE_BATCH entry is
+ * applied: every change lands in the entry's batch, and a later command of the same entry reads
+ * what an earlier one wrote (records through the member's map, data through the {@link BatchView},
+ * receive progress and quarantine stamps through {@link #pending}).
+ */
 final class MoveLedgerStore implements BucketLedger.Store {
     private static final byte[] PROGRESS_PREFIX = RocksStore.bytes("receive-progress/");
 
     private final ReplicasetState state;
     private final WriteBatch batch;
     private final BatchView view;
+    /** System keys written by this entry (an empty array: deleted), not yet in RocksDB. */
+    private final java.util.Map<ByteBuffer, byte[]> pending = new java.util.HashMap<>();
 
     MoveLedgerStore(ReplicasetState state, WriteBatch batch, BatchView view) {
         this.state = state;
@@ -33,28 +40,41 @@ final class MoveLedgerStore implements BucketLedger.Store {
         return state.putWithNextBsn(batch, withoutBsn);
     }
 
+    WriteBatch batch() {
+        return batch;
+    }
+
     @Override
     public ReceiveProgress progress(int bucket) {
-        byte[] v = state.store().get(state.store().system, progressKey(bucket));
+        byte[] v = systemValue(progressKey(bucket));
         return v == null ? null : ReceiveProgress.decode(v);
     }
 
     @Override
     public void putProgress(int bucket, ReceiveProgress progress) {
-        try {
-            batch.put(state.store().system, progressKey(bucket), progress.encode());
-        } catch (RocksDBException e) {
-            throw new RocksStore.StorageFailure("batch put failed", e);
-        }
+        putSystem(progressKey(bucket), progress.encode());
     }
 
     @Override
     public void clearProgress(int bucket) {
+        putSystem(progressKey(bucket), null);
+    }
+
+    private byte[] systemValue(byte[] key) {
+        byte[] written = pending.get(ByteBuffer.wrap(key));
+        if (written != null) return written.length == 0 ? null : written;
+        return state.store().get(state.store().system, key);
+    }
+
+    /** Puts (or, with null, deletes) a system key in the entry's batch. */
+    private void putSystem(byte[] key, byte[] value) {
         try {
-            batch.delete(state.store().system, progressKey(bucket));
+            if (value == null) batch.delete(state.store().system, key);
+            else batch.put(state.store().system, key, value);
         } catch (RocksDBException e) {
-            throw new RocksStore.StorageFailure("batch delete failed", e);
+            throw new RocksStore.StorageFailure("batch write failed", e);
         }
+        pending.put(ByteBuffer.wrap(key), value == null ? new byte[0] : value);
     }
 
     @Override
@@ -79,16 +99,13 @@ final class MoveLedgerStore implements BucketLedger.Store {
 
     @Override
     public long quarantinedAtMs(int bucket) {
-        return state.quarantinedAtMs(bucket);
+        byte[] v = systemValue(ReplicasetState.quarantinedAtKey(bucket));
+        return v == null ? -1 : ByteBuffer.wrap(v).getLong();
     }
 
     @Override
     public void putQuarantinedAt(int bucket, long stampMs) {
-        try {
-            batch.put(state.store().system, ReplicasetState.quarantinedAtKey(bucket), RocksStore.longKey(stampMs));
-        } catch (RocksDBException e) {
-            throw new RocksStore.StorageFailure("batch put failed", e);
-        }
+        putSystem(ReplicasetState.quarantinedAtKey(bucket), RocksStore.longKey(stampMs));
     }
 
     private static byte[] progressKey(int bucket) {

@@ -163,8 +163,8 @@ final class ReplicasetState {
             reply = switch (kind) {
                 case WRITE -> applyWrites(OpCodec.readOps(entry), view, stampMs);
                 case BOOTSTRAP -> applyBootstrap(entry.getInt(), entry.getInt(), batch);
-                case MOVE -> applyMove(entry, batch, view);
-                case MOVE_BATCH -> applyMoveBatch(entry, batch, view);
+                case MOVE -> applyMove(entry, new MoveLedgerStore(this, batch, view));
+                case MOVE_BATCH -> applyMoveBatch(entry, new MoveLedgerStore(this, batch, view));
                 case REF -> OpCodec.encodeResults(List.of(refs.take(entry.getLong(), entry.getLong(), stampMs, buckets.values(), batch)));
                 case UNREF -> OpCodec.encodeResults(List.of(refs.release(entry.getLong(), stampMs, batch)));
                 case FLUSH -> applyFlush(entry.getLong(), stampMs, view);
@@ -205,22 +205,22 @@ final class ReplicasetState {
         return OpCodec.encodeResults(results);
     }
 
-    private byte[] applyMove(ByteBuffer entry, WriteBatch batch, BatchView view) {
+    private byte[] applyMove(ByteBuffer entry, MoveLedgerStore ledgerStore) {
         MoveCommand command = MoveCodec.decodeCommand(entry);
-        io.cairn.core.move.MoveReply reply = BucketLedger.apply(command, new MoveLedgerStore(this, batch, view));
+        io.cairn.core.move.MoveReply reply = BucketLedger.apply(command, ledgerStore);
         if (command instanceof MoveCommand.StartSend) {
-            if (reply.isOk()) refs.moveStarted(batch);
-            else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, batch);
+            if (reply.isOk()) refs.moveStarted(ledgerStore.batch());
+            else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, ledgerStore.batch());
         }
         return MoveCodec.encode(reply);
     }
 
-    /** Several move commands, applied in order into the same batch, as if each were its own entry. */
-    private byte[] applyMoveBatch(ByteBuffer entry, WriteBatch batch, BatchView view) {
+    /** Several move commands, applied in order into the same batch, each seeing what the earlier ones wrote, as if each were its own entry. */
+    private byte[] applyMoveBatch(ByteBuffer entry, MoveLedgerStore ledgerStore) {
         int n = entry.getInt();
         OpCodec.checkCount(n, entry);
         List<byte[]> replies = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) replies.add(applyMove(entry, batch, view));
+        for (int i = 0; i < n; i++) replies.add(applyMove(entry, ledgerStore));
         return StorageRequest.moveBatchReplies(replies);
     }
 

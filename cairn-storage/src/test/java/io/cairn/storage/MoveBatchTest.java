@@ -62,6 +62,26 @@ class MoveBatchTest {
         }
     }
 
+    @Test
+    void laterCommandsOfAnEntrySeeTheReceiveProgressOfEarlierOnes() throws Exception {
+        ChunkEntry k1 = new ChunkEntry(bytes("k1"), StoredValue.encode(bytes("v"), 0));
+        ChunkEntry k2 = new ChunkEntry(bytes("k2"), StoredValue.encode(bytes("v"), 0));
+        ChunkEntry k3 = new ChunkEntry(bytes("k3"), StoredValue.encode(bytes("v"), 0));
+        List<MoveCommand> commands = List.of(
+                new MoveCommand.ReceiveChunk(42, "rs2", 5, 0, List.of(k1)),
+                new MoveCommand.ReceiveChunk(42, "rs2", 5, 1, List.of(k2)),
+                new MoveCommand.ReceiveLastChunk(42, "rs2", 5, 2, List.of(k3), 3, k1.crc() + k2.crc() + k3.crc()),
+                new MoveCommand.Activate(42, 5));
+        try (ReplicaUnderTest batched = new ReplicaUnderTest(dir.resolve("batched"));
+             ReplicaUnderTest single = new ReplicaUnderTest(dir.resolve("single"))) {
+            List<MoveReply> replies = applyBothWays(commands, batched, single);
+            assertThat(replies).extracting(MoveReply::outcome)
+                    .containsExactly(MoveReply.Outcome.OK, MoveReply.Outcome.OK, MoveReply.Outcome.COMPLETE, MoveReply.Outcome.OK);
+            assertThat(batched.state.record(42).state()).isEqualTo(BucketState.ACTIVE);
+            assertThat(batched.store.countKeys(42)).isEqualTo(3);
+        }
+    }
+
     /** Applies {@code commands} as one MOVE_BATCH entry on {@code batched} and one entry each on {@code single}; same replies. */
     private static List<MoveReply> applyBothWays(List<MoveCommand> commands, ReplicaUnderTest batched, ReplicaUnderTest single) {
         batched.apply(StorageRequest.bootstrap(1, 10), 1_000);

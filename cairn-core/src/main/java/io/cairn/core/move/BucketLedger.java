@@ -75,6 +75,7 @@ public final class BucketLedger {
         if (command instanceof StartSend c) return startSend(c, r, store);
         if (command instanceof ReceiveChunk c) return receiveChunk(c, r, store);
         if (command instanceof FinishReceive c) return finishReceive(c, r, store);
+        if (command instanceof ReceiveLastChunk c) return receiveLastChunk(c, r, store);
         if (command instanceof MarkSent c) return markSent(c, r, store);
         if (command instanceof Activate c) return activate(c, r, store);
         if (command instanceof RollbackSend c) return rollbackSend(c, r, store);
@@ -128,6 +129,17 @@ public final class BucketLedger {
         }
         store.putProgress(c.bucket(), new ReceiveProgress(p.generation(), p.nextSeq() + 1, p.keyCount(), p.checksum(), false));
         return MoveReply.ok(r);
+    }
+
+    /**
+     * The last chunk, then the verdict on the whole copy, whatever the chunk's own answer: a refused
+     * chunk gets what FinishReceive would answer next (fenced, already activated, a doubled copy kept
+     * here), and a GAP means a chunk the driver saw committed is missing here (the driver sends chunk
+     * n only after n - 1 was acknowledged), so the copy cannot add up and is fenced.
+     */
+    private static MoveReply receiveLastChunk(ReceiveLastChunk c, BucketRecord r, Store store) {
+        receiveChunk(c.chunk(), r, store);
+        return finishReceive(c.finish(), store.record(c.bucket()), store);
     }
 
     private static MoveReply finishReceive(FinishReceive c, BucketRecord r, Store store) {

@@ -58,6 +58,9 @@ public final class MoveCodec {
         else if (command instanceof Quarantine c) o.b(10).i(c.bucket()).l(c.generation());
         else if (command instanceof Reactivate c) o.b(11).i(c.bucket()).l(c.newGeneration());
         else if (command instanceof DropQuarantined c) o.b(12).i(c.bucket()).l(c.generation()).l(c.retentionMs());
+        else if (command instanceof ReceiveLastChunk c) {
+            o.b(13).i(c.bucket()).str(c.source()).l(c.generation()).i(c.seq()).entries(c.entries()).l(c.keyCount()).l(c.checksum());
+        }
         else throw new IllegalArgumentException("unknown move command " + command);
         sink.writeBytes(o.done());
     }
@@ -79,6 +82,7 @@ public final class MoveCodec {
             case 10 -> new Quarantine(bucket, in.getLong());
             case 11 -> new Reactivate(bucket, in.getLong());
             case 12 -> new DropQuarantined(bucket, in.getLong(), in.getLong());
+            case 13 -> new ReceiveLastChunk(bucket, str(in), in.getLong(), in.getInt(), entries(in), in.getLong(), in.getLong());
             default -> throw new IllegalArgumentException("unknown move command type " + type);
         };
     }

@@ -9,7 +9,8 @@ import java.util.List;
  * <pre>
  * source:       StartSend (ACTIVE -> SENDING, generation + 1)
  * destination:  ReceiveChunk x n (creates RECEIVING at that generation; chunks numbered from 0)
- * destination:  FinishReceive (verifies count and checksum: COMPLETE, or fences the copy as GARBAGE)
+ * destination:  FinishReceive (verifies count and checksum: COMPLETE, or fences the copy as GARBAGE);
+ *               ReceiveLastChunk is the last chunk and FinishReceive in one decision
  * source:       MarkSent (SENDING -> SENT), only after COMPLETE
  * destination:  Activate (RECEIVING -> ACTIVE), only after MarkSent committed
  * source:       DropData (deletes the sent data, keeps the SENT record as a tombstone)
@@ -27,6 +28,22 @@ public sealed interface MoveCommand {
     record ReceiveChunk(int bucket, String source, long generation, int seq, List<ChunkEntry> entries) implements MoveCommand {}
 
     record FinishReceive(int bucket, long generation, long keyCount, long checksum) implements MoveCommand {}
+
+    /**
+     * The last chunk with the source's digest ({@code keyCount}, {@code checksum}), so the verdict
+     * costs no log entry of its own: applied as {@link ReceiveChunk}, then judged as
+     * {@link FinishReceive} in the same entry.
+     */
+    record ReceiveLastChunk(int bucket, String source, long generation, int seq, List<ChunkEntry> entries,
+                            long keyCount, long checksum) implements MoveCommand {
+        public ReceiveChunk chunk() {
+            return new ReceiveChunk(bucket, source, generation, seq, entries);
+        }
+
+        public FinishReceive finish() {
+            return new FinishReceive(bucket, generation, keyCount, checksum);
+        }
+    }
 
     record MarkSent(int bucket, long generation) implements MoveCommand {}
 

@@ -53,8 +53,6 @@ public final class SendMove {
     private ChunkPage pending;
     private long keysSent;
     private long checksumSent;
-    /** Every chunk of the frozen bucket was acknowledged: what we sent is the source's digest. */
-    private boolean streamedAll;
     private Result result;
     private String detail = "";
     /** When the source's SENDING (writes refused) was confirmed to this driver; -1 for a resumed move. */
@@ -113,10 +111,7 @@ public final class SendMove {
         switch (phase) {
             case STARTING -> port.submit(source, new StartSend(bucket, destination), this::onStarted);
             case STREAMING -> streamNext();
-            case FINISHING -> {
-                if (streamedAll) finishWith(keysSent, checksumSent);
-                else port.digest(source, bucket, this::onDigest);
-            }
+            case FINISHING -> port.digest(source, bucket, this::onDigest);
             case MARKING_SENT -> port.submit(source, new MarkSent(bucket, generation), this::onMarkedSent);
             case ACTIVATING -> port.submit(destination, new Activate(bucket, generation), this::onActivated);
             case DROPPING -> port.submit(source, new DropData(bucket, generation), this::onDropped);
@@ -158,8 +153,8 @@ public final class SendMove {
         port.readChunk(source, new MoveQuery.ReadChunk(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes()), page -> {
             if (page == null) { retryLater(); return; }
             if (!page.refusal().isEmpty()) { moveTo(Phase.FINISHING); return; }
-            // An empty bucket still sends chunk 0: it creates the destination's RECEIVING record.
-            if (page.entries().isEmpty() && seq > 0) { moveTo(Phase.FINISHING); return; }
+            // An empty bucket still sends chunk 0 (as the last one): it creates the destination's RECEIVING record.
+            if (page.entries().isEmpty() && !page.last()) { moveTo(Phase.FINISHING); return; } // a reader that would loop
             pending = page;
             sendPending();
         });
@@ -167,6 +162,10 @@ public final class SendMove {
 
     private void sendPending() {
         List<ChunkEntry> entries = pending.entries();
+        if (pending.last()) {
+            sendLastChunk(entries);
+            return;
+        }
         port.submit(destination, new ReceiveChunk(bucket, source, generation, seq, entries), reply -> {
             if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
             if (!reply.isOk()) { moveTo(Phase.FINISHING); return; } // GAP or REFUSED: let the verdict decide
@@ -174,10 +173,19 @@ public final class SendMove {
             keysSent += entries.size();
             for (ChunkEntry e : entries) checksumSent += e.crc();
             if (!entries.isEmpty()) afterKey = entries.get(entries.size() - 1).key();
-            boolean last = pending.last();
-            streamedAll = last;
             pending = null;
-            moveTo(last ? Phase.FINISHING : Phase.STREAMING);
+            moveTo(Phase.STREAMING);
+        });
+    }
+
+    /** The last chunk carries the digest of everything streamed, so the destination judges the copy in the same entry. */
+    private void sendLastChunk(List<ChunkEntry> entries) {
+        long keys = keysSent + entries.size();
+        long checksum = checksumSent;
+        for (ChunkEntry e : entries) checksum += e.crc();
+        port.submit(destination, new ReceiveLastChunk(bucket, source, generation, seq, entries, keys, checksum), reply -> {
+            if (reply != null && reply.outcome() == MoveReply.Outcome.COMPLETE) keysSent = keys;
+            onVerdict(reply);
         });
     }
 
@@ -191,25 +199,28 @@ public final class SendMove {
     }
 
     private void finishWith(long keyCount, long checksum) {
-        port.submit(destination, new FinishReceive(bucket, generation, keyCount, checksum), reply -> {
-            if (reply == null) { retryLater(); return; }
-            switch (reply.outcome()) {
-                case COMPLETE -> moveTo(Phase.MARKING_SENT);
-                case ABORTED -> { detail = reply.message(); moveTo(Phase.ROLLING_BACK); }
-                case REFUSED -> {
-                    // The destination holds its own routable copy (a doubled bucket): it refused every chunk of
-                    // this generation and can never activate it, so rolling back is safe and frees the bucket.
-                    BucketRecord dst = reply.record();
-                    if (dst != null && dst.state().isRoutable() && dst.generation() < generation) {
-                        detail = "destination holds its own copy: " + reply.message();
-                        moveTo(Phase.ROLLING_BACK);
-                    } else {
-                        retryLater();
-                    }
+        port.submit(destination, new FinishReceive(bucket, generation, keyCount, checksum), this::onVerdict);
+    }
+
+    /** The destination's answer to FinishReceive or ReceiveLastChunk; an unclear one sends the same command again. */
+    private void onVerdict(MoveReply reply) {
+        if (reply == null) { retryLater(); return; }
+        switch (reply.outcome()) {
+            case COMPLETE -> moveTo(Phase.MARKING_SENT);
+            case ABORTED -> { detail = reply.message(); moveTo(Phase.ROLLING_BACK); }
+            case REFUSED -> {
+                // The destination holds its own routable copy (a doubled bucket): it refused every chunk of
+                // this generation and can never activate it, so rolling back is safe and frees the bucket.
+                BucketRecord dst = reply.record();
+                if (dst != null && dst.state().isRoutable() && dst.generation() < generation) {
+                    detail = "destination holds its own copy: " + reply.message();
+                    moveTo(Phase.ROLLING_BACK);
+                } else {
+                    retryLater();
                 }
-                default -> retryLater(); // unreachable destination or an impossible state: never roll back without the fence
             }
-        });
+            default -> retryLater(); // unreachable destination or an impossible state: never roll back without the fence
+        }
     }
 
     private void onMarkedSent(MoveReply reply) {

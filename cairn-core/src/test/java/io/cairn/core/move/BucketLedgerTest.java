@@ -53,6 +53,47 @@ class BucketLedgerTest {
     }
 
     @Test
+    void theLastChunkCarriesTheVerdict() {
+        src.apply(new StartSend(B, "b"));
+        var keys = new java.util.ArrayList<>(src.keys(B).entrySet());
+        ChunkEntry first = new ChunkEntry(keys.get(0).getKey(), keys.get(0).getValue());
+        ChunkEntry rest1 = new ChunkEntry(keys.get(1).getKey(), keys.get(1).getValue());
+        ChunkEntry rest2 = new ChunkEntry(keys.get(2).getKey(), keys.get(2).getValue());
+        var d = src.digest(B);
+        dst.apply(chunk(4, 0, first));
+        ReceiveLastChunk last = new ReceiveLastChunk(B, "a", 4, 1, List.of(rest1, rest2), d.keyCount(), d.checksum());
+
+        assertThat(dst.apply(last).outcome()).isEqualTo(Outcome.COMPLETE);
+        assertThat(dst.keys(B)).hasSize(3);
+        assertThat(dst.apply(last).outcome()).as("sent again").isEqualTo(Outcome.COMPLETE);
+        assertThat(dst.apply(new Activate(B, 4)).outcome()).isEqualTo(Outcome.OK);
+    }
+
+    @Test
+    void aLastChunkAfterAMissingOneFencesTheCopy() {
+        src.apply(new StartSend(B, "b"));
+        var d = src.digest(B);
+        dst.apply(chunk(4, 0, entry("k1", "v")));
+        MoveReply verdict = dst.apply(new ReceiveLastChunk(B, "a", 4, 2, List.of(entry("k3", "v")), d.keyCount(), d.checksum()));
+        assertThat(verdict.outcome()).as("chunk 1 never arrived").isEqualTo(Outcome.ABORTED);
+        assertThat(dst.record(B).state()).isEqualTo(GARBAGE);
+        assertThat(dst.keys(B)).isEmpty();
+    }
+
+    @Test
+    void aLastChunkThatDoesNotAddUpFencesTheCopy() {
+        src.apply(new StartSend(B, "b"));
+        var d = src.digest(B);
+        ReceiveLastChunk last = new ReceiveLastChunk(B, "a", 4, 0, List.of(entry("k", "v")), d.keyCount(), d.checksum());
+        MoveReply verdict = dst.apply(last);
+        assertThat(verdict.outcome()).isEqualTo(Outcome.ABORTED);
+        assertThat(dst.record(B).state()).isEqualTo(GARBAGE);
+        assertThat(dst.keys(B)).isEmpty();
+        assertThat(dst.apply(last).outcome()).as("sent again: still fenced, never a second verdict").isEqualTo(Outcome.ABORTED);
+        assertThat(dst.apply(new Activate(B, 4)).outcome()).isEqualTo(Outcome.REFUSED);
+    }
+
+    @Test
     void startSendBumpsGenerationAndRefusesPinned() {
         MoveReply r = src.apply(new StartSend(B, "b"));
         assertThat(r.outcome()).isEqualTo(Outcome.OK);

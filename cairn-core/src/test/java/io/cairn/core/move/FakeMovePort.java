@@ -19,6 +19,8 @@ final class FakeMovePort implements MovePort {
     final ArrayDeque<Runnable> timers = new ArrayDeque<>();
     int dropReplyOfCall = -1;
     int dropRequestOfCall = -1;
+    /** Answers a submitted command without applying it when this returns a reply (null: apply as usual). */
+    java.util.function.Function<MoveCommand, MoveReply> intercept = c -> null;
 
     FakeMovePort(InMemoryReplicaset... sets) {
         for (InMemoryReplicaset rs : sets) replicasets.put(rs.id, rs);
@@ -34,7 +36,9 @@ final class FakeMovePort implements MovePort {
 
     @Override
     public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-        call(command.getClass().getSimpleName() + "@" + replicaset, () -> replicasets.get(replicaset).apply(command), reply);
+        MoveReply instead = intercept.apply(command);
+        call(command.getClass().getSimpleName() + "@" + replicaset,
+                () -> instead != null ? instead : replicasets.get(replicaset).apply(command), reply);
     }
 
     @Override

@@ -39,6 +39,8 @@ class MoveCodecTest {
                 new ReceiveChunk(2, "rs-a", 9, 3, ENTRIES),
                 new ReceiveChunk(2, "", Long.MAX_VALUE, 0, List.of()),
                 new FinishReceive(3, 9, 1_000_000, -5L),
+                new ReceiveLastChunk(3, "rs-a", 9, 4, ENTRIES, 1_000_000, -5L),
+                new ReceiveLastChunk(3, "rs-a", 9, 0, List.of(), 0, 0),
                 new MarkSent(4, 9),
                 new Activate(5, 9),
                 new RollbackSend(6, 9),

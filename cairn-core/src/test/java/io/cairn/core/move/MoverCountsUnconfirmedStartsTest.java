@@ -104,7 +104,7 @@ class MoverCountsUnconfirmedStartsTest {
             if (command instanceof MoveCommand.StartSend) {
                 held.add(command);
                 heldSubmits.add(() -> inner.submit(replicaset, command, reply));
-            } else if (!(holdChunks && command instanceof MoveCommand.ReceiveChunk)) {
+            } else if (!(holdChunks && (command instanceof MoveCommand.ReceiveChunk || command instanceof MoveCommand.ReceiveLastChunk))) {
                 inner.submit(replicaset, command, reply);
             }
         }
