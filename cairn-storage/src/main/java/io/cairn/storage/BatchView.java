@@ -12,15 +12,17 @@ import java.util.Set;
 
 /**
  * The view of one Raft entry being applied: reads see the writes made earlier in the same
- * entry (an overlay over RocksDB), writes collect into one WriteBatch, and the change of the
- * key count is tracked so the count stays exact without scanning.
+ * entry (an overlay over RocksDB, kept per bucket so dropping one bucket does not walk the
+ * others: a MOVE_BATCH entry may carry chunks of dozens of buckets), writes collect into one
+ * WriteBatch, and the change of the key count is tracked so the count stays exact without scanning.
  */
 final class BatchView implements KvView {
     private static final byte[] DELETED = new byte[0];
 
     private final RocksStore store;
     private final WriteBatch batch;
-    private final Map<ByteBuffer, byte[]> overlay = new HashMap<>();
+    /** bucket -> data key -> value written by this entry ({@link #DELETED} for a delete). */
+    private final Map<Integer, Map<ByteBuffer, byte[]>> overlay = new HashMap<>();
     private final Set<Integer> droppedBuckets = new HashSet<>();
     private long keyCountDelta;
 
@@ -36,7 +38,8 @@ final class BatchView implements KvView {
     @Override
     public byte[] get(int bucket, byte[] key) {
         byte[] dataKey = RocksStore.dataKey(bucket, key);
-        byte[] local = overlay.get(ByteBuffer.wrap(dataKey));
+        Map<ByteBuffer, byte[]> written = overlay.get(bucket);
+        byte[] local = written == null ? null : written.get(ByteBuffer.wrap(dataKey));
         if (local != null) return local == DELETED ? null : local;
         return droppedBuckets.contains(bucket) ? null : store.get(store.data, dataKey);
     }
@@ -50,13 +53,12 @@ final class BatchView implements KvView {
     void dropBucket(int bucket) {
         long present = droppedBuckets.contains(bucket) ? 0 : store.countKeys(bucket);
         // Writes made earlier in this entry (e.g. another move command of the same MOVE_BATCH) change what is there now.
-        for (var it = overlay.entrySet().iterator(); it.hasNext(); ) {
-            var e = it.next();
-            byte[] dataKey = e.getKey().array();
-            if (RocksStore.bucketOf(dataKey) != bucket) continue;
-            boolean inStore = !droppedBuckets.contains(bucket) && store.get(store.data, dataKey) != null;
-            present += (e.getValue() != DELETED ? 1 : 0) - (inStore ? 1 : 0);
-            it.remove();
+        Map<ByteBuffer, byte[]> written = overlay.remove(bucket);
+        if (written != null) {
+            for (var e : written.entrySet()) {
+                boolean inStore = !droppedBuckets.contains(bucket) && store.get(store.data, e.getKey().array()) != null;
+                present += (e.getValue() != DELETED ? 1 : 0) - (inStore ? 1 : 0);
+            }
         }
         keyCountDelta -= present;
         droppedBuckets.add(bucket);
@@ -82,11 +84,15 @@ final class BatchView implements KvView {
         return ByteBuffer.allocate(LAST_WRITE_PREFIX.length + 4).put(LAST_WRITE_PREFIX).putInt(bucket).array();
     }
 
+    private Map<ByteBuffer, byte[]> written(int bucket) {
+        return overlay.computeIfAbsent(bucket, b -> new HashMap<>());
+    }
+
     @Override
     public void put(int bucket, byte[] key, byte[] stored) {
         byte[] dataKey = RocksStore.dataKey(bucket, key);
         if (get(bucket, key) == null) keyCountDelta++;
-        overlay.put(ByteBuffer.wrap(dataKey), stored);
+        written(bucket).put(ByteBuffer.wrap(dataKey), stored);
         try {
             batch.put(store.data, dataKey, stored);
         } catch (RocksDBException e) {
@@ -99,7 +105,7 @@ final class BatchView implements KvView {
         byte[] dataKey = RocksStore.dataKey(bucket, key);
         if (get(bucket, key) == null) return;
         keyCountDelta--;
-        overlay.put(ByteBuffer.wrap(dataKey), DELETED);
+        written(bucket).put(ByteBuffer.wrap(dataKey), DELETED);
         try {
             batch.delete(store.data, dataKey);
         } catch (RocksDBException e) {
