@@ -173,13 +173,15 @@ public final class Main implements Runnable {
         @Option(names = "--max-receiving", defaultValue = "64", description = "concurrent receives per replicaset (default: ${DEFAULT-VALUE})") int maxReceiving;
         @Option(names = "--timeout-seconds", defaultValue = "900", description = "give up after (default: ${DEFAULT-VALUE})") long timeoutSeconds;
         @Option(names = "--dir", description = "data folder (default: a new temporary folder, deleted afterwards)") Path dir;
+        @Option(names = "--warmup", description = "move the share to the third replicaset and back first, so the measured move runs on JIT-compiled code")
+        boolean warmup;
 
         @Override
         public Integer call() throws Exception {
             Path d = dir != null ? dir : java.nio.file.Files.createTempDirectory("cairn-bench-moves");
             try {
                 io.cairn.server.bench.MoveBench.run(new io.cairn.server.bench.MoveBench.Options(keys, buckets, replicas, valueBytes, chunkKeys,
-                        maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds)), d);
+                        maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds), warmup), d);
             } finally {
                 if (dir == null) {
                     try (var walk = java.nio.file.Files.walk(d)) {

@@ -123,6 +123,10 @@ final class StatusReport {
             out.append(String.format("rebalancer: disbalance %s%%, %s buckets to move, %s in flight, %s moved (%s keys), %s buckets/s, ETA %s s%n",
                     rb.get("disbalancePercent"), rb.get("bucketsToMove"), rb.get("inFlight"), rb.get("moved"), rb.get("keysMoved"),
                     rb.get("bucketsPerSecond"), rb.get("etaSeconds")));
+            if (rb.get("writesHeldMs") instanceof Map<?, ?> held && held.get("moves") instanceof Number n && n.intValue() > 0) {
+                out.append(String.format("  writes held per moved bucket (last %s moves): p50 %s ms, p99 %s ms, max %s ms%n",
+                        n, held.get("p50"), held.get("p99"), held.get("max")));
+            }
             for (Object problem : (List<Object>) rb.get("problems")) out.append("  ALERT ").append(problem).append('\n');
         }
         for (Object o : (List<Object>) status.get("routers")) {

@@ -27,11 +27,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code cairn bench moves}: loads N keys into two replicasets, gives a third one its share and
  * measures the move (keys/s, buckets/s) and the foreground traffic during it (p50, p99, worst
  * stall), next to the same foreground traffic measured just before the move in the same run.
- * Everything runs in this JVM on loopback, like {@code cairn up}.
+ * Everything runs in this JVM on loopback, like {@code cairn up}. With {@code warmup}, the third
+ * replicaset first receives its share and gives it back, so the measured move runs on compiled
+ * code (in a young JVM the JIT takes about a third of the CPU during the first move).
  */
 public final class MoveBench {
     public record Options(int keys, int buckets, int replicas, int valueBytes, int chunkKeys, int maxSending, int maxReceiving,
-                          Duration timeout) {}
+                          Duration timeout, boolean warmup) {}
 
     private MoveBench() {}
 
@@ -44,6 +46,14 @@ public final class MoveBench {
             load(router, o);
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
             System.out.printf("loaded %,d keys of %d bytes in %.1f s (%,.0f keys/s)%n", o.keys(), o.valueBytes(), loadSeconds, o.keys() / loadSeconds);
+            if (o.warmup()) {
+                long w0 = System.nanoTime();
+                boolean warm = awaitBalanced(cluster, setWeight(config, "rs3", 1), o.timeout())
+                        && awaitBalanced(cluster, setWeight(config, "rs3", 0), o.timeout());
+                if (!warm) throw new IllegalStateException("warm-up moves did not finish within " + o.timeout());
+                System.out.printf("warm-up: rs3 received its share and gave it back in %.1f s%n", (System.nanoTime() - w0) / 1e9);
+            }
+            Map<String, Object> p0 = cluster.coordinator().mover().progress();
 
             Foreground before = Foreground.measure(router, o, Duration.ofSeconds(5), null);
             System.out.printf("foreground before the move: %s%n", before.summary());
@@ -53,18 +63,18 @@ public final class MoveBench {
             Thread fg = new Thread(() -> during[0] = Foreground.measure(router, o, o.timeout(), moving), "bench-foreground");
             fg.start();
             long moveStart = System.nanoTime();
-            long epoch = giveShare(config, "rs3");
+            long epoch = setWeight(config, "rs3", 1);
             boolean done = awaitBalanced(cluster, epoch, o.timeout());
             double moveSeconds = (System.nanoTime() - moveStart) / 1e9;
             moving.set(false);
             fg.join();
             Map<String, Object> p = cluster.coordinator().mover().progress();
-            long moved = ((Number) p.get("moved")).longValue();
-            long keysMoved = ((Number) p.get("keysMoved")).longValue();
+            long moved = ((Number) p.get("moved")).longValue() - ((Number) p0.get("moved")).longValue();
+            long keysMoved = ((Number) p.get("keysMoved")).longValue() - ((Number) p0.get("keysMoved")).longValue();
             System.out.printf("%nmove %s in %.1f s: %,d buckets (%.1f buckets/s, %.1f ms each), %,d keys (%,.0f keys/s), %s rolled back%n",
                     done ? "finished" : "NOT finished", moveSeconds, moved, moved / moveSeconds, 1000 * moveSeconds / Math.max(1, moved),
-                    keysMoved, keysMoved / moveSeconds, p.get("rolledBack"));
-            System.out.printf("writes held per moved bucket (SENDING until activated, driver's view): %s%n", p.get("writesHeldMs"));
+                    keysMoved, keysMoved / moveSeconds, ((Number) p.get("rolledBack")).longValue() - ((Number) p0.get("rolledBack")).longValue());
+            System.out.printf("writes held per moved bucket (SENDING until activated, driver's view, last 1,024 moves): %s%n", p.get("writesHeldMs"));
             System.out.printf("foreground during the move: %s%n", during[0].summary());
             System.out.printf("ratios during/before: p50 %.2fx, p99 %.2fx, ops/s %.2fx%n",
                     during[0].p(50) / before.p(50), during[0].p(99) / before.p(99), during[0].opsPerSecond() / before.opsPerSecond());
@@ -119,13 +129,13 @@ public final class MoveBench {
         return ("bench:" + i).getBytes(StandardCharsets.UTF_8);
     }
 
-    private static long giveShare(ClusterConfig config, String replicaset) {
+    private static long setWeight(ClusterConfig config, String replicaset, int weight) {
         try (CoordinatorClient coordinator = new CoordinatorClient(config.topology().coordinators())) {
             Topology t = coordinator.get().topology();
             List<ReplicasetSpec> sets = new ArrayList<>();
-            for (ReplicasetSpec rs : t.replicasets()) sets.add(rs.id().equals(replicaset) ? new ReplicasetSpec(rs.id(), 1, rs.nodes()) : rs);
+            for (ReplicasetSpec rs : t.replicasets()) sets.add(rs.id().equals(replicaset) ? new ReplicasetSpec(rs.id(), weight, rs.nodes()) : rs);
             Topology next = new Topology(t.epoch(), t.bucketCount(), t.coordinators(), sets, t.routers());
-            return coordinator.propose(t.epoch(), next, false, "bench: give " + replicaset + " its share").topology().epoch();
+            return coordinator.propose(t.epoch(), next, false, "bench: weight " + weight + " for " + replicaset).topology().epoch();
         }
     }
 
