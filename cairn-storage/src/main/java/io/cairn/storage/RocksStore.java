@@ -52,13 +52,17 @@ final class RocksStore implements AutoCloseable {
     final ColumnFamilyHandle bsnIndex;
     final ColumnFamilyHandle history;
     private final WriteOptions writeOptions = new WriteOptions();
+    static final int MAX_MEMTABLE_RANGE_DELETIONS = 64;
 
     RocksStore(Path dir) throws IOException {
         this.dir = dir;
         Files.createDirectories(dir);
         dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
                 .setAtomicFlush(true).setMaxOpenFiles(256).setKeepLogFileNum(2).setInfoLogLevel(InfoLogLevel.WARN_LEVEL);
-        cfOptions = new ColumnFamilyOptions().setWriteBufferSize(32L << 20);
+        // Each dropped bucket is one range tombstone; while many sit in the mutable memtable every
+        // new iterator (chunk reads, key counts) pays for all of them (seconds per entry after a
+        // rebalance there and back), so the memtable is flushed after MAX_MEMTABLE_RANGE_DELETIONS.
+        cfOptions = new ColumnFamilyOptions().setWriteBufferSize(32L << 20).setMemtableMaxRangeDeletions(MAX_MEMTABLE_RANGE_DELETIONS);
         List<ColumnFamilyDescriptor> descriptors = List.of(
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
                 new ColumnFamilyDescriptor(bytes("data"), cfOptions),

@@ -49,7 +49,7 @@ class MoveBatchTest {
         ChunkEntry k2 = new ChunkEntry(bytes("k2"), StoredValue.encode(bytes("v"), 0));
         List<MoveCommand> commands = List.of(
                 new MoveCommand.ReceiveChunk(42, "rs2", 5, 0, List.of(k1, k2)),
-                new MoveCommand.ReceiveChunk(43, "rs2", 5, 0, List.of(k1)), // its first chunk clears leftovers: a drop after writes
+                new MoveCommand.ReceiveChunk(43, "rs2", 5, 0, List.of(k1)),
                 new MoveCommand.ReceiveChunk(44, "rs2", 5, 0, List.of(k1, k2)),
                 new MoveCommand.AbortReceive(44, 5)); // drops what this very entry wrote
         try (ReplicaUnderTest batched = new ReplicaUnderTest(dir.resolve("batched"));

@@ -111,7 +111,10 @@ public final class BucketLedger {
                 return MoveReply.refused(r, "bucket " + c.bucket() + " holds a quarantined doubled copy here; export it, its data is kept");
             }
             if (c.seq() != 0) return new MoveReply(MoveReply.Outcome.GAP, r, 0, "expected chunk 0");
-            store.dropData(c.bucket()); // leftovers of an older copy that left this replicaset
+            // Leftovers of an older copy that left this replicaset. Data lives only under a record
+            // without FLAG_DATA_DROPPED (records are collected only once dropped), so a dropped or
+            // absent record needs no delete: each one is a range tombstone RocksDB must consult.
+            if (r != null && !r.has(BucketRecord.FLAG_DATA_DROPPED)) store.dropData(c.bucket());
             BucketRecord created = r == null
                     ? new BucketRecord(c.bucket(), RECEIVING, c.generation(), 0, c.source(), 0)
                     : withGeneration(r.state() == RECEIVING ? r : r.transition(RECEIVING, 0, c.source()), c.generation());

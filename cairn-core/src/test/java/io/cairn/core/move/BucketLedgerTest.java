@@ -70,6 +70,30 @@ class BucketLedgerTest {
     }
 
     @Test
+    void aNewCopyReplacesTheLeftoversOfAnAbandonedOne() {
+        dst.apply(chunk(4, 0, entry("old", "v")));               // a copy at generation 4, never finished
+        assertThat(dst.apply(chunk(6, 0, entry("new", "v"))).outcome()).isEqualTo(Outcome.OK);
+        assertThat(dst.keys(B).keySet()).extracting(String::new).containsExactly("new");
+        assertThat(dst.record(B).generation()).isEqualTo(6);
+    }
+
+    @Test
+    void aBucketComingBackWhereItsDataWasDroppedHoldsOnlyWhatArrives() {
+        src.apply(new StartSend(B, "b"));
+        copyAll(4);
+        assertThat(finish(4).outcome()).isEqualTo(Outcome.COMPLETE);
+        src.apply(new MarkSent(B, 4));
+        dst.apply(new Activate(B, 4));
+        src.apply(new DropData(B, 4));                             // src: SENT tombstone, data dropped
+        assertThat(src.keys(B)).isEmpty();
+
+        dst.apply(new StartSend(B, "a"));                          // and back, generation 5
+        ChunkEntry only = entry("back", "v");
+        assertThat(src.apply(new ReceiveLastChunk(B, "b", 5, 0, List.of(only), 1, crc(only))).outcome()).isEqualTo(Outcome.COMPLETE);
+        assertThat(src.keys(B).keySet()).extracting(String::new).containsExactly("back");
+    }
+
+    @Test
     void aLastChunkAfterAMissingOneFencesTheCopy() {
         src.apply(new StartSend(B, "b"));
         var d = src.digest(B);
