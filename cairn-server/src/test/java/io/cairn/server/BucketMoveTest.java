@@ -52,6 +52,49 @@ class BucketMoveTest {
         }
     }
 
+    /**
+     * Invariant 3 (no resurrection) across round trips: each replicaset the bucket left keeps its
+     * old keys only as a dropped range, and a later arrival must never serve them again.
+     */
+    @Test
+    void aBucketMovedAwayAndBackServesNoKeyDeletedOrOverwrittenWhileItWasAway() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of());
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+                int bucket = BucketHasher.bucketOf("trip".getBytes(), BUCKETS); // every "{trip}..." key lives in it
+                for (int i = 0; i < 60; i++) jedis.set("{trip}" + i, "v1");
+                String home = owner(cluster, bucket);
+                String away = home.equals("rs1") ? "rs2" : "rs1";
+
+                moveAndSettle(cluster, bucket, away);
+                for (int i = 0; i < 20; i++) jedis.del("{trip}" + i);        // deleted while away
+                for (int i = 20; i < 40; i++) jedis.set("{trip}" + i, "v2"); // overwritten while away
+
+                moveAndSettle(cluster, bucket, home);
+                assertTripKeys(jedis, "back home");
+                for (int i = 40; i < 60; i++) jedis.set("{trip}" + i, "v3");
+
+                moveAndSettle(cluster, bucket, away);                         // where its first copy was dropped
+                assertTripKeys(jedis, "away again");
+                for (int i = 40; i < 60; i++) assertThat(jedis.get("{trip}" + i)).isEqualTo("v3");
+                assertThat(jedis.dbSize()).isEqualTo(40);
+            }
+        }
+    }
+
+    private static void assertTripKeys(Jedis jedis, String where) {
+        for (int i = 0; i < 20; i++) assertThat(jedis.get("{trip}" + i)).as("%s: deleted key %d", where, i).isNull();
+        for (int i = 20; i < 40; i++) assertThat(jedis.get("{trip}" + i)).as("%s: key %d", where, i).isEqualTo("v2");
+    }
+
+    /** Moves {@code bucket} by hand and waits until it is there and the move (its data drop included) has ended. */
+    private static void moveAndSettle(LocalCluster cluster, int bucket, String to) {
+        long movedBefore = moved(cluster);
+        assertThat(cluster.coordinator().mover().requestMove(bucket, to)).isTrue();
+        await().atMost(Duration.ofSeconds(30)).until(() -> to.equals(owner(cluster, bucket)) && moved(cluster) > movedBefore);
+    }
+
     @Test
     void aReplicasetGivenWeightReceivesItsShareUnderLoadWithoutLosingAWrite() throws Exception {
         ClusterConfig config = TestClusters.config(dir, 3, 1, BUCKETS, Map.of());

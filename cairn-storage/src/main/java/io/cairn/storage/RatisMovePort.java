@@ -55,7 +55,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     private final ScheduledExecutorService driver;
     private final Map<String, RaftClient> clients = new HashMap<>();
     private final Map<String, CommandQueue> queues = new HashMap<>();
-    static final int ENTRIES_IN_FLIGHT = 2;
+    static final int ENTRIES_IN_FLIGHT = Math.max(1, Integer.getInteger("cairn.move.entriesInFlight", 2));
     /** {@code -Dcairn.move.maxCommandsPerEntry=1} turns group commit off (for A/B benchmarks). */
     static final int MAX_COMMANDS_PER_ENTRY = Math.max(1, Integer.getInteger("cairn.move.maxCommandsPerEntry", 512));
     /** A command larger than this (a big chunk) still goes, alone. */
