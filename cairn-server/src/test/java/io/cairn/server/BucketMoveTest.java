@@ -145,6 +145,12 @@ class BucketMoveTest {
             // The rebalancer moved rs3's share and no more (a stale status once made it plan moves twice and undo them).
             await().atMost(Duration.ofSeconds(10)).until(() -> moved(cluster) >= counts.get("rs3"));
             assertThat(moved(cluster)).as("buckets moved for a share of %d", counts.get("rs3")).isLessThanOrEqualTo(counts.get("rs3") + 2);
+            // How long those moves held writes is reported (and the load above saw no error while they did).
+            Map<?, ?> held = (Map<?, ?>) cluster.coordinator().mover().progress().get("writesHeldMs");
+            assertThat(((Number) held.get("moves")).longValue()).isGreaterThanOrEqualTo(moved(cluster));
+            assertThat(((Number) held.get("p50")).longValue()).isPositive()
+                    .isLessThanOrEqualTo(((Number) held.get("p99")).longValue())
+                    .isLessThanOrEqualTo(((Number) held.get("max")).longValue());
         }
     }
 

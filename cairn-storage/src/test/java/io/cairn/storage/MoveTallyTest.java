@@ -36,7 +36,7 @@ class MoveTallyTest {
                 int bucket = 1 + random.nextInt(60);
                 BucketRecord r = replica.state.record(bucket);
                 long gen = r == null ? 1 + random.nextInt(3) : r.generation() + random.nextInt(2);
-                MoveCommand c = switch (random.nextInt(8)) {
+                MoveCommand c = switch (random.nextInt(9)) {
                     case 0 -> new MoveCommand.StartSend(bucket, "rs2");
                     case 1 -> new MoveCommand.MarkSent(bucket, gen);
                     case 2 -> new MoveCommand.DropData(bucket, gen);
@@ -44,6 +44,7 @@ class MoveTallyTest {
                     case 4 -> new MoveCommand.ReceiveChunk(bucket, "rs2", gen, 0, List.of(entry));
                     case 5 -> new MoveCommand.FinishReceive(bucket, gen, 1, entry.crc());
                     case 6 -> new MoveCommand.Activate(bucket, gen);
+                    case 7 -> new MoveCommand.ReceiveLastChunk(bucket, "rs2", gen, 0, List.of(entry), 1, entry.crc());
                     default -> new MoveCommand.AbortReceive(bucket, gen);
                 };
                 replica.move(c, 2_000 + step);
