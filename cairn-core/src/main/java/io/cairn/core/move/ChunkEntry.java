@@ -20,6 +20,13 @@ public record ChunkEntry(byte[] key, byte[] stored) {
         return crc.getValue();
     }
 
+    /** The checksum contribution of {@code entries} (the sum of their {@link #crc()}s). */
+    public static long checksum(java.util.List<ChunkEntry> entries) {
+        long sum = 0;
+        for (ChunkEntry e : entries) sum += e.crc();
+        return sum;
+    }
+
     public int sizeBytes() {
         return key.length + stored.length + 8;
     }

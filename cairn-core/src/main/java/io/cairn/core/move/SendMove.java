@@ -171,7 +171,7 @@ public final class SendMove {
             if (!reply.isOk()) { moveTo(Phase.FINISHING); return; } // GAP or REFUSED: let the verdict decide
             seq++;
             keysSent += entries.size();
-            for (ChunkEntry e : entries) checksumSent += e.crc();
+            checksumSent += ChunkEntry.checksum(entries);
             if (!entries.isEmpty()) afterKey = entries.get(entries.size() - 1).key();
             pending = null;
             moveTo(Phase.STREAMING);
@@ -181,8 +181,7 @@ public final class SendMove {
     /** The last chunk carries the digest of everything streamed, so the destination judges the copy in the same entry. */
     private void sendLastChunk(List<ChunkEntry> entries) {
         long keys = keysSent + entries.size();
-        long checksum = checksumSent;
-        for (ChunkEntry e : entries) checksum += e.crc();
+        long checksum = checksumSent + ChunkEntry.checksum(entries);
         port.submit(destination, new ReceiveLastChunk(bucket, source, generation, seq, entries, keys, checksum), reply -> {
             if (reply != null && reply.outcome() == MoveReply.Outcome.COMPLETE) keysSent = keys;
             onVerdict(reply);

@@ -69,11 +69,11 @@ public final class MoveBench {
             moving.set(false);
             fg.join();
             Map<String, Object> p = cluster.coordinator().mover().progress();
-            long moved = ((Number) p.get("moved")).longValue() - ((Number) p0.get("moved")).longValue();
-            long keysMoved = ((Number) p.get("keysMoved")).longValue() - ((Number) p0.get("keysMoved")).longValue();
+            long moved = since(p0, p, "moved");
+            long keysMoved = since(p0, p, "keysMoved");
             System.out.printf("%nmove %s in %.1f s: %,d buckets (%.1f buckets/s, %.1f ms each), %,d keys (%,.0f keys/s), %s rolled back%n",
                     done ? "finished" : "NOT finished", moveSeconds, moved, moved / moveSeconds, 1000 * moveSeconds / Math.max(1, moved),
-                    keysMoved, keysMoved / moveSeconds, ((Number) p.get("rolledBack")).longValue() - ((Number) p0.get("rolledBack")).longValue());
+                    keysMoved, keysMoved / moveSeconds, since(p0, p, "rolledBack"));
             System.out.printf("writes held per moved bucket (SENDING until activated, driver's view, last 1,024 moves): %s%n", p.get("writesHeldMs"));
             System.out.printf("foreground during the move: %s%n", during[0].summary());
             System.out.printf("ratios during/before: p50 %.2fx, p99 %.2fx, ops/s %.2fx%n",
@@ -127,6 +127,11 @@ public final class MoveBench {
 
     static byte[] key(int i) {
         return ("bench:" + i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** How much a rebalancer counter grew between two progress readings (the warm-up's moves excluded). */
+    private static long since(Map<String, Object> before, Map<String, Object> after, String counter) {
+        return ((Number) after.get(counter)).longValue() - ((Number) before.get(counter)).longValue();
     }
 
     private static long setWeight(ClusterConfig config, String replicaset, int weight) {
