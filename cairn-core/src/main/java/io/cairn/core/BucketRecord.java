@@ -15,9 +15,24 @@ public record BucketRecord(int id, BucketState state, long generation, long bsn,
      * dropped; an operator can export it until the retention period ends (docs/doubled-buckets.md).
      */
     public static final int FLAG_QUARANTINED = 8;
+    /**
+     * ACTIVE, with its data being copied ahead of a move to {@code peer}, at the generation the
+     * move will give the destination. Writes are still served; each one also marks its key as
+     * changed, and the move sends only the changed keys while the bucket is SENDING (docs/moves.md).
+     */
+    public static final int FLAG_COPYING = 16;
 
     public boolean has(int flag) {
         return (flags & flag) != 0;
+    }
+
+    public boolean isCopying() {
+        return has(FLAG_COPYING);
+    }
+
+    /** ACTIVE and being copied ahead of a move: writes mark their keys as changed. */
+    public boolean marksChanges() {
+        return state == BucketState.ACTIVE && has(FLAG_COPYING);
     }
 
     /** A copy contained as doubled: READONLY with {@link #FLAG_DOUBLED}. */

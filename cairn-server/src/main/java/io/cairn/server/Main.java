@@ -175,13 +175,16 @@ public final class Main implements Runnable {
         @Option(names = "--dir", description = "data folder (default: a new temporary folder, deleted afterwards)") Path dir;
         @Option(names = "--warmup", description = "move the share to the third replicaset and back first, so the measured move runs on JIT-compiled code")
         boolean warmup;
+        @Option(names = "--copy-ahead", negatable = true, defaultValue = "true", fallbackValue = "true",
+                description = "copy data while buckets still serve writes (default: ${DEFAULT-VALUE}); --no-copy-ahead for an A/B run")
+        boolean copyAhead;
 
         @Override
         public Integer call() throws Exception {
             Path d = dir != null ? dir : java.nio.file.Files.createTempDirectory("cairn-bench-moves");
             try {
                 io.cairn.server.bench.MoveBench.run(new io.cairn.server.bench.MoveBench.Options(keys, buckets, replicas, valueBytes, chunkKeys,
-                        maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds), warmup), d);
+                        maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds), warmup, copyAhead), d);
             } finally {
                 if (dir == null) {
                     try (var walk = java.nio.file.Files.walk(d)) {

@@ -128,7 +128,7 @@ final class Sim {
         network = new SimNetwork(scheduler, random, byId, faults);
         PlanLimits planLimits = new PlanLimits(PlanLimits.DEFAULT_THRESHOLD_PERCENT, 1 + random.nextInt(3), 1 + random.nextInt(4),
                 2 + random.nextInt(7));
-        SendMove.Limits moveLimits = new SendMove.Limits(1 + random.nextInt(4), 1 << 16, 30 + random.nextInt(50));
+        SendMove.Limits moveLimits = new SendMove.Limits(1 + random.nextInt(4), 1 << 16, 30 + random.nextInt(50), random.nextBoolean());
         driver = new SimDriver(scheduler, network, planLimits, moveLimits, new Mover.Layout(1, bucketCount, weights));
         clients = new SimClients(scheduler, network, random, replicasets, bucketCount, doubled);
         clients.start(options.clients());

@@ -62,6 +62,12 @@ final class SimDriver {
         }
 
         @Override
+        public void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply) {
+            network.call(replicaset, "mover" + number + " ReadChanges(" + query.bucket() + ") to " + replicaset,
+                    false, rs -> rs.readChanges(query), reply, this::alive);
+        }
+
+        @Override
         public void digest(String replicaset, int bucket, Consumer<MoveQuery.BucketDigest> reply) {
             network.call(replicaset, "mover" + number + " Digest(" + bucket + ") to " + replicaset,
                     false, rs -> rs.digest(bucket), reply, this::alive);

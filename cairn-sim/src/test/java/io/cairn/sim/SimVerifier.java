@@ -124,6 +124,11 @@ final class SimVerifier {
         }
 
         @Override
+        public void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply) {
+            throw new UnsupportedOperationException("the verifier reads no chunks");
+        }
+
+        @Override
         public void digest(String replicaset, int bucket, Consumer<MoveQuery.BucketDigest> reply) {
             throw new UnsupportedOperationException("the verifier asks for no digests");
         }

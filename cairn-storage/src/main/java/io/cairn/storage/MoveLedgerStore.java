@@ -78,8 +78,27 @@ final class MoveLedgerStore implements BucketLedger.Store {
     }
 
     @Override
-    public void putData(int bucket, ChunkEntry entry) {
-        view.put(bucket, entry.key(), entry.stored());
+    public byte[] putData(int bucket, ChunkEntry entry) {
+        return view.replace(bucket, entry.key(), entry.stored());
+    }
+
+    @Override
+    public byte[] deleteData(int bucket, byte[] key) {
+        return view.remove(bucket, key);
+    }
+
+    /** Marks are written by WRITE (and FLUSH) entries only, so RocksDB holds all of them. */
+    @Override
+    public void clearChanges(int bucket) {
+        RocksStore store = state.store();
+        store.forEachChanged(bucket, new byte[0], key -> {
+            try {
+                batch.delete(store.system, RocksStore.changedKey(bucket, key));
+            } catch (RocksDBException e) {
+                throw new RocksStore.StorageFailure("batch delete failed", e);
+            }
+            return true;
+        });
     }
 
     @Override

@@ -16,7 +16,9 @@ import java.util.List;
 
 /**
  * Answers the move driver's read-only questions from a member's current state. A SENDING
- * bucket refuses writes, so the chunks read here are a stable picture of its data.
+ * bucket refuses writes, so the chunks read here are a stable picture of its data. Chunks read
+ * while a bucket is copied ahead may be outdated by later writes; those writes mark their keys,
+ * and the changed keys are read again once it is SENDING.
  */
 final class MoveQueries {
     private MoveQueries() {}
@@ -24,6 +26,7 @@ final class MoveQueries {
     static byte[] answer(ByteBuffer request, ReplicasetState state) {
         MoveQuery q = MoveCodec.decodeQuery(request);
         if (q instanceof ReadChunk c) return MoveCodec.encode(readChunk(c, state));
+        if (q instanceof ReadChanges c) return MoveCodec.encode(readChanges(c, state));
         if (q instanceof Digest d) return MoveCodec.encode(digest(d.bucket(), state));
         if (q instanceof Inspect i) return MoveCodec.encodeReports(inspect(i.buckets(), i.withCounts(), state));
         if (q instanceof Verify v) return MoveCodec.encodeReports(inspect(v.buckets(), false, state));
@@ -41,10 +44,39 @@ final class MoveQueries {
 
     static ChunkPage readChunk(ReadChunk q, ReplicasetState state) {
         BucketRecord r = state.record(q.bucket());
-        if (r == null || r.state() != BucketState.SENDING || r.generation() != q.generation()) {
-            return new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is not SENDING at generation " + q.generation() + ": " + r);
+        boolean readable = r != null && r.generation() == q.generation() && (r.state() == BucketState.SENDING || r.marksChanges());
+        if (!readable) {
+            return new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is neither SENDING nor copied at generation " + q.generation() + ": " + r);
         }
         return page(q.bucket(), q.afterKey(), q.maxKeys(), q.maxBytes(), state);
+    }
+
+    /** The keys written since the copy ahead started, as they are now (absent ones as deletions). */
+    static ChangesPage readChanges(ReadChanges q, ReplicasetState state) {
+        BucketRecord r = state.record(q.bucket());
+        if (r == null || r.state() != BucketState.SENDING || r.generation() != q.generation()) {
+            ChunkPage refused = new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is not SENDING at generation " + q.generation() + ": " + r);
+            return new ChangesPage(refused, -1, -1);
+        }
+        RocksStore store = state.store();
+        List<ChunkEntry> entries = new ArrayList<>();
+        int[] bytes = {0};
+        boolean[] last = {true};
+        store.forEachChanged(q.bucket(), q.afterKey(), key -> {
+            byte[] stored = store.get(store.data, RocksStore.dataKey(q.bucket(), key));
+            ChunkEntry e = stored == null ? ChunkEntry.deletion(key) : new ChunkEntry(key, stored);
+            if (!entries.isEmpty() && (entries.size() >= q.maxKeys() || bytes[0] + e.sizeBytes() > q.maxBytes())) {
+                last[0] = false;
+                return false;
+            }
+            entries.add(e);
+            bytes[0] += e.sizeBytes();
+            return true;
+        });
+        ChunkPage page = new ChunkPage(entries, last[0], "");
+        if (!last[0]) return new ChangesPage(page, -1, -1);
+        BucketDigest digest = digest(q.bucket(), state);
+        return new ChangesPage(page, digest.keyCount(), digest.checksum());
     }
 
     /** Keys of a contained (READONLY) or quarantined doubled copy: both refuse writes, so pages are a stable picture. */

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
@@ -22,24 +23,23 @@ final class MoveTally {
     private final ConcurrentSkipListSet<Integer> active = new ConcurrentSkipListSet<>();
     private final Map<Integer, BucketRecord> unfinished = new ConcurrentHashMap<>();
 
+    /** ACTIVE buckets copied ahead of a move: counted as sending, not as movable. */
+    private final AtomicInteger copying = new AtomicInteger();
+
     /** Apply thread: {@code before} (or null: new) became {@code after} (or null: deleted). */
     void changed(BucketRecord before, BucketRecord after) {
         if (before != null) {
             counts.decrementAndGet(before.state().ordinal());
+            if (before.marksChanges()) copying.decrementAndGet();
             active.remove(before.id());
             unfinished.remove(before.id());
         }
         if (after != null) {
             counts.incrementAndGet(after.state().ordinal());
-            if (after.state() == BucketState.ACTIVE) active.add(after.id());
-            if (isUnfinished(after)) unfinished.put(after.id(), after);
+            if (after.marksChanges()) copying.incrementAndGet();
+            else if (after.state() == BucketState.ACTIVE) active.add(after.id());
+            if (MoveStatus.isUnfinished(after)) unfinished.put(after.id(), after);
         }
-    }
-
-    /** SENDING, RECEIVING, and SENT whose data is not dropped yet: moves that have not ended. */
-    private static boolean isUnfinished(BucketRecord r) {
-        return r.state() == BucketState.SENDING || r.state() == BucketState.RECEIVING
-                || (r.state() == BucketState.SENT && !r.has(BucketRecord.FLAG_DATA_DROPPED));
     }
 
     MoveStatus status(int maxCandidates) {
@@ -48,7 +48,8 @@ final class MoveTally {
             if (candidates.size() >= maxCandidates) break;
             candidates.add(id);
         }
-        return new MoveStatus(count(BucketState.ACTIVE), count(BucketState.PINNED), count(BucketState.SENDING),
+        int copied = copying.get();
+        return new MoveStatus(count(BucketState.ACTIVE) - copied, count(BucketState.PINNED), count(BucketState.SENDING) + copied,
                 count(BucketState.RECEIVING), List.copyOf(unfinished.values()), List.copyOf(candidates));
     }
 

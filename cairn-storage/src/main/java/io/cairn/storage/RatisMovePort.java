@@ -122,6 +122,11 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     }
 
     @Override
+    public void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply) {
+        call(replicaset, StorageRequest.moveQuery(query), true, MoveCodec::decodeChangesPage, reply);
+    }
+
+    @Override
     public void digest(String replicaset, int bucket, Consumer<MoveQuery.BucketDigest> reply) {
         call(replicaset, StorageRequest.moveQuery(new MoveQuery.Digest(bucket)), true, MoveCodec::decodeDigest, reply);
     }

@@ -125,6 +125,11 @@ final class ReplicasetState {
         return buckets.get(bucket);
     }
 
+    private boolean marksChanges(int bucket) {
+        BucketRecord r = buckets.get(bucket);
+        return r != null && r.marksChanges();
+    }
+
     /** The rebalancer's status of this replicaset, without a walk over the records. */
     io.cairn.core.move.MoveQuery.MoveStatus moveStatus(int maxCandidates) {
         return tally.status(maxCandidates);
@@ -159,7 +164,7 @@ final class ReplicasetState {
             }
             entry.position(1 + 8);
             applyingStampMs = stampMs;
-            BatchView view = new BatchView(store, batch);
+            BatchView view = new BatchView(store, batch, this::marksChanges);
             reply = switch (kind) {
                 case WRITE -> applyWrites(OpCodec.readOps(entry), view, stampMs);
                 case BOOTSTRAP -> applyBootstrap(entry.getInt(), entry.getInt(), batch);

@@ -197,6 +197,32 @@ final class RocksStore implements AutoCloseable {
         return ByteBuffer.allocate(4 + key.length).putInt(bucket).put(key).array();
     }
 
+    private static final byte[] CHANGED_PREFIX = bytes("changed/");
+
+    /** System key marking {@code key} of a copied-ahead bucket as written since its copy started. */
+    static byte[] changedKey(int bucket, byte[] key) {
+        return ByteBuffer.allocate(CHANGED_PREFIX.length + 4 + key.length).put(CHANGED_PREFIX).putInt(bucket).put(key).array();
+    }
+
+    /** The user key of a {@link #changedKey}, or null when {@code systemKey} marks no key of {@code bucket}. */
+    static byte[] changedUserKey(int bucket, byte[] systemKey) {
+        byte[] prefix = changedKey(bucket, new byte[0]);
+        if (systemKey.length < prefix.length || !java.util.Arrays.equals(systemKey, 0, prefix.length, prefix, 0, prefix.length)) return null;
+        return java.util.Arrays.copyOfRange(systemKey, prefix.length, systemKey.length);
+    }
+
+    /** The keys of {@code bucket} marked as changed, in order, after {@code afterKey} (empty: from the start). */
+    void forEachChanged(int bucket, byte[] afterKey, java.util.function.Predicate<byte[]> visitor) {
+        try (RocksIterator it = db.newIterator(system)) {
+            it.seek(changedKey(bucket, afterKey));
+            if (it.isValid() && afterKey.length > 0 && java.util.Arrays.equals(changedUserKey(bucket, it.key()), afterKey)) it.next();
+            for (; it.isValid(); it.next()) {
+                byte[] key = changedUserKey(bucket, it.key());
+                if (key == null || !visitor.test(key)) return;
+            }
+        }
+    }
+
     static byte[] bucketKey(int bucket) {
         return ByteBuffer.allocate(4).putInt(bucket).array();
     }

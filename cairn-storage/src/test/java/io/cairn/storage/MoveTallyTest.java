@@ -19,7 +19,10 @@ import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The incrementally kept move status equals a walk over every record, through random move commands, collection and a reopen. */
+/**
+ * The incrementally kept move status equals {@link MoveStatus#of}, a walk over every record,
+ * through random move commands (copies ahead included), collection and a reopen.
+ */
 class MoveTallyTest {
     @TempDir
     Path dir;
@@ -30,13 +33,13 @@ class MoveTallyTest {
         Random random = new Random(seed);
         try (ReplicaUnderTest replica = new ReplicaUnderTest(dir.resolve("db"))) {
             replica.apply(StorageRequest.bootstrap(1, 40), 1_000);
-            int sawSending = 0, sawReceiving = 0, sawUnfinishedSent = 0, collected = 0;
+            int sawSending = 0, sawReceiving = 0, sawUnfinishedSent = 0, sawCopying = 0, collected = 0;
             ChunkEntry entry = new ChunkEntry("k".getBytes(StandardCharsets.UTF_8), StoredValue.encode(new byte[] {1}, 0));
             for (int step = 0; step < 400; step++) {
                 int bucket = 1 + random.nextInt(60);
                 BucketRecord r = replica.state.record(bucket);
                 long gen = r == null ? 1 + random.nextInt(3) : r.generation() + random.nextInt(2);
-                MoveCommand c = switch (random.nextInt(9)) {
+                MoveCommand c = switch (random.nextInt(12)) {
                     case 0 -> new MoveCommand.StartSend(bucket, "rs2");
                     case 1 -> new MoveCommand.MarkSent(bucket, gen);
                     case 2 -> new MoveCommand.DropData(bucket, gen);
@@ -45,6 +48,9 @@ class MoveTallyTest {
                     case 5 -> new MoveCommand.FinishReceive(bucket, gen, 1, entry.crc());
                     case 6 -> new MoveCommand.Activate(bucket, gen);
                     case 7 -> new MoveCommand.ReceiveLastChunk(bucket, "rs2", gen, 0, List.of(entry), 1, entry.crc());
+                    case 8 -> new MoveCommand.StartCopy(bucket, "rs2");
+                    case 9 -> new MoveCommand.SendCopied(bucket, "rs2", gen);
+                    case 10 -> new MoveCommand.CancelCopy(bucket, gen);
                     default -> new MoveCommand.AbortReceive(bucket, gen);
                 };
                 replica.move(c, 2_000 + step);
@@ -61,8 +67,9 @@ class MoveTallyTest {
                 sawSending += now.sending();
                 sawReceiving += now.receiving();
                 sawUnfinishedSent += (int) now.unfinished().stream().filter(u -> u.state() == BucketState.SENT).count();
+                sawCopying += (int) now.unfinished().stream().filter(BucketRecord::marksChanges).count();
             }
-            assertThat(List.of(sawSending, sawReceiving, sawUnfinishedSent, collected)).as("seed %d: the walk met every kind of record", seed)
+            assertThat(List.of(sawSending, sawReceiving, sawUnfinishedSent, sawCopying, collected)).as("seed %d: the walk met every kind of record", seed)
                     .allMatch(n -> n > 0);
             replica.open(dir.resolve("db"));
             assertSameStatus(replica.state, "seed " + seed + ", after a reopen");
@@ -72,25 +79,11 @@ class MoveTallyTest {
     private static void assertSameStatus(ReplicasetState state, String where) {
         for (int max : new int[] {0, 3, 1_000}) {
             MoveStatus tally = state.moveStatus(max);
-            MoveStatus walk = walk(state.records(), max);
+            List<BucketRecord> records = new ArrayList<>(state.records());
+            records.sort(Comparator.comparingInt(BucketRecord::id));
+            MoveStatus walk = MoveStatus.of(records, max);
             assertThat(sorted(tally)).as(where + ", maxCandidates " + max).isEqualTo(sorted(walk));
         }
-    }
-
-    /** The reference: one pass over every record, as the status query used to answer. */
-    private static MoveStatus walk(Iterable<BucketRecord> records, int maxCandidates) {
-        int active = 0, pinned = 0, sending = 0, receiving = 0;
-        List<BucketRecord> unfinished = new ArrayList<>();
-        List<Integer> candidates = new ArrayList<>();
-        for (BucketRecord r : records) {
-            if (r.state() == BucketState.ACTIVE) { active++; candidates.add(r.id()); }
-            if (r.state() == BucketState.PINNED) pinned++;
-            if (r.state() == BucketState.SENDING) { sending++; unfinished.add(r); }
-            if (r.state() == BucketState.RECEIVING) { receiving++; unfinished.add(r); }
-            if (r.state() == BucketState.SENT && !r.has(BucketRecord.FLAG_DATA_DROPPED)) unfinished.add(r);
-        }
-        candidates.sort(null);
-        return new MoveStatus(active, pinned, sending, receiving, unfinished, candidates.subList(0, Math.min(maxCandidates, candidates.size())));
     }
 
     private static MoveStatus sorted(MoveStatus s) {

@@ -38,10 +38,17 @@ public final class BucketLedger {
 
         void clearProgress(int bucket);
 
-        void putData(int bucket, ChunkEntry entry);
+        /** Stores one key of the bucket; returns the value it replaced (this entry's writes included), or null. */
+        byte[] putData(int bucket, ChunkEntry entry);
+
+        /** Deletes one key of the bucket; returns the value it had, or null. */
+        byte[] deleteData(int bucket, byte[] key);
 
         /** Deletes every key of the bucket. */
         void dropData(int bucket);
+
+        /** Forgets which keys of the bucket were written while it was copied ahead. */
+        void clearChanges(int bucket);
 
         /**
          * True while storage refs of a map-reduce call (or a map-reduce waiting for its turn) keep
@@ -73,6 +80,9 @@ public final class BucketLedger {
     public static MoveReply apply(MoveCommand command, Store store) {
         BucketRecord r = store.record(command.bucket());
         if (command instanceof StartSend c) return startSend(c, r, store);
+        if (command instanceof StartCopy c) return startCopy(c, r, store);
+        if (command instanceof SendCopied c) return sendCopied(c, r, store);
+        if (command instanceof CancelCopy c) return cancelCopy(c, r, store);
         if (command instanceof ReceiveChunk c) return receiveChunk(c, r, store);
         if (command instanceof FinishReceive c) return finishReceive(c, r, store);
         if (command instanceof ReceiveLastChunk c) return receiveLastChunk(c, r, store);
@@ -92,9 +102,52 @@ public final class BucketLedger {
     private static MoveReply startSend(StartSend c, BucketRecord r, Store store) {
         if (r != null && r.state() == SENDING && r.peer().equals(c.destination())) return MoveReply.ok(r);
         if (r == null || r.state() != ACTIVE) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not ACTIVE");
+        if (r.isCopying()) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r));
         if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
         BucketRecord sending = r.transition(SENDING, 0, c.destination());
         return MoveReply.ok(store.put(withGeneration(sending, r.generation() + 1)));
+    }
+
+    /**
+     * The copy ahead takes the move's generation now, so a copy abandoned at the destination
+     * (fenced at that generation) can never block a later move, which takes the next one.
+     */
+    private static MoveReply startCopy(StartCopy c, BucketRecord r, Store store) {
+        if (r != null && r.marksChanges() && r.peer().equals(c.destination())) return MoveReply.ok(r);
+        if (r == null || r.state() != ACTIVE || r.isCopying()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not ACTIVE and idle");
+        }
+        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
+        return MoveReply.ok(store.put(new BucketRecord(c.bucket(), ACTIVE, r.generation() + 1, 0, c.destination(),
+                r.flags() | BucketRecord.FLAG_COPYING)));
+    }
+
+    private static MoveReply sendCopied(SendCopied c, BucketRecord r, Store store) {
+        boolean ours = r != null && r.generation() == c.generation() && r.peer().equals(c.destination());
+        if (ours && r.state() == SENDING) return MoveReply.ok(r);
+        if (!ours || !r.marksChanges()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not being copied to " + c.destination());
+        }
+        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
+        return MoveReply.ok(store.put(r.transition(SENDING, 0, r.peer())));
+    }
+
+    private static MoveReply cancelCopy(CancelCopy c, BucketRecord r, Store store) {
+        if (r == null || r.generation() != c.generation()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not copied at " + c.generation());
+        }
+        if (!r.isCopying()) return MoveReply.ok(r);
+        if (r.state() != ACTIVE && r.state() != READONLY) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + r.state() + "; only the destination's verdict ends that");
+        }
+        return MoveReply.ok(store.put(endCopy(r, r.state() == ACTIVE ? "" : r.peer(), store)));
+    }
+
+    /** The record without the copying flag, its changed-key marks forgotten. */
+    static BucketRecord endCopy(BucketRecord r, String peer, Store store) {
+        if (!r.isCopying()) return new BucketRecord(r.id(), r.state(), r.generation(), r.bsn(), peer, r.flags());
+        store.clearChanges(r.id());
+        return new BucketRecord(r.id(), r.state(), r.generation(), r.bsn(), peer, r.flags() & ~BucketRecord.FLAG_COPYING);
     }
 
     private static MoveReply receiveChunk(ReceiveChunk c, BucketRecord r, Store store) {
@@ -126,9 +179,12 @@ public final class BucketLedger {
             if (p.complete() || c.seq() < p.nextSeq()) return MoveReply.ok(r);
             if (c.seq() > p.nextSeq()) return new MoveReply(MoveReply.Outcome.GAP, r, p.nextSeq(), "expected chunk " + p.nextSeq());
         }
+        // Keys changed during a copy ahead replace or delete what the copy holds; the progress
+        // always sums what is stored, so the verdict compares real contents with the source's.
         for (ChunkEntry e : c.entries()) {
-            store.putData(c.bucket(), e);
-            p = p.add(e);
+            byte[] old = e.isDeletion() ? store.deleteData(c.bucket(), e.key()) : store.putData(c.bucket(), e);
+            if (old != null) p = p.remove(new ChunkEntry(e.key(), old));
+            if (!e.isDeletion()) p = p.add(e);
         }
         store.putProgress(c.bucket(), new ReceiveProgress(p.generation(), p.nextSeq() + 1, p.keyCount(), p.checksum(), false));
         return MoveReply.ok(r);
@@ -209,7 +265,7 @@ public final class BucketLedger {
         if (r == null || r.state() != SENDING || r.generation() != c.generation()) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not SENDING at " + c.generation());
         }
-        return MoveReply.ok(store.put(r.transition(ACTIVE, 0, "")));
+        return MoveReply.ok(store.put(endCopy(r.transition(ACTIVE, 0, ""), "", store)));
     }
 
     private static MoveReply abortReceive(AbortReceive c, BucketRecord r, Store store) {
@@ -228,13 +284,14 @@ public final class BucketLedger {
         if ((r.flags() & BucketRecord.FLAG_DATA_DROPPED) != 0) return MoveReply.ok(r);
         if (r.has(BucketRecord.FLAG_QUARANTINED)) return MoveReply.refused(r, "bucket " + c.bucket() + " is a quarantined doubled copy; its data is kept");
         store.dropData(c.bucket());
-        return MoveReply.ok(store.put(withFlags(r, r.flags() | BucketRecord.FLAG_DATA_DROPPED)));
+        BucketRecord dropped = endCopy(r, r.peer(), store);
+        return MoveReply.ok(store.put(withFlags(dropped, dropped.flags() | BucketRecord.FLAG_DATA_DROPPED)));
     }
 
     private static MoveReply pin(Pin c, BucketRecord r, Store store) {
         BucketState want = c.pinned() ? PINNED : ACTIVE;
         if (r != null && r.state() == want) return MoveReply.ok(r);
-        if (r == null || r.state() != (c.pinned() ? ACTIVE : PINNED)) {
+        if (r == null || r.state() != (c.pinned() ? ACTIVE : PINNED) || r.isCopying()) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + " here");
         }
         return MoveReply.ok(store.put(r.transition(want, 0, r.peer())));
@@ -249,6 +306,7 @@ public final class BucketLedger {
     }
 
     static String describe(BucketRecord r) {
-        return r == null ? "unknown here" : r.state() + " at generation " + r.generation();
+        if (r == null) return "unknown here";
+        return r.state() + (r.isCopying() ? " (being copied to " + r.peer() + ")" : "") + " at generation " + r.generation();
     }
 }

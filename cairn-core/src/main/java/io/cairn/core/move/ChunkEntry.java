@@ -3,8 +3,23 @@ package io.cairn.core.move;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
 
-/** One stored key of a bucket in transfer: the user key and the raw stored value (expiry included). */
+/**
+ * One stored key of a bucket in transfer: the user key and the raw stored value (expiry
+ * included). A changed key sent while a copied-ahead bucket is SENDING may be a deletion: an
+ * empty {@code stored} (a stored value always has its expiry header).
+ */
 public record ChunkEntry(byte[] key, byte[] stored) {
+    private static final byte[] NONE = new byte[0];
+
+    /** The key no longer exists at the source. */
+    public static ChunkEntry deletion(byte[] key) {
+        return new ChunkEntry(key, NONE);
+    }
+
+    public boolean isDeletion() {
+        return stored.length == 0;
+    }
+
     /**
      * Contribution of this entry to a bucket's checksum. Checksums are sums of per-entry CRCs,
      * so they can be accumulated chunk by chunk and compared whatever the order.

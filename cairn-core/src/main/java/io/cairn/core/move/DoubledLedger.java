@@ -29,8 +29,9 @@ final class DoubledLedger {
         if (r == null || !r.state().servesWrites() || r.generation() != c.generation()) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not writable at " + c.generation());
         }
-        BucketRecord readonly = r.transition(READONLY, 0, c.otherHolders());
-        return MoveReply.ok(store.put(BucketLedger.withFlags(readonly, r.flags() | FLAG_DOUBLED)));
+        // A copy ahead of a move ends here: a contained copy never leaves (its mover's next read is refused).
+        BucketRecord readonly = BucketLedger.endCopy(r, c.otherHolders(), store).transition(READONLY, 0, c.otherHolders());
+        return MoveReply.ok(store.put(BucketLedger.withFlags(readonly, readonly.flags() | FLAG_DOUBLED)));
     }
 
     static MoveReply quarantine(Quarantine c, BucketRecord r, BucketLedger.Store store) {
@@ -67,7 +68,8 @@ final class DoubledLedger {
         }
         // ACTIVE or PINNED keeps its state (no transition, only a newer generation); READONLY becomes ACTIVE.
         BucketState to = r.state() == READONLY ? ACTIVE : r.state();
-        BucketRecord kept = to == r.state() ? r : r.transition(to, 0, "");
+        // A copy ahead of a move ends here too: its generation is gone, so its driver's next step is refused.
+        BucketRecord kept = BucketLedger.endCopy(to == r.state() ? r : r.transition(to, 0, ""), "", store);
         BucketRecord fresh = new BucketRecord(r.id(), to, c.newGeneration(), 0, "", kept.flags() & ~FLAG_DOUBLED);
         return MoveReply.ok(store.put(fresh));
     }

@@ -61,6 +61,9 @@ public final class MoveCodec {
         else if (command instanceof ReceiveLastChunk c) {
             o.b(13).i(c.bucket()).str(c.source()).l(c.generation()).i(c.seq()).entries(c.entries()).l(c.keyCount()).l(c.checksum());
         }
+        else if (command instanceof StartCopy c) o.b(14).i(c.bucket()).str(c.destination());
+        else if (command instanceof SendCopied c) o.b(15).i(c.bucket()).str(c.destination()).l(c.generation());
+        else if (command instanceof CancelCopy c) o.b(16).i(c.bucket()).l(c.generation());
         else throw new IllegalArgumentException("unknown move command " + command);
         sink.writeBytes(o.done());
     }
@@ -83,6 +86,9 @@ public final class MoveCodec {
             case 11 -> new Reactivate(bucket, in.getLong());
             case 12 -> new DropQuarantined(bucket, in.getLong(), in.getLong());
             case 13 -> new ReceiveLastChunk(bucket, str(in), in.getLong(), in.getInt(), entries(in), in.getLong(), in.getLong());
+            case 14 -> new StartCopy(bucket, str(in));
+            case 15 -> new SendCopied(bucket, str(in), in.getLong());
+            case 16 -> new CancelCopy(bucket, in.getLong());
             default -> throw new IllegalArgumentException("unknown move command type " + type);
         };
     }
@@ -104,6 +110,7 @@ public final class MoveCodec {
         else if (query instanceof Inspect q) o.b(3).ints(q.buckets()).b(q.withCounts() ? 1 : 0);
         else if (query instanceof Verify q) o.b(4).ints(q.buckets());
         else if (query instanceof ExportChunk q) o.b(5).i(q.bucket()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes());
+        else if (query instanceof ReadChanges q) o.b(6).i(q.bucket()).l(q.generation()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes());
         else throw new IllegalArgumentException("unknown move query " + query);
         return o.done();
     }
@@ -117,6 +124,7 @@ public final class MoveCodec {
             case 3 -> new Inspect(ints(in), OpCodec.readBoolean(in));
             case 4 -> new Verify(ints(in));
             case 5 -> new ExportChunk(in.getInt(), OpCodec.readBytes(in), in.getInt(), in.getInt());
+            case 6 -> new ReadChanges(in.getInt(), in.getLong(), OpCodec.readBytes(in), in.getInt(), in.getInt());
             default -> throw new IllegalArgumentException("unknown move query type " + type);
         };
     }
@@ -127,6 +135,16 @@ public final class MoveCodec {
 
     public static ChunkPage decodeChunkPage(ByteBuffer in) {
         return new ChunkPage(entries(in), OpCodec.readBoolean(in), str(in));
+    }
+
+    public static byte[] encode(ChangesPage changes) {
+        Out o = new Out();
+        o.bytes.writeBytes(encode(changes.page()));
+        return o.l(changes.keyCount()).l(changes.checksum()).done();
+    }
+
+    public static ChangesPage decodeChangesPage(ByteBuffer in) {
+        return new ChangesPage(decodeChunkPage(in), in.getLong(), in.getLong());
     }
 
     public static byte[] encode(BucketDigest digest) {

@@ -16,6 +16,16 @@ import java.util.List;
  * source:       DropData (deletes the sent data, keeps the SENT record as a tombstone)
  * source:       RollbackSend (SENDING -> ACTIVE), only after FinishReceive answered ABORTED
  * </pre>
+ * Copy ahead (the default): the data is copied while the source still serves writes, and the
+ * bucket is SENDING only for the keys changed meanwhile and the hand-over:
+ * <pre>
+ * source:       StartCopy (ACTIVE -> ACTIVE copying, generation + 1; writes now mark changed keys)
+ * destination:  ReceiveChunk x n (the whole bucket, read while ACTIVE)
+ * source:       SendCopied (ACTIVE copying -> SENDING, same generation)
+ * destination:  ReceiveChunk x m, ReceiveLastChunk (the changed keys, deletions included, and the
+ *               source's digest at SENDING); then MarkSent, Activate, DropData as above
+ * source:       CancelCopy (ACTIVE copying -> ACTIVE) when a copy is abandoned, after AbortReceive
+ * </pre>
  * Doubled buckets (docs/doubled-buckets.md): Contain (ACTIVE/PINNED -> READONLY doubled),
  * Quarantine (the losing copy -> GARBAGE quarantined, data kept), Reactivate (the kept copy ->
  * ACTIVE at a generation above every copy).
@@ -24,6 +34,15 @@ public sealed interface MoveCommand {
     int bucket();
 
     record StartSend(int bucket, String destination) implements MoveCommand {}
+
+    /** Starts copying an ACTIVE bucket ahead of its move to {@code destination}. */
+    record StartCopy(int bucket, String destination) implements MoveCommand {}
+
+    /** Ends the copy ahead at {@code generation}: the bucket refuses writes (SENDING) until the hand-over. */
+    record SendCopied(int bucket, String destination, long generation) implements MoveCommand {}
+
+    /** Abandons a copy ahead at {@code generation}: the bucket stays ACTIVE here and stops marking changes. */
+    record CancelCopy(int bucket, long generation) implements MoveCommand {}
 
     record ReceiveChunk(int bucket, String source, long generation, int seq, List<ChunkEntry> entries) implements MoveCommand {}
 

@@ -18,6 +18,8 @@ public interface MovePort {
 
     void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<ChunkPage> reply);
 
+    void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply);
+
     void digest(String replicaset, int bucket, Consumer<BucketDigest> reply);
 
     void status(String replicaset, int maxCandidates, Consumer<MoveStatus> reply);

@@ -1,13 +1,23 @@
 package io.cairn.core.move;
 
 import io.cairn.core.BucketRecord;
+import io.cairn.core.BucketState;
 
 import java.util.List;
 
 /** Read-only requests of the move driver, answered by a replicaset leader without entering the log. */
 public sealed interface MoveQuery {
-    /** The next keys of a SENDING bucket after {@code afterKey} (empty = from the start), bounded by count and bytes. */
+    /**
+     * The next keys of a SENDING bucket, or of one being copied ahead, after {@code afterKey}
+     * (empty = from the start), bounded by count and bytes.
+     */
     record ReadChunk(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {}
+
+    /**
+     * The next keys written since a copy ahead started (deletions included), of a bucket SENDING
+     * at {@code generation}; the last page carries the bucket's digest.
+     */
+    record ReadChanges(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {}
 
     /** Count and checksum of a bucket's data, to verify a transfer. */
     record Digest(int bucket) implements MoveQuery {}
@@ -36,14 +46,58 @@ public sealed interface MoveQuery {
     /** One bucket as a replicaset holds it; {@code keyCount} and {@code lastWriteMs} are -1 when not asked for. */
     record BucketReport(BucketRecord record, long keyCount, long lastWriteMs) {}
 
-    record ChunkPage(List<ChunkEntry> entries, boolean last, String refusal) {}
+    record ChunkPage(List<ChunkEntry> entries, boolean last, String refusal) {
+        /** The next page of a sorted key map after {@code afterKey} (empty: from the start); for in-memory models. */
+        public static ChunkPage of(java.util.NavigableMap<byte[], byte[]> keys, byte[] afterKey, int maxKeys, int maxBytes) {
+            List<ChunkEntry> entries = new java.util.ArrayList<>();
+            int bytes = 0;
+            for (var e : (afterKey.length == 0 ? keys : keys.tailMap(afterKey, false)).entrySet()) {
+                ChunkEntry c = new ChunkEntry(e.getKey(), e.getValue());
+                if (!entries.isEmpty() && (entries.size() >= maxKeys || bytes + c.sizeBytes() > maxBytes)) return new ChunkPage(entries, false, "");
+                entries.add(c);
+                bytes += c.sizeBytes();
+            }
+            return new ChunkPage(entries, true, "");
+        }
+    }
 
     record BucketDigest(BucketRecord record, long keyCount, long checksum) {}
+
+    /** A page of changed keys; {@code keyCount} and {@code checksum} are the bucket's digest on the last page, else -1. */
+    record ChangesPage(ChunkPage page, long keyCount, long checksum) {}
 
     /**
      * @param unfinished SENDING, RECEIVING, and SENT records whose data is not dropped yet
      * @param candidates ACTIVE bucket ids this replicaset could send
      */
     record MoveStatus(int active, int pinned, int sending, int receiving, List<BucketRecord> unfinished,
-                      List<Integer> candidates) {}
+                      List<Integer> candidates) {
+        /** SENDING, RECEIVING, SENT with its data not dropped yet, or copied ahead: a move that has not ended. */
+        public static boolean isUnfinished(BucketRecord r) {
+            return r.state() == BucketState.SENDING || r.state() == BucketState.RECEIVING || r.isCopying()
+                    || (r.state() == BucketState.SENT && !r.has(BucketRecord.FLAG_DATA_DROPPED));
+        }
+
+        /** Counted as sending rather than active: SENDING, or ACTIVE and copied ahead (it is leaving). */
+        public static boolean isLeaving(BucketRecord r) {
+            return r.state() == BucketState.SENDING || r.marksChanges();
+        }
+
+        /** The status of a replicaset holding {@code records} in id order, for models that keep no tally. */
+        public static MoveStatus of(Iterable<BucketRecord> records, int maxCandidates) {
+            int active = 0, pinned = 0, sending = 0, receiving = 0;
+            List<BucketRecord> unfinished = new java.util.ArrayList<>();
+            List<Integer> candidates = new java.util.ArrayList<>();
+            for (BucketRecord r : records) {
+                if (isUnfinished(r)) unfinished.add(r);
+                if (isLeaving(r)) sending++;
+                else if (r.state() == BucketState.ACTIVE) {
+                    active++;
+                    if (candidates.size() < maxCandidates) candidates.add(r.id());
+                } else if (r.state() == BucketState.PINNED) pinned++;
+                else if (r.state() == BucketState.RECEIVING) receiving++;
+            }
+            return new MoveStatus(active, pinned, sending, receiving, unfinished, candidates);
+        }
+    }
 }

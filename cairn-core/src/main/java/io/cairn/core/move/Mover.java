@@ -25,8 +25,9 @@ import java.util.function.Consumer;
  * {@link #round} it asks every replicaset for its {@link MoveStatus}, then:
  * <ol>
  *   <li>recovers unfinished moves it is not driving (a previous driver died): SENDING and
- *       undropped SENT records resume as {@link SendMove}s; a RECEIVING copy whose source is
- *       SENT is activated, one whose source owns the bucket again is fenced;</li>
+ *       undropped SENT records resume as {@link SendMove}s, copies ahead are abandoned; a
+ *       RECEIVING copy whose source is SENT is activated, one whose source owns the bucket
+ *       again (or is still copying it ahead) is fenced;</li>
  *   <li>plans with {@link RebalancePlanner} from the weights and starts moves within the
  *       per-replicaset send and receive limits, then the queued manual moves.</li>
  * </ol>
@@ -219,7 +220,9 @@ public final class Mover {
             if (src.state() == BucketState.SENT && src.generation() == local.generation()) {
                 port.submit(destination, new Activate(local.id(), local.generation()), reply -> { });
             } else if (src.generation() > local.generation()
-                    || (src.generation() == local.generation() && src.state().servesWrites())) {
+                    || (src.generation() == local.generation() && src.state() != BucketState.SENDING)) {
+                // At its generation the source kept the bucket (rolled back, contained) or is copying it
+                // ahead with no driver left: this copy will never be activated.
                 port.submit(destination, new AbortReceive(local.id(), local.generation()), reply -> { });
             }
         });
@@ -264,7 +267,8 @@ public final class Mover {
         for (var e : statuses.entrySet()) {
             for (BucketRecord r : e.getValue().unfinished()) {
                 listed.add(r.id());
-                String to = r.state() == BucketState.SENDING ? r.peer() : r.state() == BucketState.RECEIVING ? e.getKey() : null;
+                boolean leaving = r.state() == BucketState.SENDING || r.marksChanges();
+                String to = leaving ? r.peer() : r.state() == BucketState.RECEIVING ? e.getKey() : null;
                 if (to != null) incoming.computeIfAbsent(to, k -> new HashSet<>()).add(r.id());
             }
         }

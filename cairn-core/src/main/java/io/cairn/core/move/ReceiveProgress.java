@@ -14,6 +14,11 @@ public record ReceiveProgress(long generation, int nextSeq, long keyCount, long 
         return new ReceiveProgress(generation, nextSeq, keyCount + 1, checksum + entry.crc(), complete);
     }
 
+    /** Takes out an entry the copy held before a changed key replaced or deleted it. */
+    public ReceiveProgress remove(ChunkEntry entry) {
+        return new ReceiveProgress(generation, nextSeq, keyCount - 1, checksum - entry.crc(), complete);
+    }
+
     public byte[] encode() {
         return ByteBuffer.allocate(ENCODED_BYTES).putLong(generation).putInt(nextSeq).putLong(keyCount).putLong(checksum)
                 .put((byte) (complete ? 1 : 0)).array();

@@ -16,6 +16,11 @@ import java.util.function.Consumer;
  * rebalancer moves elsewhere) a new one created by {@link #resume} from the source's record
  * finishes or rolls the move back, and two drivers racing on the same move cannot break it.
  *
+ * <p>With {@link Limits#copyAhead} the bucket's data is copied while it still serves writes
+ * (StartCopy, chunks), and it refuses writes (SENDING) only while the keys changed meanwhile are
+ * sent and the destination takes over. A copy that cannot go on is fenced at the destination
+ * and cancelled at the source; the bucket never stopped serving writes.
+ *
  * <p>Recovery never guesses: a SENDING source asks the destination for its verdict
  * (FinishReceive: COMPLETE or fenced), and acts on that one replicated answer.
  *
@@ -23,7 +28,8 @@ import java.util.function.Consumer;
  */
 public final class SendMove {
     public enum Phase {
-        STARTING, STREAMING, FINISHING, MARKING_SENT, ACTIVATING, DROPPING, ROLLING_BACK, DONE;
+        COPY_STARTING, COPYING, STARTING, STREAMING, FINISHING, MARKING_SENT, ACTIVATING, DROPPING, ROLLING_BACK,
+        CANCELLING, ENDING_COPY, DONE;
 
         /** The bucket is on its way and not yet ACTIVE at the destination (a rollback is not on its way). */
         public boolean beforeActivation() {
@@ -33,10 +39,13 @@ public final class SendMove {
 
     public enum Result { MOVED, ROLLED_BACK, REFUSED }
 
-    /** Chunk bounds and the pause before re-trying an unanswered step. */
-    public record Limits(int chunkKeys, int chunkBytes, long retryDelayMs) {
+    /**
+     * Chunk bounds, the pause before re-trying an unanswered step, and whether data is copied
+     * ahead while the bucket still serves writes.
+     */
+    public record Limits(int chunkKeys, int chunkBytes, long retryDelayMs, boolean copyAhead) {
         public static Limits defaults() {
-            return new Limits(1_000, 1 << 20, 200);
+            return new Limits(1_000, 1 << 20, 200, true);
         }
     }
 
@@ -47,12 +56,17 @@ public final class SendMove {
     private final Limits limits;
     private final Consumer<SendMove> onDone;
     private Phase phase;
+    /** The whole bucket reached the destination while it served writes; only changed keys follow. */
+    private boolean copied;
     private long generation;
     private int seq;
     private byte[] afterKey = new byte[0];
     private ChunkPage pending;
     private long keysSent;
     private long checksumSent;
+    /** The source's digest at SENDING, from the last page of changed keys (copy ahead only). */
+    private long sourceKeys;
+    private long sourceChecksum;
     private Result result;
     private String detail = "";
     /** When the source's SENDING (writes refused) was confirmed to this driver; -1 for a resumed move. */
@@ -72,21 +86,22 @@ public final class SendMove {
     public static SendMove start(int bucket, String source, String destination, MovePort port, Limits limits,
                                  Consumer<SendMove> onDone) {
         SendMove m = new SendMove(bucket, source, destination, port, limits, onDone);
-        m.phase = Phase.STARTING;
+        m.phase = limits.copyAhead() ? Phase.COPY_STARTING : Phase.STARTING;
         m.step();
         return m;
     }
 
     /**
-     * Takes over an unfinished move found in the source's records (SENDING, or SENT with data
-     * not yet dropped); returns null when {@code record} is not one.
+     * Takes over an unfinished move found in the source's records (SENDING, SENT with data not
+     * yet dropped, or a copy ahead, which is abandoned); returns null when {@code record} is not one.
      */
     public static SendMove resume(BucketRecord record, String source, MovePort port, Limits limits, Consumer<SendMove> onDone) {
         boolean sentNotDropped = record.state() == BucketState.SENT && (record.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0;
-        if (record.state() != BucketState.SENDING && !sentNotDropped) return null;
+        boolean sending = record.state() == BucketState.SENDING;
+        if (!sending && !sentNotDropped && !record.isCopying()) return null;
         SendMove m = new SendMove(record.id(), source, record.peer(), port, limits, onDone);
         m.generation = record.generation();
-        m.phase = record.state() == BucketState.SENDING ? Phase.FINISHING : Phase.ACTIVATING;
+        m.phase = sending ? Phase.FINISHING : sentNotDropped ? Phase.ACTIVATING : Phase.CANCELLING;
         m.detail = "resumed";
         m.step();
         return m;
@@ -109,13 +124,18 @@ public final class SendMove {
 
     private void step() {
         switch (phase) {
-            case STARTING -> port.submit(source, new StartSend(bucket, destination), this::onStarted);
-            case STREAMING -> streamNext();
+            case COPY_STARTING -> port.submit(source, new StartCopy(bucket, destination), this::onCopyStarted);
+            case COPYING -> streamNext();
+            case STARTING -> port.submit(source, copied ? new SendCopied(bucket, destination, generation) : new StartSend(bucket, destination),
+                    this::onStarted);
+            case STREAMING -> { if (copied) streamChanges(); else streamNext(); }
             case FINISHING -> port.digest(source, bucket, this::onDigest);
             case MARKING_SENT -> port.submit(source, new MarkSent(bucket, generation), this::onMarkedSent);
             case ACTIVATING -> port.submit(destination, new Activate(bucket, generation), this::onActivated);
             case DROPPING -> port.submit(source, new DropData(bucket, generation), this::onDropped);
             case ROLLING_BACK -> port.submit(source, new RollbackSend(bucket, generation), this::onRolledBack);
+            case CANCELLING -> port.submit(destination, new AbortReceive(bucket, generation), this::onCopyFenced);
+            case ENDING_COPY -> port.submit(source, new CancelCopy(bucket, generation), this::onCopyEnded);
             case DONE -> { }
         }
     }
@@ -136,52 +156,115 @@ public final class SendMove {
         onDone.accept(this);
     }
 
-    private void onStarted(MoveReply reply) {
+    private void onCopyStarted(MoveReply reply) {
         if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
         BucketRecord r = reply.record();
-        if (!reply.isOk() || r == null || r.state() != BucketState.SENDING || !r.peer().equals(destination)) {
+        if (!reply.isOk() || r == null || !r.marksChanges() || !r.peer().equals(destination)) {
             finish(Result.REFUSED, reply.message());
             return;
         }
+        generation = r.generation();
+        moveTo(Phase.COPYING);
+    }
+
+    private void onStarted(MoveReply reply) {
+        if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
+        BucketRecord r = reply.record();
+        boolean sending = reply.isOk() && r != null && r.state() == BucketState.SENDING && r.peer().equals(destination);
+        if (copied && !(sending && r.generation() == generation)) { cancel(reply.message()); return; }
+        if (!sending) { finish(Result.REFUSED, reply.message()); return; }
         generation = r.generation();
         writesHeldSinceMs = port.nowMs();
         moveTo(Phase.STREAMING);
     }
 
+    /**
+     * A copy ahead that cannot go on: fence the destination's copy, then let the source stop
+     * marking changes. It ends as a rollback (the bucket rests before the rebalancer tries it
+     * again), or as a refusal when map-reduce refs kept it (it may be tried again at once).
+     */
+    private void cancel(String why) {
+        detail = why;
+        moveTo(Phase.CANCELLING);
+    }
+
+    private void onCopyFenced(MoveReply reply) {
+        if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
+        // Refused means no incomplete copy is left there (none was created, it is fenced already, or
+        // a racing driver completed it, and then the source is SENDING and CancelCopy refuses).
+        moveTo(Phase.ENDING_COPY);
+    }
+
+    private void onCopyEnded(MoveReply reply) {
+        if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
+        finish(BucketLedger.REFS_HELD.equals(detail) ? Result.REFUSED : Result.ROLLED_BACK, detail.isEmpty() ? reply.message() : detail);
+    }
+
+    /** Whole-bucket chunks: while SENDING (no copy ahead), or while copying ahead. */
     private void streamNext() {
         if (pending != null) { sendPending(); return; }
         port.readChunk(source, new MoveQuery.ReadChunk(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes()), page -> {
             if (page == null) { retryLater(); return; }
-            if (!page.refusal().isEmpty()) { moveTo(Phase.FINISHING); return; }
+            if (!page.refusal().isEmpty()) { chunkFailed(page.refusal()); return; }
             // An empty bucket still sends chunk 0 (as the last one): it creates the destination's RECEIVING record.
-            if (page.entries().isEmpty() && !page.last()) { moveTo(Phase.FINISHING); return; } // a reader that would loop
+            if (page.entries().isEmpty() && !page.last()) { chunkFailed("empty page before the end"); return; } // a reader that would loop
             pending = page;
+            sendPending();
+        });
+    }
+
+    /** While SENDING the verdict decides; a copy ahead is abandoned. */
+    private void chunkFailed(String why) {
+        if (phase == Phase.COPYING) cancel(why);
+        else moveTo(Phase.FINISHING);
+    }
+
+    /** The keys changed since the copy ahead started; the last page carries the source's digest. */
+    private void streamChanges() {
+        if (pending != null) { sendPending(); return; }
+        port.readChanges(source, new MoveQuery.ReadChanges(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes()), changes -> {
+            if (changes == null) { retryLater(); return; }
+            ChunkPage page = changes.page();
+            if (!page.refusal().isEmpty() || (page.entries().isEmpty() && !page.last())) { moveTo(Phase.FINISHING); return; }
+            pending = page;
+            sourceKeys = changes.keyCount();
+            sourceChecksum = changes.checksum();
             sendPending();
         });
     }
 
     private void sendPending() {
         List<ChunkEntry> entries = pending.entries();
-        if (pending.last()) {
+        if (pending.last() && phase == Phase.STREAMING) {
             sendLastChunk(entries);
             return;
         }
         port.submit(destination, new ReceiveChunk(bucket, source, generation, seq, entries), reply -> {
             if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
-            if (!reply.isOk()) { moveTo(Phase.FINISHING); return; } // GAP or REFUSED: let the verdict decide
+            if (!reply.isOk()) { chunkFailed(reply.message()); return; } // GAP or REFUSED
             seq++;
             keysSent += entries.size();
             checksumSent += ChunkEntry.checksum(entries);
             if (!entries.isEmpty()) afterKey = entries.get(entries.size() - 1).key();
+            boolean copyDone = pending.last();
             pending = null;
-            moveTo(Phase.STREAMING);
+            if (copyDone) {
+                copied = true;
+                afterKey = new byte[0];
+                moveTo(Phase.STARTING);
+            } else {
+                step();
+            }
         });
     }
 
-    /** The last chunk carries the digest of everything streamed, so the destination judges the copy in the same entry. */
+    /**
+     * The last chunk carries the digest of the whole bucket (summed from the chunks, or the
+     * source's own after a copy ahead), so the destination judges the copy in the same entry.
+     */
     private void sendLastChunk(List<ChunkEntry> entries) {
-        long keys = keysSent + entries.size();
-        long checksum = checksumSent + ChunkEntry.checksum(entries);
+        long keys = copied ? sourceKeys : keysSent + entries.size();
+        long checksum = copied ? sourceChecksum : checksumSent + ChunkEntry.checksum(entries);
         port.submit(destination, new ReceiveLastChunk(bucket, source, generation, seq, entries, keys, checksum), reply -> {
             if (reply != null && reply.outcome() == MoveReply.Outcome.COMPLETE) keysSent = keys;
             onVerdict(reply);

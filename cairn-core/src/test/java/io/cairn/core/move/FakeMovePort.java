@@ -21,6 +21,8 @@ final class FakeMovePort implements MovePort {
     int dropRequestOfCall = -1;
     /** Answers a submitted command without applying it when this returns a reply (null: apply as usual). */
     java.util.function.Function<MoveCommand, MoveReply> intercept = c -> null;
+    /** Told of every call (as recorded in {@link #calls}) before it reaches its replicaset, e.g. to write in between. */
+    Consumer<String> beforeCall = c -> { };
 
     FakeMovePort(InMemoryReplicaset... sets) {
         for (InMemoryReplicaset rs : sets) replicasets.put(rs.id, rs);
@@ -28,6 +30,7 @@ final class FakeMovePort implements MovePort {
 
     private <T> void call(String what, Supplier<T> apply, Consumer<T> reply) {
         int n = calls.size();
+        beforeCall.accept(what);
         calls.add(what);
         if (n == dropRequestOfCall) { reply.accept(null); return; }
         T answer = apply.get();
@@ -44,6 +47,11 @@ final class FakeMovePort implements MovePort {
     @Override
     public void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<MoveQuery.ChunkPage> reply) {
         call("ReadChunk@" + replicaset, () -> replicasets.get(replicaset).readChunk(query), reply);
+    }
+
+    @Override
+    public void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply) {
+        call("ReadChanges@" + replicaset, () -> replicasets.get(replicaset).readChanges(query), reply);
     }
 
     @Override

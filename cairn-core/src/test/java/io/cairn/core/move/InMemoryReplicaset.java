@@ -1,105 +1,126 @@
 package io.cairn.core.move;
 
 import io.cairn.core.BucketRecord;
-import io.cairn.core.BucketState;
 import io.cairn.core.move.MoveQuery.BucketDigest;
+import io.cairn.core.move.MoveQuery.ChangesPage;
 import io.cairn.core.move.MoveQuery.ChunkPage;
 import io.cairn.core.move.MoveQuery.MoveStatus;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
- * One replicaset's state for unit tests: bucket records, receive progress and per-bucket data,
- * changed only through {@link BucketLedger} (plus {@link #bootstrap} and {@link #write}). The
- * queries mirror cairn-storage's MoveQueries.
+ * One replicaset's state for unit tests and the simulator (cairn-sim extends it): bucket records,
+ * receive progress, per-bucket data and the keys marked as changed during a copy ahead, changed
+ * only through {@link BucketLedger} (plus {@link #bootstrap}, {@link #write} and {@link #delete}).
+ * The queries mirror cairn-storage's MoveQueries, and writes mark changes as its BatchView does.
  */
-final class InMemoryReplicaset implements BucketLedger.Store {
-    final String id;
+public class InMemoryReplicaset implements BucketLedger.Store {
+    public final String id;
     final Map<Integer, BucketRecord> records = new TreeMap<>();
     final Map<Integer, ReceiveProgress> progress = new HashMap<>();
     final Map<Integer, TreeMap<byte[], byte[]>> data = new HashMap<>();
+    final Map<Integer, TreeSet<byte[]>> changed = new HashMap<>();
     long bsn;
     /** Every record stored, in order, to check BSNs. */
     final List<BucketRecord> puts = new ArrayList<>();
 
-    InMemoryReplicaset(String id) {
+    public InMemoryReplicaset(String id) {
         this.id = id;
     }
 
-    static byte[] bytes(String s) {
+    /** Called after every change of a bucket's record, progress or data; the simulator checks its invariants there. */
+    protected void changed(int bucket) {}
+
+    public static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    MoveReply apply(MoveCommand command) {
+    public MoveReply apply(MoveCommand command) {
         return BucketLedger.apply(command, this);
     }
 
     /** Creates {@code bucket} ACTIVE at {@code generation} holding {@code keys} keys k0..k(n-1). */
-    InMemoryReplicaset bootstrap(int bucket, long generation, int keys) {
-        put(new BucketRecord(bucket, BucketState.ACTIVE, generation, 0, "", 0));
+    public InMemoryReplicaset bootstrap(int bucket, long generation, int keys) {
+        put(new BucketRecord(bucket, io.cairn.core.BucketState.ACTIVE, generation, 0, "", 0));
         for (int k = 0; k < keys; k++) putData(bucket, new ChunkEntry(bytes("k" + k), bytes("v" + k)));
         return this;
     }
 
     /** A client write: applied only while the bucket's record serves writes. */
-    boolean write(int bucket, String key, String value) {
-        BucketRecord r = records.get(bucket);
-        if (r == null || !r.state().servesWrites()) return false;
+    public boolean write(int bucket, String key, String value) {
+        if (!servesWrites(bucket)) return false;
         putData(bucket, new ChunkEntry(bytes(key), bytes(value)));
         return true;
     }
 
-    TreeMap<byte[], byte[]> keys(int bucket) {
+    /** A client delete: applied only while the bucket's record serves writes. */
+    public boolean delete(int bucket, String key) {
+        if (!servesWrites(bucket)) return false;
+        deleteData(bucket, bytes(key));
+        return true;
+    }
+
+    private boolean servesWrites(int bucket) {
+        BucketRecord r = records.get(bucket);
+        return r != null && r.state().servesWrites();
+    }
+
+    public Collection<BucketRecord> records() {
+        return records.values();
+    }
+
+    public long bsn() {
+        return bsn;
+    }
+
+    public TreeMap<byte[], byte[]> keys(int bucket) {
         return data.getOrDefault(bucket, new TreeMap<>(Arrays::compareUnsigned));
     }
 
-    ChunkPage readChunk(MoveQuery.ReadChunk q) {
+    public ChunkPage readChunk(MoveQuery.ReadChunk q) {
         BucketRecord r = records.get(q.bucket());
-        if (r == null || r.state() != BucketState.SENDING || r.generation() != q.generation()) {
-            return new ChunkPage(List.of(), true, "not SENDING at " + q.generation() + ": " + r);
-        }
-        List<ChunkEntry> entries = new ArrayList<>();
-        int size = 0;
-        var tail = q.afterKey().length == 0 ? keys(q.bucket()) : keys(q.bucket()).tailMap(q.afterKey(), false);
-        for (var e : tail.entrySet()) {
-            ChunkEntry c = new ChunkEntry(e.getKey(), e.getValue());
-            if (!entries.isEmpty() && (entries.size() >= q.maxKeys() || size + c.sizeBytes() > q.maxBytes())) {
-                return new ChunkPage(entries, false, "");
-            }
-            entries.add(c);
-            size += c.sizeBytes();
-        }
-        return new ChunkPage(entries, true, "");
+        boolean readable = r != null && r.generation() == q.generation()
+                && (r.state() == io.cairn.core.BucketState.SENDING || r.marksChanges());
+        if (!readable) return new ChunkPage(List.of(), true, "not SENDING or copied at " + q.generation() + ": " + r);
+        return ChunkPage.of(keys(q.bucket()), q.afterKey(), q.maxKeys(), q.maxBytes());
     }
 
-    BucketDigest digest(int bucket) {
+    public ChangesPage readChanges(MoveQuery.ReadChanges q) {
+        BucketRecord r = records.get(q.bucket());
+        if (r == null || r.state() != io.cairn.core.BucketState.SENDING || r.generation() != q.generation()) {
+            return new ChangesPage(new ChunkPage(List.of(), true, "not SENDING at " + q.generation() + ": " + r), -1, -1);
+        }
+        TreeMap<byte[], byte[]> current = new TreeMap<>(Arrays::compareUnsigned);
+        TreeMap<byte[], byte[]> keys = keys(q.bucket());
+        for (byte[] key : changed.getOrDefault(q.bucket(), new TreeSet<>(Arrays::compareUnsigned))) {
+            byte[] stored = keys.get(key);
+            current.put(key, stored == null ? ChunkEntry.deletion(key).stored() : stored);
+        }
+        ChunkPage page = ChunkPage.of(current, q.afterKey(), q.maxKeys(), q.maxBytes());
+        if (!page.last()) return new ChangesPage(page, -1, -1);
+        BucketDigest d = digest(q.bucket());
+        return new ChangesPage(page, d.keyCount(), d.checksum());
+    }
+
+    public BucketDigest digest(int bucket) {
         long sum = 0;
         for (var e : keys(bucket).entrySet()) sum += new ChunkEntry(e.getKey(), e.getValue()).crc();
         return new BucketDigest(records.get(bucket), keys(bucket).size(), sum);
     }
 
-    MoveStatus status(int maxCandidates) {
-        int active = 0, pinned = 0, sending = 0, receiving = 0;
-        List<BucketRecord> unfinished = new ArrayList<>();
-        List<Integer> candidates = new ArrayList<>();
-        for (BucketRecord r : records.values()) {
-            switch (r.state()) {
-                case ACTIVE -> { active++; if (candidates.size() < maxCandidates) candidates.add(r.id()); }
-                case PINNED -> pinned++;
-                case SENDING -> { sending++; unfinished.add(r); }
-                case RECEIVING -> { receiving++; unfinished.add(r); }
-                case SENT -> { if ((r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) unfinished.add(r); }
-                default -> { }
-            }
-        }
-        return new MoveStatus(active, pinned, sending, receiving, unfinished, candidates);
+    public MoveStatus status(int maxCandidates) {
+        return MoveStatus.of(records.values(), maxCandidates);
     }
+
+    // ---- BucketLedger.Store ----
 
     @Override
     public BucketRecord record(int bucket) {
@@ -112,6 +133,7 @@ final class InMemoryReplicaset implements BucketLedger.Store {
                 withoutBsn.peer(), withoutBsn.flags());
         records.put(r.id(), r);
         puts.add(r);
+        changed(r.id());
         return r;
     }
 
@@ -123,21 +145,47 @@ final class InMemoryReplicaset implements BucketLedger.Store {
     @Override
     public void putProgress(int bucket, ReceiveProgress p) {
         progress.put(bucket, p);
+        changed(bucket);
     }
 
     @Override
     public void clearProgress(int bucket) {
         progress.remove(bucket);
+        changed(bucket);
     }
 
     @Override
-    public void putData(int bucket, ChunkEntry entry) {
-        data.computeIfAbsent(bucket, b -> new TreeMap<>(Arrays::compareUnsigned)).put(entry.key(), entry.stored());
+    public byte[] putData(int bucket, ChunkEntry entry) {
+        markChanged(bucket, entry.key());
+        byte[] old = data.computeIfAbsent(bucket, b -> new TreeMap<>(Arrays::compareUnsigned)).put(entry.key(), entry.stored());
+        changed(bucket);
+        return old;
+    }
+
+    @Override
+    public byte[] deleteData(int bucket, byte[] key) {
+        TreeMap<byte[], byte[]> keys = data.get(bucket);
+        byte[] old = keys == null ? null : keys.remove(key);
+        if (old != null) markChanged(bucket, key);
+        changed(bucket);
+        return old;
     }
 
     @Override
     public void dropData(int bucket) {
+        for (byte[] key : keys(bucket).keySet()) markChanged(bucket, key);
         data.remove(bucket);
+        changed(bucket);
+    }
+
+    @Override
+    public void clearChanges(int bucket) {
+        changed.remove(bucket);
+    }
+
+    private void markChanged(int bucket, byte[] key) {
+        BucketRecord r = records.get(bucket);
+        if (r != null && r.marksChanges()) changed.computeIfAbsent(bucket, b -> new TreeSet<>(Arrays::compareUnsigned)).add(key);
     }
 
     /** The stamp of the next applied command (tests move it forward). */

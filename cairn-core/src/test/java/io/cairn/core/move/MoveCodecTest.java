@@ -51,7 +51,11 @@ class MoveCodecTest {
                 new Contain(11, 4, "rs-2,rs-3"),
                 new Quarantine(12, 4),
                 new Reactivate(13, 6),
-                new DropQuarantined(14, 4, 604_800_000L));
+                new DropQuarantined(14, 4, 604_800_000L),
+                new StartCopy(15, "rs-c"),
+                new SendCopied(16, "rs-c", 7),
+                new CancelCopy(17, 7),
+                new ReceiveChunk(18, "rs-a", 9, 5, List.of(ChunkEntry.deletion(bytes("gone")), ENTRIES.get(0))));
         for (MoveCommand c : commands) assertThat(roundTrip(c)).isEqualTo(c);
     }
 
@@ -89,6 +93,22 @@ class MoveCodecTest {
             assertThat(MoveCodec.decodeQuery(buf)).isEqualTo(q);
             assertThat(buf.remaining()).isZero();
         }
+    }
+
+    @Test
+    void changesQueriesAndPagesRoundTrip() {
+        ReadChanges q = (ReadChanges) MoveCodec.decodeQuery(ByteBuffer.wrap(MoveCodec.encode(new ReadChanges(4, 6, bytes("k"), 10, 99))));
+        assertThat(List.of(q.bucket(), q.generation(), q.maxKeys(), q.maxBytes())).containsExactly(4, 6L, 10, 99);
+        assertThat(q.afterKey()).isEqualTo(bytes("k"));
+        List<ChunkEntry> changes = List.of(ChunkEntry.deletion(bytes("gone")), ENTRIES.get(0));
+        for (ChangesPage p : List.of(new ChangesPage(new ChunkPage(changes, true, ""), 12, -3L), new ChangesPage(new ChunkPage(List.of(), false, ""), -1, -1))) {
+            ByteBuffer in = ByteBuffer.wrap(MoveCodec.encode(p));
+            ChangesPage back = MoveCodec.decodeChangesPage(in);
+            assertThat(back).isEqualTo(p);
+            assertThat(in.remaining()).isZero();
+        }
+        assertThat(changes.get(0).isDeletion()).isTrue();
+        assertThat(ENTRIES.get(0).isDeletion()).isFalse();
     }
 
     @Test

@@ -66,15 +66,16 @@ class MoverCountsUnconfirmedStartsTest {
         port.holdStatusReplies = true;
         mover.round(); // answered now: every bucket ACTIVE at a; the answers arrive below
         port.holdChunks = true;
-        port.releaseStarts(); // both moves confirmed; they stream, and their chunks wait
-        assertThat(mover.inFlight().values()).allMatch(m -> m.phase() == SendMove.Phase.STREAMING);
+        port.releaseStarts(); // both moves confirmed; they copy, and their chunks wait
+        assertThat(mover.inFlight().values()).allMatch(m -> m.phase() == SendMove.Phase.COPYING);
         port.releaseStatusReplies();
         assertThat(mover.inFlight()).as("moves after the stale answers arrived").hasSize(2);
         assertThat(port.held).as("no third or fourth move for the shortfall the two in flight already cover").isEmpty();
     }
 
     /**
-     * Holds StartSend commands (neither applied nor answered) until {@link #releaseStarts}, and on
+     * Holds a move's first command (StartCopy, or StartSend without a copy ahead), neither applied
+     * nor answered, until {@link #releaseStarts}, and on
      * request ReceiveChunk commands and status replies (answered when asked, delivered later).
      */
     private static final class HeldStarts implements MovePort {
@@ -101,7 +102,7 @@ class MoverCountsUnconfirmedStartsTest {
 
         @Override
         public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-            if (command instanceof MoveCommand.StartSend) {
+            if (command instanceof MoveCommand.StartSend || command instanceof MoveCommand.StartCopy) {
                 held.add(command);
                 heldSubmits.add(() -> inner.submit(replicaset, command, reply));
             } else if (!(holdChunks && (command instanceof MoveCommand.ReceiveChunk || command instanceof MoveCommand.ReceiveLastChunk))) {
@@ -112,6 +113,11 @@ class MoverCountsUnconfirmedStartsTest {
         @Override
         public void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<MoveQuery.ChunkPage> reply) {
             inner.readChunk(replicaset, query, reply);
+        }
+
+        @Override
+        public void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply) {
+            inner.readChanges(replicaset, query, reply);
         }
 
         @Override

@@ -30,6 +30,7 @@ class MoverFalseDoubledAlarmTest {
         MovePort port = new MovePort() {
             @Override public void submit(String rs, MoveCommand c, Consumer<MoveReply> reply) { }
             @Override public void readChunk(String rs, MoveQuery.ReadChunk q, Consumer<MoveQuery.ChunkPage> reply) { }
+            @Override public void readChanges(String rs, MoveQuery.ReadChanges q, Consumer<MoveQuery.ChangesPage> reply) { }
             @Override public void digest(String rs, int bucket, Consumer<MoveQuery.BucketDigest> reply) { }
             @Override public void status(String rs, int max, Consumer<MoveQuery.MoveStatus> reply) { pendingStatus.put(rs, reply); }
             @Override public void after(long delayMs, Runnable task) { }

@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SendMoveTest {
     private static final int B = 11;
     private static final int KEYS = 7;
-    private static final SendMove.Limits LIMITS = new SendMove.Limits(3, 1 << 20, 10);
+    private static final SendMove.Limits LIMITS = new SendMove.Limits(3, 1 << 20, 10, false);
 
     private final InMemoryReplicaset a = new InMemoryReplicaset("a").bootstrap(B, 1, KEYS);
     private final InMemoryReplicaset b = new InMemoryReplicaset("b");

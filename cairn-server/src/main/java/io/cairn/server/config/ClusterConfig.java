@@ -78,10 +78,12 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      * @param thresholdPercent no automatic moves while the disbalance is at or below this
      * @param chunkKeys        keys per transfer chunk (one Raft entry on the destination)
      * @param chunkBytes       bytes per transfer chunk
+     * @param copyAhead        copy a bucket's data while it still serves writes, holding writes only
+     *                         for the keys changed meanwhile and the hand-over (docs/moves.md)
      */
     public record RebalancerSettings(boolean auto, double thresholdPercent, int maxSendingPerReplicaset,
                                      int maxReceivingPerReplicaset, int maxMovesPerRound, int chunkKeys, int chunkBytes,
-                                     long roundIntervalMs) {
+                                     long roundIntervalMs, boolean copyAhead) {
         public RebalancerSettings {
             if (chunkKeys < 1 || chunkKeys > 100_000) throw new IllegalArgumentException("rebalancer.chunkKeys must be 1..100000, was " + chunkKeys);
             if (chunkBytes < 1024 || chunkBytes > 32 << 20) {
@@ -98,7 +100,7 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
         public io.cairn.server.move.MoverService.Settings moverSettings() {
             return new io.cairn.server.move.MoverService.Settings(java.time.Duration.ofMillis(roundIntervalMs),
                     new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound),
-                    new io.cairn.core.move.SendMove.Limits(chunkKeys, chunkBytes, 200), auto);
+                    new io.cairn.core.move.SendMove.Limits(chunkKeys, chunkBytes, 200, copyAhead), auto);
         }
     }
 

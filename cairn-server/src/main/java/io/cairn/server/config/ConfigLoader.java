@@ -56,7 +56,8 @@ public final class ConfigLoader {
                     "maxMovesPerRound", 128,
                     "chunkKeys", 1_000,
                     "chunkBytes", 1 << 20,
-                    "roundIntervalMs", 1_000L));
+                    "roundIntervalMs", 1_000L,
+                    "copyAhead", true));
     private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
             "router", "rebalancer");
 

@@ -276,6 +276,11 @@ public final class MoverService implements AutoCloseable {
         }
 
         @Override
+        public void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply) {
+            if (!silent) inner.readChanges(replicaset, query, guard(reply));
+        }
+
+        @Override
         public void digest(String replicaset, int bucket, Consumer<MoveQuery.BucketDigest> reply) {
             if (!silent) inner.digest(replicaset, bucket, guard(reply));
         }

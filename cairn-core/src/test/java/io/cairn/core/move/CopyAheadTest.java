@@ -1,0 +1,234 @@
+package io.cairn.core.move;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.move.MoveCommand.*;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeMap;
+
+import static io.cairn.core.BucketState.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Moves that copy a bucket while it still serves writes ({@link SendMove.Limits#copyAhead}):
+ * {@link SendMove} and {@link BucketLedger} against two in-memory replicasets, with client writes
+ * and deletes landing between the driver's steps.
+ */
+class CopyAheadTest {
+    private static final int B = 11;
+    private static final int KEYS = 7;
+    private static final SendMove.Limits COPY_AHEAD = new SendMove.Limits(3, 1 << 20, 10, true);
+
+    private final InMemoryReplicaset a = new InMemoryReplicaset("a").bootstrap(B, 1, KEYS);
+    private final InMemoryReplicaset b = new InMemoryReplicaset("b");
+    private final FakeMovePort port = new FakeMovePort(a, b);
+    private final List<SendMove> done = new ArrayList<>();
+
+    private SendMove start() {
+        SendMove m = SendMove.start(B, "a", "b", port, COPY_AHEAD, done::add);
+        port.runTimers(100);
+        return m;
+    }
+
+    private static TreeMap<String, String> contents(InMemoryReplicaset rs) {
+        TreeMap<String, String> out = new TreeMap<>();
+        rs.keys(B).forEach((k, v) -> out.put(new String(k), new String(v)));
+        return out;
+    }
+
+    @Test
+    void writesDuringTheCopyAreServedAndTheDestinationEndsWithTheSourcesLastState() {
+        List<Boolean> servedWhileCopying = new ArrayList<>();
+        TreeMap<String, String> atHandOver = new TreeMap<>();
+        int[] n = {0};
+        port.beforeCall = call -> {
+            if (call.equals("ReceiveChunk@b") && a.record(B).marksChanges()) {
+                n[0]++;
+                servedWhileCopying.add(a.write(B, "k0", "overwritten-" + n[0]));  // a key already copied
+                servedWhileCopying.add(a.delete(B, "k" + (KEYS - n[0])));         // k6 not copied yet, k5 copied
+                servedWhileCopying.add(a.write(B, "a-new-" + n[0], "fresh"));     // before the next chunk's start
+            }
+            if (call.equals("ReadChanges@a")) {
+                atHandOver.putAll(contents(a));
+                assertThat(a.write(B, "k1", "too late")).as("SENDING refuses writes").isFalse();
+            }
+        };
+        SendMove m = start();
+
+        assertThat(m.result()).isEqualTo(SendMove.Result.MOVED);
+        assertThat(servedWhileCopying).hasSize(6).containsOnly(true);
+        assertThat(port.calls).containsExactly(
+                "StartCopy@a",
+                "ReadChunk@a", "ReceiveChunk@b", "ReadChunk@a", "ReceiveChunk@b", // k0-k2, then k3-k5 (k6 is gone)
+                "SendCopied@a", "ReadChanges@a", "ReceiveChunk@b", "ReadChanges@a", "ReceiveLastChunk@b", // 5 changed keys, 3 a page
+                "MarkSent@a", "Activate@b", "DropData@a");
+        assertThat(contents(b)).isEqualTo(atHandOver).containsEntry("k0", "overwritten-2").containsKeys("a-new-1", "a-new-2", "k4")
+                .doesNotContainKeys("k6", "k5");
+        assertThat(b.record(B)).extracting(BucketRecord::state, BucketRecord::generation).containsExactly(ACTIVE, 2L);
+        assertThat(m.keysSent()).isEqualTo(atHandOver.size());
+        assertThat(a.record(B).state()).isEqualTo(SENT);
+        assertThat(a.record(B).isCopying()).as("DropData ends the copy").isFalse();
+        assertThat(a.keys(B)).isEmpty();
+        assertThat(a.changed).as("the marks are gone with the data").isEmpty();
+    }
+
+    @Test
+    void writesAreHeldOnlyForTheChangedKeysAndTheHandOver() {
+        SendMove copied = start();
+        int started = port.calls.indexOf("SendCopied@a") + 1;
+        int activated = port.calls.indexOf("Activate@b") + 1;
+        assertThat(copied.writesHeldMs()).isEqualTo(activated - started).isEqualTo(4);  // ReadChanges, last chunk, MarkSent, Activate
+
+        InMemoryReplicaset src = new InMemoryReplicaset("a").bootstrap(B, 1, KEYS);
+        FakeMovePort p = new FakeMovePort(src, new InMemoryReplicaset("b"));
+        SendMove whole = SendMove.start(B, "a", "b", p, new SendMove.Limits(3, 1 << 20, 10, false), x -> { });
+        p.runTimers(100);
+        assertThat(whole.result()).isEqualTo(SendMove.Result.MOVED);
+        assertThat(whole.writesHeldMs()).as("without a copy ahead every chunk is inside the window").isEqualTo(8);
+    }
+
+    @Test
+    void aChangeTheSourceDidNotMarkFencesTheCopyAndTheBucketStaysWhereItWas() {
+        port.beforeCall = call -> {
+            if (call.equals("SendCopied@a")) {
+                assertThat(a.write(B, "k2", "unmarked")).isTrue();
+                a.clearChanges(B); // as if the mark were lost: the digest must catch it
+            }
+        };
+        SendMove m = start();
+
+        assertThat(m.result()).isEqualTo(SendMove.Result.ROLLED_BACK);
+        assertThat(a.record(B)).extracting(BucketRecord::state, BucketRecord::generation).containsExactly(ACTIVE, 2L);
+        assertThat(a.record(B).isCopying()).isFalse();
+        assertThat(contents(a)).hasSize(KEYS).containsEntry("k2", "unmarked");
+        assertThat(b.record(B).state()).as("fenced").isEqualTo(GARBAGE);
+        assertThat(b.keys(B)).isEmpty();
+    }
+
+    @Test
+    void aCopyTheDestinationRefusesIsCancelledWithoutEverHoldingWrites() {
+        b.bootstrap(B, 1, 2); // the destination holds its own routable copy (a doubled bucket)
+        List<Boolean> served = new ArrayList<>();
+        port.beforeCall = call -> served.add(a.write(B, "during", call));
+        SendMove m = start();
+
+        assertThat(m.result()).isEqualTo(SendMove.Result.ROLLED_BACK);
+        assertThat(m.detail()).contains("refusing a second copy");
+        assertThat(port.calls).doesNotContain("SendCopied@a").endsWith("AbortReceive@b", "CancelCopy@a");
+        assertThat(served).containsOnly(true);
+        assertThat(m.writesHeldMs()).isEqualTo(-1);
+        assertThat(a.record(B)).extracting(BucketRecord::state, BucketRecord::generation, BucketRecord::peer).containsExactly(ACTIVE, 2L, "");
+        assertThat(a.record(B).isCopying()).isFalse();
+        assertThat(a.changed).as("no marks left behind").isEmpty();
+        assertThat(b.keys(B)).as("the destination's own copy is untouched").hasSize(2);
+    }
+
+    @Test
+    void aCopyLeftWithoutDriverIsAbandonedAndTheNextMoveTakesTheNextGeneration() {
+        a.apply(new StartCopy(B, "b"));
+        var page = a.readChunk(new MoveQuery.ReadChunk(B, 2, new byte[0], 3, 1 << 20));
+        b.apply(new ReceiveChunk(B, "a", 2, 0, page.entries()));
+        assertThat(a.write(B, "k0", "still served")).isTrue();
+
+        SendMove resumed = SendMove.resume(a.record(B), "a", port, COPY_AHEAD, done::add);
+        port.runTimers(100);
+        assertThat(resumed.result()).isEqualTo(SendMove.Result.ROLLED_BACK);
+        assertThat(port.calls).containsExactly("AbortReceive@b", "CancelCopy@a");
+        assertThat(b.record(B)).extracting(BucketRecord::state, BucketRecord::generation).containsExactly(GARBAGE, 2L);
+        assertThat(a.record(B).marksChanges()).isFalse();
+
+        SendMove again = SendMove.start(B, "a", "b", port, COPY_AHEAD, done::add);
+        port.runTimers(100);
+        assertThat(again.result()).isEqualTo(SendMove.Result.MOVED);
+        assertThat(again.generation()).isEqualTo(3);
+        assertThat(contents(b)).hasSize(KEYS).containsEntry("k0", "still served");
+    }
+
+    @Test
+    void aSendingBucketCopiedAheadResumesThroughTheVerdict() {
+        a.apply(new StartCopy(B, "b"));
+        byte[] after = new byte[0];
+        for (int seq = 0; seq < 3; seq++) {
+            var page = a.readChunk(new MoveQuery.ReadChunk(B, 2, after, 3, 1 << 20));
+            b.apply(new ReceiveChunk(B, "a", 2, seq, page.entries()));
+            if (!page.entries().isEmpty()) after = page.entries().get(page.entries().size() - 1).key();
+        }
+        a.write(B, "k1", "changed after its chunk");
+        a.apply(new SendCopied(B, "b", 2));
+
+        SendMove m = SendMove.resume(a.record(B), "a", port, COPY_AHEAD, done::add);
+        port.runTimers(100);
+        assertThat(m.result()).as("the destination lacks the change: fenced, rolled back").isEqualTo(SendMove.Result.ROLLED_BACK);
+        assertThat(a.record(B).state()).isEqualTo(ACTIVE);
+        assertThat(a.record(B).isCopying()).isFalse();
+        assertThat(a.changed).isEmpty();
+        assertThat(contents(a)).containsEntry("k1", "changed after its chunk").hasSize(KEYS);
+    }
+
+    @Test
+    void aLostReplyOrRequestAtEachStepIsRetriedWithoutHarm() {
+        for (boolean request : new boolean[] {false, true}) {
+            for (int i = 0; i < 13; i++) {
+                InMemoryReplicaset src = new InMemoryReplicaset("a").bootstrap(B, 1, KEYS);
+                InMemoryReplicaset dst = new InMemoryReplicaset("b");
+                FakeMovePort p = new FakeMovePort(src, dst);
+                if (request) p.dropRequestOfCall = i;
+                else p.dropReplyOfCall = i;
+                p.beforeCall = call -> src.write(B, "k3", "at " + call);
+                SendMove m = SendMove.start(B, "a", "b", p, COPY_AHEAD, x -> { });
+                p.runTimers(100);
+                assertThat(m.result()).as("%s of call %s lost (%s)", request ? "request" : "reply", i, p.calls).isEqualTo(SendMove.Result.MOVED);
+                assertThat(dst.keys(B)).hasSize(KEYS);
+                assertThat(new String(dst.keys(B).get("k3".getBytes()))).as("the last write before SENDING").isEqualTo("at SendCopied@a");
+            }
+        }
+    }
+
+    @Test
+    void theLedgerGuardsTheCopyAhead() {
+        assertThat(a.apply(new StartCopy(B, "b")).isOk()).isTrue();
+        BucketRecord copying = a.record(B);
+        assertThat(copying).extracting(BucketRecord::state, BucketRecord::generation, BucketRecord::peer).containsExactly(ACTIVE, 2L, "b");
+        assertThat(a.apply(new StartCopy(B, "b")).record()).as("idempotent").isEqualTo(copying);
+        assertThat(a.apply(new StartCopy(B, "c")).isOk()).isFalse();
+        assertThat(a.apply(new StartSend(B, "b")).isOk()).as("a plain move of a bucket being copied").isFalse();
+        assertThat(a.apply(new Pin(B, true)).isOk()).isFalse();
+        assertThat(a.apply(new SendCopied(B, "c", 2)).isOk()).isFalse();
+        assertThat(a.apply(new SendCopied(B, "b", 1)).isOk()).isFalse();
+        assertThat(a.status(10)).extracting(MoveQuery.MoveStatus::active, MoveQuery.MoveStatus::sending).containsExactly(0, 1);
+        assertThat(a.status(10).unfinished()).containsExactly(copying);
+
+        a.write(B, "k1", "x");
+        a.delete(B, "k2");
+        assertThat(a.changed.get(B)).extracting((byte[] k) -> new String(k)).containsExactly("k1", "k2");
+        assertThat(a.apply(new SendCopied(B, "b", 2)).record().state()).isEqualTo(SENDING);
+        assertThat(a.apply(new CancelCopy(B, 2)).isOk()).as("only the verdict ends a SENDING copy").isFalse();
+        var changes = a.readChanges(new MoveQuery.ReadChanges(B, 2, new byte[0], 10, 1 << 20));
+        assertThat(changes.page().entries()).extracting(e -> new String(e.key()) + "=" + (e.isDeletion() ? "deleted" : new String(e.stored())))
+                .containsExactly("k1=x", "k2=deleted");
+        assertThat(changes.keyCount()).isEqualTo(KEYS - 1);
+
+        assertThat(a.apply(new RollbackSend(B, 2)).record()).extracting(BucketRecord::state, BucketRecord::peer).containsExactly(ACTIVE, "");
+        assertThat(a.record(B).isCopying()).isFalse();
+        assertThat(a.changed).isEmpty();
+        a.write(B, "k3", "y");
+        assertThat(a.changed).as("no marks once the copy ended").isEmpty();
+    }
+
+    @Test
+    void changedKeysReplaceAndDeleteWhatTheCopyHoldsAndTheProgressFollows() {
+        ChunkEntry k1 = new ChunkEntry("k1".getBytes(), "v1".getBytes());
+        ChunkEntry k2 = new ChunkEntry("k2".getBytes(), "v2".getBytes());
+        b.apply(new ReceiveChunk(B, "a", 2, 0, List.of(k1, k2)));
+        ChunkEntry k1b = new ChunkEntry("k1".getBytes(), "v1 again".getBytes());
+        ChunkEntry k3 = new ChunkEntry("k3".getBytes(), "v3".getBytes());
+        MoveReply verdict = b.apply(new ReceiveLastChunk(B, "a", 2, 1, List.of(k1b, ChunkEntry.deletion("k2".getBytes()), k3,
+                ChunkEntry.deletion("never-there".getBytes())), 2, k1b.crc() + k3.crc()));
+        assertThat(verdict.outcome()).isEqualTo(MoveReply.Outcome.COMPLETE);
+        assertThat(b.keys(B).keySet()).extracting((byte[] k) -> new String(k)).containsExactly("k1", "k3");
+        assertThat(Arrays.equals(b.keys(B).get("k1".getBytes()), "v1 again".getBytes())).isTrue();
+    }
+}
