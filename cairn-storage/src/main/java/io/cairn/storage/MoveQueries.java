@@ -44,8 +44,7 @@ final class MoveQueries {
 
     static ChunkPage readChunk(ReadChunk q, ReplicasetState state) {
         BucketRecord r = state.record(q.bucket());
-        boolean readable = r != null && r.generation() == q.generation() && (r.state() == BucketState.SENDING || r.marksChanges());
-        if (!readable) {
+        if (!q.allows(r)) {
             return new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is neither SENDING nor copied at generation " + q.generation() + ": " + r);
         }
         return page(q.bucket(), q.afterKey(), q.maxKeys(), q.maxBytes(), state);

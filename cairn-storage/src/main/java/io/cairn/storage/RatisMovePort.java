@@ -47,7 +47,12 @@ import java.util.function.Function;
  * move is a handful of small commands, so commands for one replicaset share entries
  * (MOVE_BATCH). At most {@link #ENTRIES_IN_FLIGHT} entries per replicaset are outstanding;
  * commands submitted meanwhile wait and leave together in the next one. Each command is still
- * applied exactly as if it were alone, in submission order, with its own reply.
+ * applied exactly as if it were alone, with its own reply.
+ *
+ * <p>Bulk copies wait behind the hand-over: a chunk (ReceiveChunk) is bulk, everything else is a
+ * small step of some move, often one that holds writes. Steps leave first, and while every entry
+ * slot carries bulk, one extra entry of steps may go. Reordering is safe because a driver has at
+ * most one command of a bucket outstanding.
  */
 public final class RatisMovePort implements MovePort, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RatisMovePort.class);
@@ -58,14 +63,24 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     static final int ENTRIES_IN_FLIGHT = Math.max(1, Integer.getInteger("cairn.move.entriesInFlight", 2));
     /** {@code -Dcairn.move.maxCommandsPerEntry=1} turns group commit off (for A/B benchmarks). */
     static final int MAX_COMMANDS_PER_ENTRY = Math.max(1, Integer.getInteger("cairn.move.maxCommandsPerEntry", 512));
-    /** A command larger than this (a big chunk) still goes, alone. */
-    static final int MAX_ENTRY_BYTES = 8 << 20;
+    /**
+     * Bulk bytes per entry: a step waits for the entries already in the log, so they stay small.
+     * A command larger than this (a big chunk) still goes, alone.
+     */
+    static final int MAX_ENTRY_BYTES = Math.max(1, Integer.getInteger("cairn.move.maxEntryBytes", 1 << 20));
+
+    private record Queued(byte[] command, Consumer<MoveReply> reply) {}
 
     /** Commands waiting for a replicaset's next entry (driver thread only). */
     private static final class CommandQueue {
-        final java.util.ArrayDeque<byte[]> commands = new java.util.ArrayDeque<>();
-        final java.util.ArrayDeque<Consumer<MoveReply>> replies = new java.util.ArrayDeque<>();
+        final java.util.ArrayDeque<Queued> steps = new java.util.ArrayDeque<>();
+        final java.util.ArrayDeque<Queued> bulk = new java.util.ArrayDeque<>();
         int entriesInFlight;
+        boolean expressInFlight;
+
+        boolean isEmpty() {
+            return steps.isEmpty() && bulk.isEmpty();
+        }
     }
     private Topology topology;
 
@@ -76,7 +91,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     /** Adopts a topology: clients for new replicasets, none for removed ones. Driver thread only. */
     public void setTopology(Topology next) {
         topology = next;
-        queues.keySet().removeIf(id -> next.replicaset(id).isEmpty() && queues.get(id).commands.isEmpty());
+        queues.keySet().removeIf(id -> next.replicaset(id).isEmpty() && queues.get(id).isEmpty());
         clients.entrySet().removeIf(e -> {
             boolean gone = next.replicaset(e.getKey()).isEmpty();
             if (gone) closeQuietly(e.getValue());
@@ -87,33 +102,46 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     @Override
     public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
         CommandQueue q = queues.computeIfAbsent(replicaset, id -> new CommandQueue());
-        q.commands.add(StorageRequest.encodeCommand(command));
-        q.replies.add(reply);
+        Queued queued = new Queued(StorageRequest.encodeCommand(command), reply);
+        (command instanceof MoveCommand.ReceiveChunk ? q.bulk : q.steps).add(queued);
         flush(replicaset, q);
     }
 
-    /** Sends waiting commands as entries while fewer than {@link #ENTRIES_IN_FLIGHT} are outstanding. */
+    /**
+     * Sends waiting commands as entries while fewer than {@link #ENTRIES_IN_FLIGHT} are
+     * outstanding (steps first, then bulk), plus one entry of steps only when every slot is taken.
+     */
     private void flush(String replicaset, CommandQueue q) {
-        while (q.entriesInFlight < ENTRIES_IN_FLIGHT && !q.commands.isEmpty()) {
-            List<byte[]> commands = new ArrayList<>();
-            List<Consumer<MoveReply>> replies = new ArrayList<>();
-            int bytes = 0;
-            while (!q.commands.isEmpty() && commands.size() < MAX_COMMANDS_PER_ENTRY
-                    && (commands.isEmpty() || bytes + q.commands.peek().length <= MAX_ENTRY_BYTES)) {
-                bytes += q.commands.peek().length;
-                commands.add(q.commands.poll());
-                replies.add(q.replies.poll());
-            }
-            q.entriesInFlight++;
+        while (!q.isEmpty()) {
+            boolean slot = q.entriesInFlight < ENTRIES_IN_FLIGHT;
+            boolean express = !slot && !q.expressInFlight && !q.steps.isEmpty();
+            if (!slot && !express) return;
+            List<Queued> entry = new ArrayList<>();
+            int bytes = take(q.steps, entry, 0);
+            if (slot) take(q.bulk, entry, bytes);
+            if (express) q.expressInFlight = true;
+            else q.entriesInFlight++;
+            List<byte[]> commands = entry.stream().map(Queued::command).toList();
             call(replicaset, StorageRequest.moveBatchOfEncoded(commands), false, StorageRequest::decodeMoveBatchReplies, answers -> {
-                q.entriesInFlight--;
-                for (int i = 0; i < replies.size(); i++) {
-                    boolean answered = answers != null && answers.size() == replies.size();
-                    replies.get(i).accept(answered ? answers.get(i) : MoveReply.unavailable("replicaset " + replicaset + " did not answer"));
+                if (express) q.expressInFlight = false;
+                else q.entriesInFlight--;
+                boolean answered = answers != null && answers.size() == entry.size();
+                for (int i = 0; i < entry.size(); i++) {
+                    entry.get(i).reply().accept(answered ? answers.get(i) : MoveReply.unavailable("replicaset " + replicaset + " did not answer"));
                 }
                 flush(replicaset, q);
             });
         }
+    }
+
+    /** Moves commands from {@code from} into {@code entry} within the entry's limits; returns the entry's bytes. */
+    private static int take(java.util.ArrayDeque<Queued> from, List<Queued> entry, int bytes) {
+        while (!from.isEmpty() && entry.size() < MAX_COMMANDS_PER_ENTRY
+                && (entry.isEmpty() || bytes + from.peek().command().length <= MAX_ENTRY_BYTES)) {
+            bytes += from.peek().command().length;
+            entry.add(from.poll());
+        }
+        return bytes;
     }
 
     @Override

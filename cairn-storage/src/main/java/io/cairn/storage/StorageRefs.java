@@ -123,11 +123,17 @@ final class StorageRefs {
         return waiterUntilMs > nowMs ? waiter : Waiter.NONE;
     }
 
-    /** SENDING, RECEIVING, or SENT with its data still here: the replicaset's bucket set is changing. */
+    /**
+     * SENDING, or SENT with its data still here: a bucket this replicaset is handing over. A
+     * RECEIVING copy does not count: it is owned by nobody here, and the source of any copy that
+     * can still be activated is SENDING or SENT with its data, so that source refuses refs. (A
+     * copy ahead keeps its destination RECEIVING for the whole copy; refusing refs there would
+     * stall map-reduce calls for as long.)
+     */
     static BucketRecord firstInTransfer(Collection<BucketRecord> records) {
         for (BucketRecord r : records) {
             boolean sentNotDropped = r.state() == BucketState.SENT && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0;
-            if (r.state() == BucketState.SENDING || r.state() == BucketState.RECEIVING || sentNotDropped) return r;
+            if (r.state() == BucketState.SENDING || sentNotDropped) return r;
         }
         return null;
     }

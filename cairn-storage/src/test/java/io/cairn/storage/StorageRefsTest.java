@@ -75,11 +75,15 @@ class StorageRefsTest {
     }
 
     @Test
-    void aRefIsRefusedWhileABucketIsReceiving() {
+    void aReceivingCopyDoesNotKeepRefsOutButASendingBucketDoes() {
         ChunkEntry entry = new ChunkEntry(bytes("k"), io.cairn.core.kv.StoredValue.encode(bytes("v"), 0));
         assertThat(move(new MoveCommand.ReceiveChunk(42, "rs2", 5, 0, List.of(entry)), 2_000).isOk()).isTrue();
+        assertThat(result(StorageRequest.ref(7, 100), 2_100).isError()).as("a copy being received is owned by nobody here").isFalse();
 
-        assertThat(result(StorageRequest.ref(7, TTL_MS), 2_100).error()).isEqualTo(ErrorCode.MOVE_IN_PROGRESS);
+        assertThat(move(new MoveCommand.StartSend(3, "rs2"), 2_300).isOk()).isTrue();
+        OpResult refused = result(StorageRequest.ref(8, TTL_MS), 2_400);
+        assertThat(refused.error()).isEqualTo(ErrorCode.MOVE_IN_PROGRESS);
+        assertThat(refused.message()).contains("bucket 3 is SENDING");
     }
 
     @Test

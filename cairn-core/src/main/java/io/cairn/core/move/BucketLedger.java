@@ -109,8 +109,8 @@ public final class BucketLedger {
     }
 
     /**
-     * The copy ahead takes the move's generation now, so a copy abandoned at the destination
-     * (fenced at that generation) can never block a later move, which takes the next one.
+     * The record keeps its generation (the owner does not change yet); the copy is made at the
+     * next one, which the source takes at SendCopied, as StartSend would.
      */
     private static MoveReply startCopy(StartCopy c, BucketRecord r, Store store) {
         if (r != null && r.marksChanges() && r.peer().equals(c.destination())) return MoveReply.ok(r);
@@ -118,29 +118,40 @@ public final class BucketLedger {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not ACTIVE and idle");
         }
         if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
-        return MoveReply.ok(store.put(new BucketRecord(c.bucket(), ACTIVE, r.generation() + 1, 0, c.destination(),
+        return MoveReply.ok(store.put(new BucketRecord(c.bucket(), ACTIVE, r.generation(), 0, c.destination(),
                 r.flags() | BucketRecord.FLAG_COPYING)));
     }
 
-    private static MoveReply sendCopied(SendCopied c, BucketRecord r, Store store) {
-        boolean ours = r != null && r.generation() == c.generation() && r.peer().equals(c.destination());
-        if (ours && r.state() == SENDING) return MoveReply.ok(r);
-        if (!ours || !r.marksChanges()) {
-            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not being copied to " + c.destination());
-        }
-        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
-        return MoveReply.ok(store.put(r.transition(SENDING, 0, r.peer())));
+    /** Whether {@code r} is being copied to {@code destination} for a move at {@code generation}. */
+    private static boolean copying(BucketRecord r, String destination, long generation) {
+        return r != null && r.marksChanges() && r.peer().equals(destination) && r.generation() + 1 == generation;
     }
 
+    private static MoveReply sendCopied(SendCopied c, BucketRecord r, Store store) {
+        if (r != null && r.state() == SENDING && r.generation() == c.generation() && r.peer().equals(c.destination())) return MoveReply.ok(r);
+        if (!copying(r, c.destination(), c.generation())) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not being copied to " + c.destination()
+                    + " for generation " + c.generation());
+        }
+        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
+        return MoveReply.ok(store.put(withGeneration(r.transition(SENDING, 0, r.peer()), c.generation())));
+    }
+
+    /**
+     * Ends the copy for generation {@code c.generation()}: the bucket stays ACTIVE and takes that
+     * generation, as after a rolled-back StartSend, so the next move (and its copy) takes the one
+     * after, above the fence at the destination.
+     */
     private static MoveReply cancelCopy(CancelCopy c, BucketRecord r, Store store) {
-        if (r == null || r.generation() != c.generation()) {
-            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not copied at " + c.generation());
+        if (r == null) return MoveReply.refused(null, "bucket " + c.bucket() + " is unknown here");
+        if (r.marksChanges() && r.generation() + 1 == c.generation()) {
+            return MoveReply.ok(store.put(withGeneration(endCopy(r, "", store), c.generation())));
         }
-        if (!r.isCopying()) return MoveReply.ok(r);
-        if (r.state() != ACTIVE && r.state() != READONLY) {
-            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + r.state() + "; only the destination's verdict ends that");
+        if (r.state() == SENDING && r.generation() == c.generation()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is SENDING; only the destination's verdict ends that");
         }
-        return MoveReply.ok(store.put(endCopy(r, r.state() == ACTIVE ? "" : r.peer(), store)));
+        if (r.marksChanges()) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", another copy");
+        return MoveReply.ok(r); // that copy ended already (cancelled, contained, reactivated)
     }
 
     /** The record without the copying flag, its changed-key marks forgotten. */

@@ -11,7 +11,14 @@ public sealed interface MoveQuery {
      * The next keys of a SENDING bucket, or of one being copied ahead, after {@code afterKey}
      * (empty = from the start), bounded by count and bytes.
      */
-    record ReadChunk(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {}
+    record ReadChunk(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {
+        /** Whether the bucket's record allows this read: SENDING at {@code generation}, or being copied ahead for it. */
+        public boolean allows(BucketRecord r) {
+            if (r == null) return false;
+            if (r.state() == BucketState.SENDING) return r.generation() == generation;
+            return r.marksChanges() && r.generation() + 1 == generation;
+        }
+    }
 
     /**
      * The next keys written since a copy ahead started (deletions included), of a bucket SENDING

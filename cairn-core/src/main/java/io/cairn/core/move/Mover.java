@@ -217,12 +217,12 @@ public final class Mover {
         port.digest(local.peer(), local.id(), d -> {
             if (d == null || d.record() == null || inFlight.containsKey(local.id())) return;
             BucketRecord src = d.record();
-            if (src.state() == BucketState.SENT && src.generation() == local.generation()) {
+            boolean atItsGeneration = src.generation() == local.generation();
+            if (src.state() == BucketState.SENT && atItsGeneration) {
                 port.submit(destination, new Activate(local.id(), local.generation()), reply -> { });
-            } else if (src.generation() > local.generation()
-                    || (src.generation() == local.generation() && src.state() != BucketState.SENDING)) {
-                // At its generation the source kept the bucket (rolled back, contained) or is copying it
-                // ahead with no driver left: this copy will never be activated.
+            } else if (!(src.state() == BucketState.SENDING && atItsGeneration)) {
+                // The source kept the bucket (rolled back, contained), moved on, or is copying it ahead
+                // with no driver left: this copy will never be activated. A SENDING source recovers itself.
                 port.submit(destination, new AbortReceive(local.id(), local.generation()), reply -> { });
             }
         });

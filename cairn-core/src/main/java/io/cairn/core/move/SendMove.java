@@ -100,7 +100,7 @@ public final class SendMove {
         boolean sending = record.state() == BucketState.SENDING;
         if (!sending && !sentNotDropped && !record.isCopying()) return null;
         SendMove m = new SendMove(record.id(), source, record.peer(), port, limits, onDone);
-        m.generation = record.generation();
+        m.generation = record.generation() + (record.marksChanges() ? 1 : 0);
         m.phase = sending ? Phase.FINISHING : sentNotDropped ? Phase.ACTIVATING : Phase.CANCELLING;
         m.detail = "resumed";
         m.step();
@@ -163,7 +163,7 @@ public final class SendMove {
             finish(Result.REFUSED, reply.message());
             return;
         }
-        generation = r.generation();
+        generation = r.generation() + 1; // the copy is made at the generation the move will give the destination
         moveTo(Phase.COPYING);
     }
 
@@ -171,6 +171,8 @@ public final class SendMove {
         if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
         BucketRecord r = reply.record();
         boolean sending = reply.isOk() && r != null && r.state() == BucketState.SENDING && r.peer().equals(destination);
+        // Map-reduce refs only delay the hand-over: the copy stays valid while writes are served and marked.
+        if (copied && !sending && BucketLedger.REFS_HELD.equals(reply.message())) { retryLater(); return; }
         if (copied && !(sending && r.generation() == generation)) { cancel(reply.message()); return; }
         if (!sending) { finish(Result.REFUSED, reply.message()); return; }
         generation = r.generation();
@@ -180,8 +182,7 @@ public final class SendMove {
 
     /**
      * A copy ahead that cannot go on: fence the destination's copy, then let the source stop
-     * marking changes. It ends as a rollback (the bucket rests before the rebalancer tries it
-     * again), or as a refusal when map-reduce refs kept it (it may be tried again at once).
+     * marking changes. It ends as a rollback: the bucket rests before the rebalancer tries it again.
      */
     private void cancel(String why) {
         detail = why;
@@ -197,7 +198,7 @@ public final class SendMove {
 
     private void onCopyEnded(MoveReply reply) {
         if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
-        finish(BucketLedger.REFS_HELD.equals(detail) ? Result.REFUSED : Result.ROLLED_BACK, detail.isEmpty() ? reply.message() : detail);
+        finish(Result.ROLLED_BACK, detail.isEmpty() ? reply.message() : detail);
     }
 
     /** Whole-bucket chunks: while SENDING (no copy ahead), or while copying ahead. */

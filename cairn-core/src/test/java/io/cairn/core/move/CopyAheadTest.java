@@ -127,6 +127,19 @@ class CopyAheadTest {
     }
 
     @Test
+    void mapReduceRefsDelayTheHandOverWithoutWastingTheCopy() {
+        int[] refused = {0};
+        port.intercept = c -> c instanceof SendCopied && refused[0]++ < 3 ? MoveReply.refused(a.record(B), BucketLedger.REFS_HELD) : null;
+        port.beforeCall = call -> { if (call.equals("SendCopied@a")) a.write(B, "k1", "written while refs were held"); };
+        SendMove m = start();
+
+        assertThat(m.result()).isEqualTo(SendMove.Result.MOVED);
+        assertThat(port.calls.stream().filter(c -> c.equals("ReadChunk@a"))).as("copied once").hasSize(3);
+        assertThat(port.calls.stream().filter(c -> c.equals("SendCopied@a"))).hasSize(4);
+        assertThat(contents(b)).containsEntry("k1", "written while refs were held");
+    }
+
+    @Test
     void aCopyLeftWithoutDriverIsAbandonedAndTheNextMoveTakesTheNextGeneration() {
         a.apply(new StartCopy(B, "b"));
         var page = a.readChunk(new MoveQuery.ReadChunk(B, 2, new byte[0], 3, 1 << 20));
@@ -191,7 +204,7 @@ class CopyAheadTest {
     void theLedgerGuardsTheCopyAhead() {
         assertThat(a.apply(new StartCopy(B, "b")).isOk()).isTrue();
         BucketRecord copying = a.record(B);
-        assertThat(copying).extracting(BucketRecord::state, BucketRecord::generation, BucketRecord::peer).containsExactly(ACTIVE, 2L, "b");
+        assertThat(copying).extracting(BucketRecord::state, BucketRecord::generation, BucketRecord::peer).containsExactly(ACTIVE, 1L, "b"); // the owner does not change yet
         assertThat(a.apply(new StartCopy(B, "b")).record()).as("idempotent").isEqualTo(copying);
         assertThat(a.apply(new StartCopy(B, "c")).isOk()).isFalse();
         assertThat(a.apply(new StartSend(B, "b")).isOk()).as("a plain move of a bucket being copied").isFalse();

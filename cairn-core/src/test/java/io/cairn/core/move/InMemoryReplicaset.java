@@ -87,9 +87,7 @@ public class InMemoryReplicaset implements BucketLedger.Store {
 
     public ChunkPage readChunk(MoveQuery.ReadChunk q) {
         BucketRecord r = records.get(q.bucket());
-        boolean readable = r != null && r.generation() == q.generation()
-                && (r.state() == io.cairn.core.BucketState.SENDING || r.marksChanges());
-        if (!readable) return new ChunkPage(List.of(), true, "not SENDING or copied at " + q.generation() + ": " + r);
+        if (!q.allows(r)) return new ChunkPage(List.of(), true, "not SENDING or copied at " + q.generation() + ": " + r);
         return ChunkPage.of(keys(q.bucket()), q.afterKey(), q.maxKeys(), q.maxBytes());
     }
 
