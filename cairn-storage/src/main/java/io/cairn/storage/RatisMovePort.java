@@ -47,19 +47,16 @@ import java.util.function.Function;
  * move is a handful of small commands, so commands for one replicaset share entries
  * (MOVE_BATCH). At most {@link #ENTRIES_IN_FLIGHT} entries per replicaset are outstanding;
  * commands submitted meanwhile wait and leave together in the next one. Each command is still
- * applied exactly as if it were alone, with its own reply.
- *
- * <p>Bulk copies wait behind the hand-over: a chunk (ReceiveChunk) is bulk, everything else is a
- * small step of some move, often one that holds writes. Steps leave first, and while every entry
- * slot carries bulk, one extra entry of steps may go. Reordering is safe because a driver has at
- * most one command of a bucket outstanding.
+ * applied exactly as if it were alone, with its own reply. Chunks wait behind the other steps
+ * ({@link MoveEntryQueue}).
  */
 public final class RatisMovePort implements MovePort, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RatisMovePort.class);
 
     private final ScheduledExecutorService driver;
     private final Map<String, RaftClient> clients = new HashMap<>();
-    private final Map<String, CommandQueue> queues = new HashMap<>();
+    /** Commands waiting for each replicaset's next entry (driver thread only). */
+    private final Map<String, MoveEntryQueue<Queued>> queues = new HashMap<>();
     static final int ENTRIES_IN_FLIGHT = Math.max(1, Integer.getInteger("cairn.move.entriesInFlight", 2));
     /** {@code -Dcairn.move.maxCommandsPerEntry=1} turns group commit off (for A/B benchmarks). */
     static final int MAX_COMMANDS_PER_ENTRY = Math.max(1, Integer.getInteger("cairn.move.maxCommandsPerEntry", 512));
@@ -70,18 +67,6 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     static final int MAX_ENTRY_BYTES = Math.max(1, Integer.getInteger("cairn.move.maxEntryBytes", 1 << 20));
 
     private record Queued(byte[] command, Consumer<MoveReply> reply) {}
-
-    /** Commands waiting for a replicaset's next entry (driver thread only). */
-    private static final class CommandQueue {
-        final java.util.ArrayDeque<Queued> steps = new java.util.ArrayDeque<>();
-        final java.util.ArrayDeque<Queued> bulk = new java.util.ArrayDeque<>();
-        int entriesInFlight;
-        boolean expressInFlight;
-
-        boolean isEmpty() {
-            return steps.isEmpty() && bulk.isEmpty();
-        }
-    }
     private Topology topology;
 
     public RatisMovePort(ScheduledExecutorService driver) {
@@ -101,47 +86,28 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
 
     @Override
     public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-        CommandQueue q = queues.computeIfAbsent(replicaset, id -> new CommandQueue());
-        Queued queued = new Queued(StorageRequest.encodeCommand(command), reply);
-        (command instanceof MoveCommand.ReceiveChunk ? q.bulk : q.steps).add(queued);
+        var q = queues.computeIfAbsent(replicaset, id -> new MoveEntryQueue<>(ENTRIES_IN_FLIGHT, MAX_COMMANDS_PER_ENTRY, MAX_ENTRY_BYTES));
+        byte[] encoded = StorageRequest.encodeCommand(command);
+        q.add(new Queued(encoded, reply), encoded.length, command instanceof MoveCommand.ReceiveChunk);
         flush(replicaset, q);
     }
 
-    /**
-     * Sends waiting commands as entries while fewer than {@link #ENTRIES_IN_FLIGHT} are
-     * outstanding (steps first, then bulk), plus one entry of steps only when every slot is taken.
-     */
-    private void flush(String replicaset, CommandQueue q) {
-        while (!q.isEmpty()) {
-            boolean slot = q.entriesInFlight < ENTRIES_IN_FLIGHT;
-            boolean express = !slot && !q.expressInFlight && !q.steps.isEmpty();
-            if (!slot && !express) return;
-            List<Queued> entry = new ArrayList<>();
-            int bytes = take(q.steps, entry, 0);
-            if (slot) take(q.bulk, entry, bytes);
-            if (express) q.expressInFlight = true;
-            else q.entriesInFlight++;
-            List<byte[]> commands = entry.stream().map(Queued::command).toList();
-            call(replicaset, StorageRequest.moveBatchOfEncoded(commands), false, StorageRequest::decodeMoveBatchReplies, answers -> {
-                if (express) q.expressInFlight = false;
-                else q.entriesInFlight--;
-                boolean answered = answers != null && answers.size() == entry.size();
-                for (int i = 0; i < entry.size(); i++) {
-                    entry.get(i).reply().accept(answered ? answers.get(i) : MoveReply.unavailable("replicaset " + replicaset + " did not answer"));
+    /** Sends waiting commands as entries while the queue has a slot for them. */
+    private void flush(String replicaset, MoveEntryQueue<Queued> q) {
+        MoveEntryQueue.Entry<Queued> entry;
+        while ((entry = q.next()) != null) {
+            MoveEntryQueue.Entry<Queued> inFlight = entry;
+            List<Queued> sent = entry.commands();
+            call(replicaset, StorageRequest.moveBatchOfEncoded(sent.stream().map(Queued::command).toList()), false,
+                    StorageRequest::decodeMoveBatchReplies, answers -> {
+                q.sent(inFlight);
+                boolean answered = answers != null && answers.size() == sent.size();
+                for (int i = 0; i < sent.size(); i++) {
+                    sent.get(i).reply().accept(answered ? answers.get(i) : MoveReply.unavailable("replicaset " + replicaset + " did not answer"));
                 }
                 flush(replicaset, q);
             });
         }
-    }
-
-    /** Moves commands from {@code from} into {@code entry} within the entry's limits; returns the entry's bytes. */
-    private static int take(java.util.ArrayDeque<Queued> from, List<Queued> entry, int bytes) {
-        while (!from.isEmpty() && entry.size() < MAX_COMMANDS_PER_ENTRY
-                && (entry.isEmpty() || bytes + from.peek().command().length <= MAX_ENTRY_BYTES)) {
-            bytes += from.peek().command().length;
-            entry.add(from.poll());
-        }
-        return bytes;
     }
 
     @Override

@@ -1,0 +1,72 @@
+package io.cairn.storage;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The move commands waiting for one replicaset's next MOVE_BATCH entries, and how they are cut
+ * into entries. Chunks are bulk; every other command is a small step of some move, often one
+ * that holds writes, so steps leave first, an entry carries at most {@code maxBytes} (a bigger
+ * command still goes, alone), and while every one of the {@code slots} carries an entry one
+ * extra "express" entry of steps only may go. Reordering is safe: a driver has at most one
+ * command of a bucket outstanding. Plain object, one thread (the mover's driver).
+ *
+ * @param <T> what the caller keeps per command (its encoded bytes and where the reply goes)
+ */
+final class MoveEntryQueue<T> {
+    /** One entry to send; {@link #sent} must be called with it when its answer (or its failure) arrives. */
+    record Entry<T>(List<T> commands, boolean express) {}
+
+    private record Waiting<T>(T command, int bytes) {}
+
+    private final int slots;
+    private final int maxCommands;
+    private final int maxBytes;
+    private final ArrayDeque<Waiting<T>> steps = new ArrayDeque<>();
+    private final ArrayDeque<Waiting<T>> bulk = new ArrayDeque<>();
+    private int inFlight;
+    private boolean expressInFlight;
+
+    MoveEntryQueue(int slots, int maxCommands, int maxBytes) {
+        this.slots = slots;
+        this.maxCommands = maxCommands;
+        this.maxBytes = maxBytes;
+    }
+
+    void add(T command, int bytes, boolean isBulk) {
+        (isBulk ? bulk : steps).add(new Waiting<>(command, bytes));
+    }
+
+    boolean isEmpty() {
+        return steps.isEmpty() && bulk.isEmpty();
+    }
+
+    /** The next entry to send now, or null while the slots are taken (or nothing waits). */
+    Entry<T> next() {
+        boolean slot = inFlight < slots;
+        boolean express = !slot && !expressInFlight && !steps.isEmpty();
+        if (isEmpty() || (!slot && !express)) return null;
+        List<T> commands = new ArrayList<>();
+        int bytes = take(steps, commands, 0);
+        if (slot) take(bulk, commands, bytes);
+        if (express) expressInFlight = true;
+        else inFlight++;
+        return new Entry<>(commands, express);
+    }
+
+    /** {@code entry} was answered (or failed): its slot is free again. */
+    void sent(Entry<T> entry) {
+        if (entry.express()) expressInFlight = false;
+        else inFlight--;
+    }
+
+    private int take(ArrayDeque<Waiting<T>> from, List<T> commands, int bytes) {
+        while (!from.isEmpty() && commands.size() < maxCommands && (commands.isEmpty() || bytes + from.peek().bytes() <= maxBytes)) {
+            Waiting<T> w = from.poll();
+            bytes += w.bytes();
+            commands.add(w.command());
+        }
+        return bytes;
+    }
+}
