@@ -83,6 +83,46 @@ class BucketMoveTest {
         }
     }
 
+    /**
+     * Copy ahead on the real stack: while the bucket's data is copied (small chunks keep the
+     * copy long), writes and deletes to it are served at once, and the destination ends with them.
+     */
+    @Test
+    void writesToABucketBeingCopiedAheadAreServedAndArriveWithIt() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of("rebalancer", Map.of("auto", false, "chunkKeys", 5)));
+        try (LocalCluster cluster = new LocalCluster(config).start();
+             MoveFaultSupport.Records records = new MoveFaultSupport.Records(config.topology());
+             Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            int bucket = BucketHasher.bucketOf("copy".getBytes(), BUCKETS); // every "{copy}..." key lives in it
+            var load = jedis.pipelined();
+            for (int i = 0; i < 2_000; i++) load.set("{copy}" + i, "v1");
+            load.sync();
+            String from = owner(cluster, bucket);
+            String to = from.equals("rs1") ? "rs2" : "rs1";
+
+            assertThat(cluster.coordinator().mover().requestMove(bucket, to)).isTrue();
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> records.digest(from, bucket).record().marksChanges());
+            for (int i = 0; i < 10; i++) {
+                assertThat(jedis.set("{copy}" + i, "during")).isEqualTo("OK");
+                assertThat(jedis.del("{copy}" + (1_999 - i))).isEqualTo(1);
+                assertThat(jedis.set("{copy}new" + i, "during")).isEqualTo("OK");
+            }
+            assertThat(records.digest(from, bucket).record().marksChanges()).as("the writes landed while the bucket was copied").isTrue();
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> to.equals(owner(cluster, bucket)) && moved(cluster) > 0);
+            for (int i = 0; i < 10; i++) {
+                assertThat(jedis.get("{copy}" + i)).isEqualTo("during");
+                assertThat(jedis.get("{copy}" + (1_999 - i))).isNull();
+                assertThat(jedis.get("{copy}new" + i)).isEqualTo("during");
+            }
+            assertThat(jedis.get("{copy}500")).isEqualTo("v1");
+            assertThat(jedis.dbSize()).isEqualTo(2_000);
+            assertThat(records.digest(to, bucket).keyCount()).isEqualTo(2_000);
+        }
+    }
+
     private static void assertTripKeys(Jedis jedis, String where) {
         for (int i = 0; i < 20; i++) assertThat(jedis.get("{trip}" + i)).as("%s: deleted key %d", where, i).isNull();
         for (int i = 20; i < 40; i++) assertThat(jedis.get("{trip}" + i)).as("%s: key %d", where, i).isEqualTo("v2");

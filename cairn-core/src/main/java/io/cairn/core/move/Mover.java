@@ -267,8 +267,7 @@ public final class Mover {
         for (var e : statuses.entrySet()) {
             for (BucketRecord r : e.getValue().unfinished()) {
                 listed.add(r.id());
-                boolean leaving = r.state() == BucketState.SENDING || r.marksChanges();
-                String to = leaving ? r.peer() : r.state() == BucketState.RECEIVING ? e.getKey() : null;
+                String to = MoveStatus.isLeaving(r) ? r.peer() : r.state() == BucketState.RECEIVING ? e.getKey() : null;
                 if (to != null) incoming.computeIfAbsent(to, k -> new HashSet<>()).add(r.id());
             }
         }
