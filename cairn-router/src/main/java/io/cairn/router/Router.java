@@ -40,12 +40,6 @@ public final class Router implements KvBackend, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Router.class);
     private static final long MIN_BACKOFF_MS = 5;
     private static final long MAX_BACKOFF_MS = 200;
-    /**
-     * The longest pause between retries that follow a moving bucket (locked, moved, owner not
-     * known yet): a hand-over takes a few hundred ms, and a longer pause only adds to the
-     * client's wait after it. A leader change (UNAVAILABLE) still backs off to {@link #MAX_BACKOFF_MS}.
-     */
-    private static final long MOVE_BACKOFF_MS = 40;
     private static final long UNKNOWN_BUCKETS_ROUND_MS = 50;
 
     private final RouterConfig config;
@@ -174,8 +168,7 @@ public final class Router implements KvBackend, AutoCloseable {
                 return;
             }
             retries.incrementAndGet();
-            boolean followingMove = Arrays.stream(again).noneMatch(i -> results[i].error() == ErrorCode.UNAVAILABLE);
-            long backoffMs = Math.min(followingMove ? MOVE_BACKOFF_MS : MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attemptNo, 6));
+            long backoffMs = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attemptNo, 6));
             long delayNs = Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadline - now);
             scheduler.schedule(() -> attempt(ops, again, results, deadline, attemptNo + 1, done), delayNs, TimeUnit.NANOSECONDS);
         });
