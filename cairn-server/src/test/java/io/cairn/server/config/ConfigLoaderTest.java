@@ -71,7 +71,24 @@ class ConfigLoaderTest {
                 ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS, 100, 168L));
         assertThat(config.router()).isEqualTo(new ClusterConfig.RouterSettings(
                 10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10, true));
+        assertThat(config.rebalancer()).isEqualTo(new ClusterConfig.RebalancerSettings(
+                true, 1.0, 32, 64, 128, 1_000, 1 << 20, 1_000L, true));
         assertThat(config.nodeDir("s1")).isEqualTo(config.dataDir().resolve("s1"));
+    }
+
+    /** docs/operations.md shows every optional section "with its defaults": it must load, and say the truth. */
+    @Test
+    void theOperationsGuidesExampleLoadsWithExactlyTheDefaults() throws IOException {
+        String doc = Files.readString(Path.of("..", "docs", "operations.md"));
+        int start = doc.indexOf("```yaml\n") + "```yaml\n".length();
+        String yaml = doc.substring(start, doc.indexOf("```", start));
+        ClusterConfig documented = ConfigLoader.load(write(yaml));
+        ClusterConfig defaults = ConfigLoader.load(minimalPlus(""));
+
+        assertThat(documented.topology().replicasets()).singleElement().satisfies(rs -> assertThat(rs.nodes()).hasSize(3));
+        assertThat(documented.storage()).isEqualTo(defaults.storage());
+        assertThat(documented.router()).isEqualTo(defaults.router());
+        assertThat(documented.rebalancer()).isEqualTo(defaults.rebalancer());
     }
 
     @Test
