@@ -35,6 +35,14 @@ public record BucketRecord(int id, BucketState state, long generation, long bsn,
         return state == BucketState.ACTIVE && has(FLAG_COPYING);
     }
 
+    /**
+     * The generation a copy ahead of this record's move is made at, and the one the source takes
+     * when it hands over (SendCopied) or gives the copy up (CancelCopy): the next one.
+     */
+    public long copyGeneration() {
+        return generation + 1;
+    }
+
     /** A copy contained as doubled: READONLY with {@link #FLAG_DOUBLED}. */
     public boolean isContainedDouble() {
         return state == BucketState.READONLY && has(FLAG_DOUBLED);

@@ -77,11 +77,11 @@ final class BatchView implements KvView {
 
     private void markEveryKeyChanged(int bucket) {
         Map<ByteBuffer, byte[]> written = overlay.get(bucket);
-        if (written != null) for (ByteBuffer dataKey : written.keySet()) markChanged(bucket, userKey(dataKey.array()));
+        if (written != null) for (ByteBuffer dataKey : written.keySet()) markChanged(bucket, RocksStore.userKey(dataKey.array()));
         if (droppedBuckets.contains(bucket)) return;
         try (org.rocksdb.RocksIterator it = store.newIterator(store.data)) {
             for (it.seek(RocksStore.dataKey(bucket, new byte[0])); it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
-                markChanged(bucket, userKey(it.key()));
+                markChanged(bucket, RocksStore.userKey(it.key()));
             }
         }
     }
@@ -94,9 +94,6 @@ final class BatchView implements KvView {
         }
     }
 
-    private static byte[] userKey(byte[] dataKey) {
-        return java.util.Arrays.copyOfRange(dataKey, 4, dataKey.length);
-    }
 
     /** Stamps {@code bucket}'s last write time (the entry's leader stamp), for `cairn bucket doubled`. */
     void stampLastWrite(int bucket, long stampMs) {

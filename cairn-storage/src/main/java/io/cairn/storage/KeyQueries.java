@@ -115,9 +115,9 @@ final class KeyQueries {
         boolean readBucket(RocksStore store, int bucket, byte[] after, long nowMs) {
             try (RocksIterator it = store.newIterator(store.data)) {
                 it.seek(RocksStore.dataKey(bucket, after == null ? new byte[0] : after));
-                if (after != null && it.isValid() && RocksStore.bucketOf(it.key()) == bucket && Arrays.equals(userKey(it.key()), after)) it.next();
+                if (after != null && it.isValid() && RocksStore.bucketOf(it.key()) == bucket && Arrays.equals(RocksStore.userKey(it.key()), after)) it.next();
                 for (; it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
-                    byte[] key = userKey(it.key());
+                    byte[] key = RocksStore.userKey(it.key());
                     examined++;
                     if (!StoredValue.isExpired(it.value(), nowMs)) {
                         keys.add(new Entry(bucket, key));
@@ -137,7 +137,4 @@ final class KeyQueries {
         }
     }
 
-    private static byte[] userKey(byte[] dataKey) {
-        return Arrays.copyOfRange(dataKey, 4, dataKey.length);
-    }
 }

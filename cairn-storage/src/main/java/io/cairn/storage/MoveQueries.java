@@ -118,9 +118,9 @@ final class MoveQueries {
         int bytes = 0;
         try (RocksIterator it = store.newIterator(store.data)) {
             it.seek(RocksStore.dataKey(q.bucket(), q.afterKey()));
-            if (it.isValid() && q.afterKey().length > 0 && Arrays.equals(userKey(it.key()), q.afterKey())) it.next();
+            if (it.isValid() && q.afterKey().length > 0 && Arrays.equals(RocksStore.userKey(it.key()), q.afterKey())) it.next();
             while (it.isValid() && RocksStore.bucketOf(it.key()) == q.bucket()) {
-                ChunkEntry e = new ChunkEntry(userKey(it.key()), it.value());
+                ChunkEntry e = new ChunkEntry(RocksStore.userKey(it.key()), it.value());
                 if (!entries.isEmpty() && (entries.size() >= q.maxKeys() || bytes + e.sizeBytes() > q.maxBytes())) break;
                 entries.add(e);
                 bytes += e.sizeBytes();
@@ -138,13 +138,10 @@ final class MoveQueries {
         try (RocksIterator it = store.newIterator(store.data)) {
             for (it.seek(RocksStore.dataKey(bucket, new byte[0])); it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
                 keys++;
-                checksum += new ChunkEntry(userKey(it.key()), it.value()).crc();
+                checksum += new ChunkEntry(RocksStore.userKey(it.key()), it.value()).crc();
             }
         }
         return new BucketDigest(state.record(bucket), keys, checksum);
     }
 
-    private static byte[] userKey(byte[] dataKey) {
-        return Arrays.copyOfRange(dataKey, 4, dataKey.length);
-    }
 }

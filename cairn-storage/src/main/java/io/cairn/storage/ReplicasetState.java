@@ -213,8 +213,7 @@ final class ReplicasetState {
     private byte[] applyMove(ByteBuffer entry, MoveLedgerStore ledgerStore) {
         MoveCommand command = MoveCodec.decodeCommand(entry);
         io.cairn.core.move.MoveReply reply = BucketLedger.apply(command, ledgerStore);
-        // The commands that take a bucket out (or towards out) of map-reduce's reach take turns with refs.
-        if (command instanceof MoveCommand.StartSend || command instanceof MoveCommand.StartCopy || command instanceof MoveCommand.SendCopied) {
+        if (command.takesTurnsWithRefs()) {
             if (reply.isOk()) refs.moveStarted(ledgerStore.batch());
             else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, ledgerStore.batch());
         }

@@ -204,23 +204,26 @@ final class RocksStore implements AutoCloseable {
         return ByteBuffer.allocate(CHANGED_PREFIX.length + 4 + key.length).put(CHANGED_PREFIX).putInt(bucket).put(key).array();
     }
 
-    /** The user key of a {@link #changedKey}, or null when {@code systemKey} marks no key of {@code bucket}. */
-    static byte[] changedUserKey(int bucket, byte[] systemKey) {
-        byte[] prefix = changedKey(bucket, new byte[0]);
-        if (systemKey.length < prefix.length || !java.util.Arrays.equals(systemKey, 0, prefix.length, prefix, 0, prefix.length)) return null;
-        return java.util.Arrays.copyOfRange(systemKey, prefix.length, systemKey.length);
-    }
-
-    /** The keys of {@code bucket} marked as changed, in order, after {@code afterKey} (empty: from the start). */
+    /**
+     * The keys of {@code bucket} marked as changed, in order, after {@code afterKey} (empty: from
+     * the start), while {@code visitor} returns true.
+     */
     void forEachChanged(int bucket, byte[] afterKey, java.util.function.Predicate<byte[]> visitor) {
+        byte[] prefix = changedKey(bucket, new byte[0]);
         try (RocksIterator it = db.newIterator(system)) {
-            it.seek(changedKey(bucket, afterKey));
-            if (it.isValid() && afterKey.length > 0 && java.util.Arrays.equals(changedUserKey(bucket, it.key()), afterKey)) it.next();
-            for (; it.isValid(); it.next()) {
-                byte[] key = changedUserKey(bucket, it.key());
-                if (key == null || !visitor.test(key)) return;
+            for (it.seek(changedKey(bucket, afterKey)); it.isValid(); it.next()) {
+                byte[] k = it.key();
+                if (k.length < prefix.length || !java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) return;
+                byte[] key = java.util.Arrays.copyOfRange(k, prefix.length, k.length);
+                if (afterKey.length > 0 && java.util.Arrays.equals(key, afterKey)) continue;
+                if (!visitor.test(key)) return;
             }
         }
+    }
+
+    /** The user key of a data key (its bucket prefix cut off). */
+    static byte[] userKey(byte[] dataKey) {
+        return java.util.Arrays.copyOfRange(dataKey, 4, dataKey.length);
     }
 
     static byte[] bucketKey(int bucket) {

@@ -124,7 +124,7 @@ public final class BucketLedger {
 
     /** Whether {@code r} is being copied to {@code destination} for a move at {@code generation}. */
     private static boolean copying(BucketRecord r, String destination, long generation) {
-        return r != null && r.marksChanges() && r.peer().equals(destination) && r.generation() + 1 == generation;
+        return r != null && r.marksChanges() && r.peer().equals(destination) && r.copyGeneration() == generation;
     }
 
     private static MoveReply sendCopied(SendCopied c, BucketRecord r, Store store) {
@@ -144,7 +144,7 @@ public final class BucketLedger {
      */
     private static MoveReply cancelCopy(CancelCopy c, BucketRecord r, Store store) {
         if (r == null) return MoveReply.refused(null, "bucket " + c.bucket() + " is unknown here");
-        if (r.marksChanges() && r.generation() + 1 == c.generation()) {
+        if (r.marksChanges() && r.copyGeneration() == c.generation()) {
             return MoveReply.ok(store.put(withGeneration(endCopy(r, "", store), c.generation())));
         }
         if (r.state() == SENDING && r.generation() == c.generation()) {

@@ -19,12 +19,12 @@ import java.util.List;
  * Copy ahead (the default): the data is copied while the source still serves writes, and the
  * bucket is SENDING only for the keys changed meanwhile and the hand-over:
  * <pre>
- * source:       StartCopy (ACTIVE -> ACTIVE copying, generation + 1; writes now mark changed keys)
- * destination:  ReceiveChunk x n (the whole bucket, read while ACTIVE)
- * source:       SendCopied (ACTIVE copying -> SENDING, same generation)
+ * source:       StartCopy (ACTIVE -> ACTIVE copying, same generation; writes now mark changed keys)
+ * destination:  ReceiveChunk x n (the whole bucket, read while ACTIVE, at generation + 1)
+ * source:       SendCopied (ACTIVE copying -> SENDING, generation + 1)
  * destination:  ReceiveChunk x m, ReceiveLastChunk (the changed keys, deletions included, and the
  *               source's digest at SENDING); then MarkSent, Activate, DropData as above
- * source:       CancelCopy (ACTIVE copying -> ACTIVE) when a copy is abandoned, after AbortReceive
+ * source:       CancelCopy (ACTIVE copying -> ACTIVE, generation + 1) when a copy is abandoned, after AbortReceive
  * </pre>
  * Doubled buckets (docs/doubled-buckets.md): Contain (ACTIVE/PINNED -> READONLY doubled),
  * Quarantine (the losing copy -> GARBAGE quarantined, data kept), Reactivate (the kept copy ->
@@ -33,13 +33,36 @@ import java.util.List;
 public sealed interface MoveCommand {
     int bucket();
 
-    record StartSend(int bucket, String destination) implements MoveCommand {}
+    /**
+     * A step that takes its bucket out of a map-reduce call's reach (or towards it): refused while
+     * storage refs are held, and it takes turns with refs (docs/architecture.md, "Fairness").
+     */
+    default boolean takesTurnsWithRefs() {
+        return false;
+    }
+
+    record StartSend(int bucket, String destination) implements MoveCommand {
+        @Override
+        public boolean takesTurnsWithRefs() {
+            return true;
+        }
+    }
 
     /** Starts copying an ACTIVE bucket ahead of its move to {@code destination}. */
-    record StartCopy(int bucket, String destination) implements MoveCommand {}
+    record StartCopy(int bucket, String destination) implements MoveCommand {
+        @Override
+        public boolean takesTurnsWithRefs() {
+            return true;
+        }
+    }
 
     /** Ends the copy ahead at {@code generation}: the bucket refuses writes (SENDING) until the hand-over. */
-    record SendCopied(int bucket, String destination, long generation) implements MoveCommand {}
+    record SendCopied(int bucket, String destination, long generation) implements MoveCommand {
+        @Override
+        public boolean takesTurnsWithRefs() {
+            return true;
+        }
+    }
 
     /** Abandons a copy ahead at {@code generation}: the bucket stays ACTIVE here and stops marking changes. */
     record CancelCopy(int bucket, long generation) implements MoveCommand {}

@@ -16,7 +16,7 @@ public sealed interface MoveQuery {
         public boolean allows(BucketRecord r) {
             if (r == null) return false;
             if (r.state() == BucketState.SENDING) return r.generation() == generation;
-            return r.marksChanges() && r.generation() + 1 == generation;
+            return r.marksChanges() && r.copyGeneration() == generation;
         }
     }
 

@@ -100,7 +100,7 @@ public final class SendMove {
         boolean sending = record.state() == BucketState.SENDING;
         if (!sending && !sentNotDropped && !record.isCopying()) return null;
         SendMove m = new SendMove(record.id(), source, record.peer(), port, limits, onDone);
-        m.generation = record.generation() + (record.marksChanges() ? 1 : 0);
+        m.generation = record.marksChanges() ? record.copyGeneration() : record.generation();
         m.phase = sending ? Phase.FINISHING : sentNotDropped ? Phase.ACTIVATING : Phase.CANCELLING;
         m.detail = "resumed";
         m.step();
@@ -163,7 +163,7 @@ public final class SendMove {
             finish(Result.REFUSED, reply.message());
             return;
         }
-        generation = r.generation() + 1; // the copy is made at the generation the move will give the destination
+        generation = r.copyGeneration();
         moveTo(Phase.COPYING);
     }
 
