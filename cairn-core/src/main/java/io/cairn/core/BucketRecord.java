@@ -43,6 +43,15 @@ public record BucketRecord(int id, BucketState state, long generation, long bsn,
         return generation + 1;
     }
 
+    /**
+     * Whether reads of the bucket are served here. A SENDING record that was copied ahead serves
+     * none: its destination activates at the verdict, before this record is SENT, and a read here
+     * could then miss a write acknowledged there.
+     */
+    public boolean servesReads() {
+        return state.servesReads() && !(state == BucketState.SENDING && isCopying());
+    }
+
     /** A copy contained as doubled: READONLY with {@link #FLAG_DOUBLED}. */
     public boolean isContainedDouble() {
         return state == BucketState.READONLY && has(FLAG_DOUBLED);

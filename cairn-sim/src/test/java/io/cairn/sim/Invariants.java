@@ -18,7 +18,11 @@ import java.util.TreeMap;
  * The safety invariants (SYSTEM.md 1-3 as far as moves reach them), checked after every event
  * for the buckets the event touched:
  * <ul>
- *   <li>single writer: at most one replicaset holds the bucket in a servesWrites() state;</li>
+ *   <li>single writer: at most one replicaset holds the bucket in a servesWrites() state, and a
+ *       SENDING source next to it only as the copied source it took the bucket over from, at
+ *       the same generation;</li>
+ *   <li>no stale reads: while a replicaset takes writes for the bucket, no other one serves its
+ *       reads (a contained doubled copy aside: it is the fault being contained);</li>
  *   <li>durability: the bucket's data holder (its writable owner; else its SENDING source;
  *       else a verified-complete RECEIVING copy whose source is SENT at that generation) holds
  *       exactly the model's keys and values: the last value applied for every key ever written,
@@ -131,17 +135,40 @@ final class Invariants {
     private void checkOwnership(int bucket) {
         List<SimReplicaset> writers = new ArrayList<>();
         List<SimReplicaset> sending = new ArrayList<>();
+        List<SimReplicaset> readers = new ArrayList<>();
         for (SimReplicaset rs : replicasets) {
             BucketRecord r = rs.record(bucket);
             if (r == null) continue;
             if (r.state().servesWrites()) writers.add(rs);
-            if (r.state() == BucketState.SENDING) sending.add(rs);
+            if (r.state() == BucketState.SENDING && !handedOver(bucket, rs)) sending.add(rs);
+            if (r.servesReads() && !r.isContainedDouble()) readers.add(rs);
         }
         if (writers.size() > 1) fail("bucket " + bucket + " is writable on " + describe(bucket, writers));
-        if (writers.size() + sending.size() > 1) fail("bucket " + bucket + " is owned twice: " + describe(bucket, concat(writers, sending)));
+        if (writers.size() + sending.size() > 1) {
+            fail("bucket " + bucket + " is owned twice: " + describe(bucket, concat(writers, sending)));
+        }
+        if (!writers.isEmpty() && readers.size() > 1) {
+            fail("bucket " + bucket + " takes writes on " + writers.get(0).id + " while others serve reads: " + describe(bucket, readers));
+        }
         SimReplicaset holder = !writers.isEmpty() ? writers.get(0) : !sending.isEmpty() ? sending.get(0) : completeCopy(bucket);
         if (holder == null) fail("bucket " + bucket + " is lost: no owner and no verified copy: " + describe(bucket, replicasets));
         checkData(bucket, holder);
+    }
+
+    /**
+     * A copied SENDING {@code source} whose destination activated the copy at its verdict (and may
+     * have moved the bucket on since): it serves nothing, and MarkSent has yet to follow.
+     */
+    private boolean handedOver(int bucket, SimReplicaset source) {
+        BucketRecord s = source.record(bucket);
+        if (!s.isCopying()) return false;
+        for (SimReplicaset rs : replicasets) {
+            BucketRecord d = rs.record(bucket);
+            if (!rs.id.equals(s.peer()) || d == null) continue;
+            return d.generation() > s.generation()
+                    || (d.generation() == s.generation() && d.state() != BucketState.RECEIVING && d.state() != BucketState.GARBAGE);
+        }
+        return false;
     }
 
     /** A RECEIVING copy verified complete whose source is SENT at the same generation (between MarkSent and Activate). */

@@ -179,6 +179,7 @@ final class Sim {
             checkNotContained(r, bucket);
             invariants.writeApplied(bucket, key, value);
         });
+        rs.changesInReply = random.nextInt(4); // 0: SendCopied answers without changes, the driver queries them
         replicasets.add(rs);
         byId.put(id, rs);
     }

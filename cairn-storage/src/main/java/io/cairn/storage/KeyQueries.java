@@ -82,7 +82,7 @@ final class KeyQueries {
             ref.lock();
             try {
                 BucketRecord r = state.record(bucket);
-                if (r == null || !r.state().servesReads()) {
+                if (r == null || !r.servesReads()) {
                     String where = r == null ? "" : " (" + r.state() + (r.peer().isEmpty() ? "" : ", peer " + r.peer()) + ")";
                     return KeyPage.refused(ErrorCode.WRONG_BUCKET, "bucket " + bucket + " is not served here" + where,
                             page.keys, new Position(bucket, after));

@@ -3,6 +3,7 @@ package io.cairn.storage;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.ChunkEntry;
+import io.cairn.core.move.MoveQuery;
 import io.cairn.core.move.ReceiveProgress;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -114,6 +115,12 @@ final class MoveLedgerStore implements BucketLedger.Store {
     @Override
     public long nowMs() {
         return state.applyingStampMs();
+    }
+
+    @Override
+    public MoveQuery.ChangesPage changes(int bucket, long generation) {
+        // Earlier entries are in RocksDB, and no command before this one in the entry wrote the bucket.
+        return MoveQueries.readChanges(MoveQuery.ReadChanges.first(bucket, generation), state);
     }
 
     @Override

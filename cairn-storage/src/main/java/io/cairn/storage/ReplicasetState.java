@@ -340,7 +340,7 @@ final class ReplicasetState {
     private OpResult refusal(KvOp op) {
         BucketRecord r = buckets.get(op.bucket());
         BucketState state = r == null ? null : r.state();
-        if (state != null && (op.readOnly() ? state.servesReads() : state.servesWrites())) return null;
+        if (state != null && (op.readOnly() ? r.servesReads() : state.servesWrites())) return null;
         if (state == BucketState.SENDING) return OpResult.error(ErrorCode.BUCKET_LOCKED, "bucket " + op.bucket() + " is being moved");
         if (state == BucketState.READONLY) {
             return OpResult.error(ErrorCode.BUCKET_READONLY, "bucket " + op.bucket() + " is a contained doubled copy");

@@ -1,5 +1,6 @@
 package io.cairn.storage;
 
+import io.cairn.core.BucketState;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.StoredValue;
 import io.cairn.core.move.ChunkEntry;
@@ -113,8 +114,10 @@ class CopyAheadMarksTest {
             long before = dest.state.keyCount();
             assertThat(dest.move(new MoveCommand.ReceiveChunk(42, "rs1", 5, 0, List.of(k1, k2)), 2_000).isOk()).isTrue();
             MoveReply verdict = dest.move(new MoveCommand.ReceiveLastChunk(42, "rs1", 5, 1, List.of(k1b, ChunkEntry.deletion(bytes("k2"))),
-                    1, k1b.crc()), 2_100);
+                    1, k1b.crc(), true), 2_100);
             assertThat(verdict.outcome()).isEqualTo(MoveReply.Outcome.COMPLETE);
+            assertThat(dest.state.record(42).state()).as("activated at the verdict").isEqualTo(BucketState.ACTIVE);
+            assertThat(dest.state.record(42).servesReads()).isTrue();
             assertThat(dest.state.keyCount() - before).isEqualTo(1).isEqualTo(dest.store.countKeys(42));
         }
     }

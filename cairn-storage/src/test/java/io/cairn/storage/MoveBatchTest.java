@@ -70,7 +70,7 @@ class MoveBatchTest {
         List<MoveCommand> commands = List.of(
                 new MoveCommand.ReceiveChunk(42, "rs2", 5, 0, List.of(k1)),
                 new MoveCommand.ReceiveChunk(42, "rs2", 5, 1, List.of(k2)),
-                new MoveCommand.ReceiveLastChunk(42, "rs2", 5, 2, List.of(k3), 3, k1.crc() + k2.crc() + k3.crc()),
+                new MoveCommand.ReceiveLastChunk(42, "rs2", 5, 2, List.of(k3), 3, k1.crc() + k2.crc() + k3.crc(), false),
                 new MoveCommand.Activate(42, 5));
         try (ReplicaUnderTest batched = new ReplicaUnderTest(dir.resolve("batched"));
              ReplicaUnderTest single = new ReplicaUnderTest(dir.resolve("single"))) {

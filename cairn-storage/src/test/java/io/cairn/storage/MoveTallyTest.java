@@ -35,7 +35,7 @@ class MoveTallyTest {
             replica.apply(StorageRequest.bootstrap(1, 40), 1_000);
             int sawSending = 0, sawReceiving = 0, sawUnfinishedSent = 0, sawCopying = 0, collected = 0;
             ChunkEntry entry = new ChunkEntry("k".getBytes(StandardCharsets.UTF_8), StoredValue.encode(new byte[] {1}, 0));
-            for (int step = 0; step < 400; step++) {
+            for (int step = 0; step < 1_000; step++) {
                 int bucket = 1 + random.nextInt(60);
                 BucketRecord r = replica.state.record(bucket);
                 long gen = r == null ? 1 + random.nextInt(3) : r.generation() + random.nextInt(2);
@@ -45,9 +45,9 @@ class MoveTallyTest {
                     case 2 -> new MoveCommand.DropData(bucket, gen);
                     case 3 -> new MoveCommand.RollbackSend(bucket, gen);
                     case 4 -> new MoveCommand.ReceiveChunk(bucket, "rs2", gen, 0, List.of(entry));
-                    case 5 -> new MoveCommand.FinishReceive(bucket, gen, 1, entry.crc());
+                    case 5 -> new MoveCommand.FinishReceive(bucket, gen, 1, entry.crc(), random.nextBoolean());
                     case 6 -> new MoveCommand.Activate(bucket, gen);
-                    case 7 -> new MoveCommand.ReceiveLastChunk(bucket, "rs2", gen, 0, List.of(entry), 1, entry.crc());
+                    case 7 -> new MoveCommand.ReceiveLastChunk(bucket, "rs2", gen, 0, List.of(entry), 1, entry.crc(), random.nextBoolean());
                     case 8 -> new MoveCommand.StartCopy(bucket, "rs2");
                     case 9 -> new MoveCommand.SendCopied(bucket, "rs2", gen);
                     case 10 -> new MoveCommand.CancelCopy(bucket, gen);

@@ -17,8 +17,11 @@ import static io.cairn.core.BucketState.*;
  *       decision: COMPLETE (verified count and checksum, will be activated) or GARBAGE (fenced:
  *       chunks of that generation are refused forever, because GARBAGE records are kept).</li>
  *   <li>The source turns SENT only after COMPLETE, and rolls back only after the fence. The
- *       destination activates only a COMPLETE copy, and the driver sends Activate only after SENT
- *       committed, so a delayed or duplicated message can never produce a second writable copy.</li>
+ *       destination activates only a COMPLETE copy: at the verdict itself when the source is a
+ *       copied SENDING (which serves neither writes nor reads, and can no longer roll back once
+ *       the copy is COMPLETE), otherwise on Activate, which the driver sends only after SENT
+ *       committed. So a delayed or duplicated message can never produce a second writable copy,
+ *       nor a readable stale one.</li>
  *   <li>Every command is idempotent: re-sending after a lost reply or a leader change is safe.</li>
  * </ul>
  * Writes in flight need no separate drain: they are log entries ordered before or after
@@ -70,6 +73,15 @@ public final class BucketLedger {
         }
 
         default void putQuarantinedAt(int bucket, long stampMs) {}
+
+        /**
+         * The first page of the keys changed while {@code bucket} (SENDING at {@code generation} now)
+         * was copied ahead, as they are now, with the source's digest when it is the only page;
+         * null when this store does not answer it (the driver then asks with a query).
+         */
+        default MoveQuery.ChangesPage changes(int bucket, long generation) {
+            return null;
+        }
     }
 
     /** The refusal message of a StartSend kept out by storage refs. */
@@ -127,14 +139,21 @@ public final class BucketLedger {
         return r != null && r.marksChanges() && r.peer().equals(destination) && r.copyGeneration() == generation;
     }
 
+    /** The answer carries the first page of changed keys: the data is frozen from here on, and the hand-over saves a query. */
     private static MoveReply sendCopied(SendCopied c, BucketRecord r, Store store) {
-        if (r != null && r.state() == SENDING && r.generation() == c.generation() && r.peer().equals(c.destination())) return MoveReply.ok(r);
+        if (r != null && r.state() == SENDING && r.generation() == c.generation() && r.peer().equals(c.destination())) {
+            return withChanges(r, store);
+        }
         if (!copying(r, c.destination(), c.generation())) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not being copied to " + c.destination()
                     + " for generation " + c.generation());
         }
         if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
-        return MoveReply.ok(store.put(withGeneration(r.transition(SENDING, 0, r.peer()), c.generation())));
+        return withChanges(store.put(withGeneration(r.transition(SENDING, 0, r.peer()), c.generation())), store);
+    }
+
+    private static MoveReply withChanges(BucketRecord sending, Store store) {
+        return new MoveReply(MoveReply.Outcome.OK, sending, 0, "", store.changes(sending.id(), sending.generation()));
     }
 
     /**
@@ -214,15 +233,22 @@ public final class BucketLedger {
 
     private static MoveReply finishReceive(FinishReceive c, BucketRecord r, Store store) {
         if (r != null && r.generation() > c.generation()) {
-            // Cannot happen in the protocol (the bucket moved on before its source was SENT); never roll back over it.
+            // A copied hand-over's copy was activated here at the verdict and the bucket has moved on
+            // since (nothing else lifts it above the source's generation while the source is SENDING).
+            if (c.activate()) return new MoveReply(MoveReply.Outcome.COMPLETE, r, 0, "activated, and moved on since");
+            // Cannot happen without activation at the verdict (the bucket moved on before its source was SENT); never roll back over it.
             return MoveReply.refused(r, "generation " + c.generation() + " is older than the local " + r.generation());
         }
         if (r != null && r.generation() == c.generation()) {
             if (r.state() == GARBAGE) return new MoveReply(MoveReply.Outcome.ABORTED, r, 0, "already fenced");
             if (r.state() != RECEIVING) return new MoveReply(MoveReply.Outcome.COMPLETE, r, 0, "already activated");
             ReceiveProgress p = store.progress(c.bucket());
-            if (p != null && p.complete()) return new MoveReply(MoveReply.Outcome.COMPLETE, r, 0, "");
-            if (p != null && p.keyCount() == c.keyCount() && p.checksum() == c.checksum()) {
+            boolean verified = p != null && (p.complete() || (p.keyCount() == c.keyCount() && p.checksum() == c.checksum()));
+            if (verified && c.activate()) {
+                store.clearProgress(c.bucket());
+                return new MoveReply(MoveReply.Outcome.COMPLETE, store.put(r.transition(ACTIVE, 0, r.peer())), 0, "");
+            }
+            if (verified) {
                 store.putProgress(c.bucket(), new ReceiveProgress(p.generation(), p.nextSeq(), p.keyCount(), p.checksum(), true));
                 return new MoveReply(MoveReply.Outcome.COMPLETE, r, 0, "");
             }

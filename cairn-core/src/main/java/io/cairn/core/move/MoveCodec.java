@@ -47,7 +47,7 @@ public final class MoveCodec {
         Out o = new Out();
         if (command instanceof StartSend c) o.b(0).i(c.bucket()).str(c.destination());
         else if (command instanceof ReceiveChunk c) o.b(1).i(c.bucket()).str(c.source()).l(c.generation()).i(c.seq()).entries(c.entries());
-        else if (command instanceof FinishReceive c) o.b(2).i(c.bucket()).l(c.generation()).l(c.keyCount()).l(c.checksum());
+        else if (command instanceof FinishReceive c) o.b(c.activate() ? 17 : 2).i(c.bucket()).l(c.generation()).l(c.keyCount()).l(c.checksum());
         else if (command instanceof MarkSent c) o.b(3).i(c.bucket()).l(c.generation());
         else if (command instanceof Activate c) o.b(4).i(c.bucket()).l(c.generation());
         else if (command instanceof RollbackSend c) o.b(5).i(c.bucket()).l(c.generation());
@@ -59,7 +59,7 @@ public final class MoveCodec {
         else if (command instanceof Reactivate c) o.b(11).i(c.bucket()).l(c.newGeneration());
         else if (command instanceof DropQuarantined c) o.b(12).i(c.bucket()).l(c.generation()).l(c.retentionMs());
         else if (command instanceof ReceiveLastChunk c) {
-            o.b(13).i(c.bucket()).str(c.source()).l(c.generation()).i(c.seq()).entries(c.entries()).l(c.keyCount()).l(c.checksum());
+            o.b(c.activate() ? 18 : 13).i(c.bucket()).str(c.source()).l(c.generation()).i(c.seq()).entries(c.entries()).l(c.keyCount()).l(c.checksum());
         }
         else if (command instanceof StartCopy c) o.b(14).i(c.bucket()).str(c.destination());
         else if (command instanceof SendCopied c) o.b(15).i(c.bucket()).str(c.destination()).l(c.generation());
@@ -74,7 +74,7 @@ public final class MoveCodec {
         return switch (type) {
             case 0 -> new StartSend(bucket, str(in));
             case 1 -> new ReceiveChunk(bucket, str(in), in.getLong(), in.getInt(), entries(in));
-            case 2 -> new FinishReceive(bucket, in.getLong(), in.getLong(), in.getLong());
+            case 2, 17 -> new FinishReceive(bucket, in.getLong(), in.getLong(), in.getLong(), type == 17);
             case 3 -> new MarkSent(bucket, in.getLong());
             case 4 -> new Activate(bucket, in.getLong());
             case 5 -> new RollbackSend(bucket, in.getLong());
@@ -85,7 +85,7 @@ public final class MoveCodec {
             case 10 -> new Quarantine(bucket, in.getLong());
             case 11 -> new Reactivate(bucket, in.getLong());
             case 12 -> new DropQuarantined(bucket, in.getLong(), in.getLong());
-            case 13 -> new ReceiveLastChunk(bucket, str(in), in.getLong(), in.getInt(), entries(in), in.getLong(), in.getLong());
+            case 13, 18 -> new ReceiveLastChunk(bucket, str(in), in.getLong(), in.getInt(), entries(in), in.getLong(), in.getLong(), type == 18);
             case 14 -> new StartCopy(bucket, str(in));
             case 15 -> new SendCopied(bucket, str(in), in.getLong());
             case 16 -> new CancelCopy(bucket, in.getLong());
@@ -94,12 +94,23 @@ public final class MoveCodec {
     }
 
     public static byte[] encode(MoveReply reply) {
-        return new Out().b(reply.outcome().ordinal()).record(reply.record()).i(reply.expectedSeq()).str(reply.message()).done();
+        Out o = new Out().b(reply.outcome().ordinal()).record(reply.record()).i(reply.expectedSeq()).str(reply.message());
+        if (reply.changes() == null) return o.done();
+        byte[] head = o.b(1).done();
+        byte[] changes = encode(reply.changes());
+        byte[] out = java.util.Arrays.copyOf(head, head.length + changes.length);
+        System.arraycopy(changes, 0, out, head.length, changes.length);
+        return out;
     }
 
     public static MoveReply decodeReply(ByteBuffer in) {
         MoveReply.Outcome outcome = MoveReply.Outcome.values()[in.get()];
-        return new MoveReply(outcome, record(in), in.getInt(), str(in));
+        BucketRecord record = record(in);
+        int expectedSeq = in.getInt();
+        String message = str(in);
+        // Replies without changes end here (older nodes send none).
+        ChangesPage changes = in.hasRemaining() && in.get() == 1 ? decodeChangesPage(in) : null;
+        return new MoveReply(outcome, record, expectedSeq, message, changes);
     }
 
     public static byte[] encode(MoveQuery query) {

@@ -23,7 +23,10 @@ import java.util.List;
  * destination:  ReceiveChunk x n (the whole bucket, read while ACTIVE, at generation + 1)
  * source:       SendCopied (ACTIVE copying -> SENDING, generation + 1)
  * destination:  ReceiveChunk x m, ReceiveLastChunk (the changed keys, deletions included, and the
- *               source's digest at SENDING); then MarkSent, Activate, DropData as above
+ *               source's digest at SENDING); a COMPLETE verdict activates the copy in the same
+ *               decision ({@code activate}): a copied SENDING source serves no reads, so it cannot
+ *               answer a stale read once the destination takes writes
+ * source:       MarkSent, then DropData as above
  * source:       CancelCopy (ACTIVE copying -> ACTIVE, generation + 1) when a copy is abandoned, after AbortReceive
  * </pre>
  * Doubled buckets (docs/doubled-buckets.md): Contain (ACTIVE/PINNED -> READONLY doubled),
@@ -69,7 +72,11 @@ public sealed interface MoveCommand {
 
     record ReceiveChunk(int bucket, String source, long generation, int seq, List<ChunkEntry> entries) implements MoveCommand {}
 
-    record FinishReceive(int bucket, long generation, long keyCount, long checksum) implements MoveCommand {}
+    /**
+     * The verdict on a copy. With {@code activate} (the source is a copied SENDING, which serves no
+     * reads) a COMPLETE copy also becomes ACTIVE in the same decision, before the source is SENT.
+     */
+    record FinishReceive(int bucket, long generation, long keyCount, long checksum, boolean activate) implements MoveCommand {}
 
     /**
      * The last chunk with the source's digest ({@code keyCount}, {@code checksum}), so the verdict
@@ -77,13 +84,13 @@ public sealed interface MoveCommand {
      * {@link FinishReceive} in the same entry.
      */
     record ReceiveLastChunk(int bucket, String source, long generation, int seq, List<ChunkEntry> entries,
-                            long keyCount, long checksum) implements MoveCommand {
+                            long keyCount, long checksum, boolean activate) implements MoveCommand {
         public ReceiveChunk chunk() {
             return new ReceiveChunk(bucket, source, generation, seq, entries);
         }
 
         public FinishReceive finish() {
-            return new FinishReceive(bucket, generation, keyCount, checksum);
+            return new FinishReceive(bucket, generation, keyCount, checksum, activate);
         }
     }
 

@@ -24,7 +24,13 @@ public sealed interface MoveQuery {
      * The next keys written since a copy ahead started (deletions included), of a bucket SENDING
      * at {@code generation}; the last page carries the bucket's digest.
      */
-    record ReadChanges(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {}
+    record ReadChanges(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {
+        /** The first page at the default chunk bounds: what SendCopied's answer carries. */
+        public static ReadChanges first(int bucket, long generation) {
+            SendMove.Limits d = SendMove.Limits.defaults();
+            return new ReadChanges(bucket, generation, new byte[0], d.chunkKeys(), d.chunkBytes());
+        }
+    }
 
     /** Count and checksum of a bucket's data, to verify a transfer. */
     record Digest(int bucket) implements MoveQuery {}
@@ -83,6 +89,11 @@ public sealed interface MoveQuery {
         public static boolean isUnfinished(BucketRecord r) {
             return r.state() == BucketState.SENDING || r.state() == BucketState.RECEIVING || r.isCopying()
                     || (r.state() == BucketState.SENT && !r.has(BucketRecord.FLAG_DATA_DROPPED));
+        }
+
+        /** Buckets that serve writes here: ACTIVE (copied ahead or not) and PINNED. */
+        public int writable() {
+            return active + pinned + (int) unfinished.stream().filter(BucketRecord::marksChanges).count();
         }
 
         /** Counted as sending rather than active: SENDING, or ACTIVE and copied ahead (it is leaving). */

@@ -4,9 +4,15 @@ import io.cairn.core.BucketRecord;
 
 /**
  * A replicaset's answer to a {@link MoveCommand}. {@code record} is the bucket's record after
- * the command (null when there is none); {@code expectedSeq} is set on {@link Outcome#GAP}.
+ * the command (null when there is none); {@code expectedSeq} is set on {@link Outcome#GAP};
+ * {@code changes} is the first page of changed keys in SendCopied's answer (else null), which
+ * saves the hand-over a query while writes are held.
  */
-public record MoveReply(Outcome outcome, BucketRecord record, int expectedSeq, String message) {
+public record MoveReply(Outcome outcome, BucketRecord record, int expectedSeq, String message, MoveQuery.ChangesPage changes) {
+    public MoveReply(Outcome outcome, BucketRecord record, int expectedSeq, String message) {
+        this(outcome, record, expectedSeq, message, null);
+    }
+
     public enum Outcome {
         /** Applied (or already applied: every command is idempotent). */
         OK,

@@ -177,7 +177,8 @@ public final class Mover {
         List<String> found = new ArrayList<>();
         for (String id : ids) if (!statuses.containsKey(id)) found.add("replicaset " + id + " did not answer");
         statuses.forEach(this::recover);
-        int owned = statuses.values().stream().mapToInt(s -> s.active() + s.pinned() + s.sending()).sum();
+        // Writable copies, not SENDING ones: a copied bucket's destination is ACTIVE before its source is SENT.
+        int owned = statuses.values().stream().mapToInt(MoveStatus::writable).sum();
         boolean overCount = statuses.size() == ids.size() && owned > layout.bucketCount();
         // Statuses are answered at slightly different moments, so a move finishing between two
         // answers can be counted twice once; a real double persists round after round.
@@ -185,8 +186,8 @@ public final class Mover {
         if (overCountRounds >= DOUBLED_AFTER_ROUNDS) {
             found.add("DOUBLED_BUCKETS: replicasets own " + owned + " buckets, bucket_count is " + layout.bucketCount());
         }
-        // Between MarkSent and Activate a moving bucket is owned by nobody: only a shortfall that
-        // persists while nothing is in flight anywhere means buckets are missing.
+        // A moving bucket can be writable nowhere (SENDING, or SENT before Activate): only a shortfall
+        // that persists while nothing is in flight anywhere means buckets are missing.
         boolean quiet = statuses.values().stream().allMatch(st -> st.unfinished().isEmpty());
         boolean underCount = statuses.size() == ids.size() && owned < layout.bucketCount() && quiet;
         underCountRounds = underCount ? underCountRounds + 1 : 0;
@@ -195,7 +196,8 @@ public final class Mover {
                     + " (bootstrap finished)");
         }
         problems = found;
-        startManualMoves(statuses);
+        // A replicaset that did not answer may hold a move of a requested bucket that is not over.
+        if (statuses.size() == ids.size()) startManualMoves(statuses);
         // Like vshard, never plan from counts that do not add up: moving a doubled bucket would stall.
         if (autoRebalance && statuses.size() == ids.size() && !overCount) plan(ids, statuses);
     }
@@ -235,6 +237,10 @@ public final class Mover {
             int bucket = request.getKey();
             String destination = request.getValue();
             if (inFlight.containsKey(bucket) || !layout.weights().containsKey(destination)) continue;
+            if (unfinishedAnywhere(bucket, statuses)) {
+                manualQueue.putIfAbsent(bucket, destination); // its last move is not over (e.g. a source not yet SENT)
+                continue;
+            }
             String source = null;
             for (var e : statuses.entrySet()) if (e.getValue().candidates().contains(bucket)) source = e.getKey();
             if (source == null) {
@@ -244,6 +250,10 @@ public final class Mover {
                 startMove(bucket, source, destination);
             }
         }
+    }
+
+    private static boolean unfinishedAnywhere(int bucket, Map<String, MoveStatus> statuses) {
+        return statuses.values().stream().anyMatch(s -> s.unfinished().stream().anyMatch(r -> r.id() == bucket));
     }
 
     /** The bucket was not among the candidates listed: ask each replicaset for it. */
@@ -277,7 +287,7 @@ public final class Mover {
         // moves a second bucket for the same shortfall. Counted until the destination activates it.
         Map<String, Integer> leaving = new HashMap<>();
         for (SendMove m : inFlight.values()) {
-            if (!m.phase().beforeActivation() || listed.contains(m.bucket())) continue;
+            if (!m.beforeActivation() || listed.contains(m.bucket())) continue;
             leaving.merge(m.source(), 1, Integer::sum);
             incoming.computeIfAbsent(m.destination(), k -> new HashSet<>()).add(m.bucket());
         }
@@ -297,7 +307,9 @@ public final class Mover {
         }
         lastPlan = plan;
         planEpoch = layout.epoch();
+        // A bucket whose last move is not over anywhere (its copied source not yet SENT) stays put.
         Set<Integer> taken = new HashSet<>(inFlight.keySet());
+        taken.addAll(listed);
         for (Route route : plan.routes()) {
             // Answers taken at slightly different moments can count a bucket that just arrived twice;
             // never send from a replicaset that is receiving, or to one that is sending: such a route

@@ -31,10 +31,6 @@ public final class SendMove {
         COPY_STARTING, COPYING, STARTING, STREAMING, FINISHING, MARKING_SENT, ACTIVATING, DROPPING, ROLLING_BACK,
         CANCELLING, ENDING_COPY, DONE;
 
-        /** The bucket is on its way and not yet ACTIVE at the destination (a rollback is not on its way). */
-        public boolean beforeActivation() {
-            return ordinal() <= ACTIVATING.ordinal();
-        }
     }
 
     public enum Result { MOVED, ROLLED_BACK, REFUSED }
@@ -58,6 +54,8 @@ public final class SendMove {
     private Phase phase;
     /** The whole bucket reached the destination while it served writes; only changed keys follow. */
     private boolean copied;
+    /** The destination took the bucket over at its verdict (a copied hand-over); MarkSent follows. */
+    private boolean activated;
     private long generation;
     private int seq;
     private byte[] afterKey = new byte[0];
@@ -116,9 +114,16 @@ public final class SendMove {
     /** Null until {@link Phase#DONE}. */
     public Result result() { return result; }
     public String detail() { return detail; }
+
+    /** The bucket is on its way and not yet ACTIVE at the destination (a rollback is not on its way). */
+    public boolean beforeActivation() {
+        return !activated && phase.ordinal() <= Phase.ACTIVATING.ordinal();
+    }
+
     /**
-     * How long the bucket refused writes, as this driver saw it: from the StartSend reply to the
-     * destination's Activate reply (or the rollback's); -1 when unknown (a resumed move, a refusal).
+     * How long the bucket refused writes, as this driver saw it: from the StartSend (or SendCopied)
+     * reply to the destination's activation reply (or the rollback's); -1 when unknown (a resumed
+     * move, a refusal).
      */
     public long writesHeldMs() { return writesHeldMs; }
 
@@ -177,7 +182,9 @@ public final class SendMove {
         if (!sending) { finish(Result.REFUSED, reply.message()); return; }
         generation = r.generation();
         writesHeldSinceMs = port.nowMs();
-        moveTo(Phase.STREAMING);
+        phase = Phase.STREAMING;
+        if (copied && reply.changes() != null) onChanges(reply.changes());
+        else step();
     }
 
     /**
@@ -225,13 +232,18 @@ public final class SendMove {
         if (pending != null) { sendPending(); return; }
         port.readChanges(source, new MoveQuery.ReadChanges(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes()), changes -> {
             if (changes == null) { retryLater(); return; }
-            ChunkPage page = changes.page();
-            if (!page.refusal().isEmpty() || (page.entries().isEmpty() && !page.last())) { moveTo(Phase.FINISHING); return; }
-            pending = page;
-            sourceKeys = changes.keyCount();
-            sourceChecksum = changes.checksum();
-            sendPending();
+            onChanges(changes);
         });
+    }
+
+    /** A page of changed keys, from a query or from SendCopied's answer (the first page). */
+    private void onChanges(MoveQuery.ChangesPage changes) {
+        ChunkPage page = changes.page();
+        if (!page.refusal().isEmpty() || (page.entries().isEmpty() && !page.last())) { moveTo(Phase.FINISHING); return; }
+        pending = page;
+        sourceKeys = changes.keyCount();
+        sourceChecksum = changes.checksum();
+        sendPending();
     }
 
     private void sendPending() {
@@ -266,7 +278,7 @@ public final class SendMove {
     private void sendLastChunk(List<ChunkEntry> entries) {
         long keys = copied ? sourceKeys : keysSent + entries.size();
         long checksum = copied ? sourceChecksum : checksumSent + ChunkEntry.checksum(entries);
-        port.submit(destination, new ReceiveLastChunk(bucket, source, generation, seq, entries, keys, checksum), reply -> {
+        port.submit(destination, new ReceiveLastChunk(bucket, source, generation, seq, entries, keys, checksum, copied), reply -> {
             if (reply != null && reply.outcome() == MoveReply.Outcome.COMPLETE) keysSent = keys;
             onVerdict(reply);
         });
@@ -278,18 +290,22 @@ public final class SendMove {
         if (r == null || r.generation() != generation) { finish(Result.REFUSED, "source record changed: " + r); return; }
         if (r.state() == BucketState.SENT) { moveTo(Phase.ACTIVATING); return; }
         if (r.state() != BucketState.SENDING) { finish(Result.ROLLED_BACK, "source is " + r.state()); return; }
-        finishWith(digest.keyCount(), digest.checksum());
-    }
-
-    private void finishWith(long keyCount, long checksum) {
-        port.submit(destination, new FinishReceive(bucket, generation, keyCount, checksum), this::onVerdict);
+        // A copied SENDING source serves no reads, so its destination may take over at the verdict.
+        port.submit(destination, new FinishReceive(bucket, generation, digest.keyCount(), digest.checksum(), r.isCopying()), this::onVerdict);
     }
 
     /** The destination's answer to FinishReceive or ReceiveLastChunk; an unclear one sends the same command again. */
     private void onVerdict(MoveReply reply) {
         if (reply == null) { retryLater(); return; }
         switch (reply.outcome()) {
-            case COMPLETE -> moveTo(Phase.MARKING_SENT);
+            case COMPLETE -> {
+                BucketRecord dst = reply.record();
+                if (dst != null && dst.generation() == generation && dst.state().servesWrites()) {
+                    activated = true;
+                    writesReleased();
+                }
+                moveTo(Phase.MARKING_SENT);
+            }
             case ABORTED -> { detail = reply.message(); moveTo(Phase.ROLLING_BACK); }
             case REFUSED -> {
                 // The destination holds its own routable copy (a doubled bucket): it refused every chunk of
@@ -309,7 +325,7 @@ public final class SendMove {
     private void onMarkedSent(MoveReply reply) {
         if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
         if (!reply.isOk()) { finish(Result.REFUSED, reply.message()); return; }
-        moveTo(Phase.ACTIVATING);
+        moveTo(activated ? Phase.DROPPING : Phase.ACTIVATING);
     }
 
     private void onActivated(MoveReply reply) {

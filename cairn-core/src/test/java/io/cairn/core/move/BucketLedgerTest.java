@@ -49,7 +49,39 @@ class BucketLedgerTest {
 
     private MoveReply finish(long generation) {
         var d = src.digest(B);
-        return dst.apply(new FinishReceive(B, generation, d.keyCount(), d.checksum()));
+        return dst.apply(new FinishReceive(B, generation, d.keyCount(), d.checksum(), false));
+    }
+
+    @Test
+    void aVerdictWithActivateMakesACompleteCopyActiveAndAnIncompleteOneGarbage() {
+        src.apply(new StartSend(B, "b"));
+        copyAll(4);
+        var d = src.digest(B);
+        MoveReply verdict = dst.apply(new FinishReceive(B, 4, d.keyCount(), d.checksum(), true));
+        assertThat(verdict.outcome()).isEqualTo(Outcome.COMPLETE);
+        assertThat(verdict.record()).extracting(BucketRecord::state, BucketRecord::generation).containsExactly(ACTIVE, 4L);
+        assertThat(dst.progress(B)).as("the receive progress ends with the copy").isNull();
+        assertThat(dst.apply(new FinishReceive(B, 4, d.keyCount(), d.checksum(), true)).outcome()).as("idempotent").isEqualTo(Outcome.COMPLETE);
+        assertThat(dst.apply(new FinishReceive(B, 4, 0, 0, true)).outcome()).as("an active copy is never fenced").isEqualTo(Outcome.COMPLETE);
+
+        InMemoryReplicaset other = new InMemoryReplicaset("c");
+        other.apply(chunk(4, 0, entry("k", "v")));
+        MoveReply short_ = other.apply(new FinishReceive(B, 4, d.keyCount(), d.checksum(), true));
+        assertThat(short_.outcome()).isEqualTo(Outcome.ABORTED);
+        assertThat(short_.record().state()).isEqualTo(GARBAGE);
+    }
+
+    @Test
+    void aCopiedSourceAsksAgainAfterItsCopyWasActivatedAndMovedOn() {
+        src.apply(new StartSend(B, "b"));
+        copyAll(4);
+        var d = src.digest(B);
+        dst.apply(new FinishReceive(B, 4, d.keyCount(), d.checksum(), true));
+        assertThat(dst.apply(new StartSend(B, "c")).record().generation()).isEqualTo(5);
+        assertThat(dst.apply(new FinishReceive(B, 4, d.keyCount(), d.checksum(), true)).outcome())
+                .as("only an activated copy lifts the bucket above a copied source's generation").isEqualTo(Outcome.COMPLETE);
+        assertThat(dst.apply(new FinishReceive(B, 4, d.keyCount(), d.checksum(), false)).outcome())
+                .as("without activation at the verdict this cannot happen: never roll back over it").isEqualTo(Outcome.REFUSED);
     }
 
     @Test
@@ -61,7 +93,7 @@ class BucketLedgerTest {
         ChunkEntry rest2 = new ChunkEntry(keys.get(2).getKey(), keys.get(2).getValue());
         var d = src.digest(B);
         dst.apply(chunk(4, 0, first));
-        ReceiveLastChunk last = new ReceiveLastChunk(B, "a", 4, 1, List.of(rest1, rest2), d.keyCount(), d.checksum());
+        ReceiveLastChunk last = new ReceiveLastChunk(B, "a", 4, 1, List.of(rest1, rest2), d.keyCount(), d.checksum(), false);
 
         assertThat(dst.apply(last).outcome()).isEqualTo(Outcome.COMPLETE);
         assertThat(dst.keys(B)).hasSize(3);
@@ -89,7 +121,7 @@ class BucketLedgerTest {
 
         dst.apply(new StartSend(B, "a"));                          // and back, generation 5
         ChunkEntry only = entry("back", "v");
-        assertThat(src.apply(new ReceiveLastChunk(B, "b", 5, 0, List.of(only), 1, crc(only))).outcome()).isEqualTo(Outcome.COMPLETE);
+        assertThat(src.apply(new ReceiveLastChunk(B, "b", 5, 0, List.of(only), 1, crc(only), false)).outcome()).isEqualTo(Outcome.COMPLETE);
         assertThat(src.keys(B).keySet()).extracting(String::new).containsExactly("back");
     }
 
@@ -98,7 +130,7 @@ class BucketLedgerTest {
         src.apply(new StartSend(B, "b"));
         var d = src.digest(B);
         dst.apply(chunk(4, 0, entry("k1", "v")));
-        MoveReply verdict = dst.apply(new ReceiveLastChunk(B, "a", 4, 2, List.of(entry("k3", "v")), d.keyCount(), d.checksum()));
+        MoveReply verdict = dst.apply(new ReceiveLastChunk(B, "a", 4, 2, List.of(entry("k3", "v")), d.keyCount(), d.checksum(), false));
         assertThat(verdict.outcome()).as("chunk 1 never arrived").isEqualTo(Outcome.ABORTED);
         assertThat(dst.record(B).state()).isEqualTo(GARBAGE);
         assertThat(dst.keys(B)).isEmpty();
@@ -108,7 +140,7 @@ class BucketLedgerTest {
     void aLastChunkThatDoesNotAddUpFencesTheCopy() {
         src.apply(new StartSend(B, "b"));
         var d = src.digest(B);
-        ReceiveLastChunk last = new ReceiveLastChunk(B, "a", 4, 0, List.of(entry("k", "v")), d.keyCount(), d.checksum());
+        ReceiveLastChunk last = new ReceiveLastChunk(B, "a", 4, 0, List.of(entry("k", "v")), d.keyCount(), d.checksum(), false);
         MoveReply verdict = dst.apply(last);
         assertThat(verdict.outcome()).isEqualTo(Outcome.ABORTED);
         assertThat(dst.record(B).state()).isEqualTo(GARBAGE);
@@ -170,23 +202,23 @@ class BucketLedgerTest {
         assertThat(complete.outcome()).isEqualTo(Outcome.COMPLETE);
         assertThat(dst.progress(B).complete()).isTrue();
         assertThat(finish(4).outcome()).as("idempotent").isEqualTo(Outcome.COMPLETE);
-        assertThat(dst.apply(new FinishReceive(B, 4, 99, 99)).outcome()).as("a complete copy stays complete").isEqualTo(Outcome.COMPLETE);
+        assertThat(dst.apply(new FinishReceive(B, 4, 99, 99, false)).outcome()).as("a complete copy stays complete").isEqualTo(Outcome.COMPLETE);
 
         InMemoryReplicaset other = new InMemoryReplicaset("c");
         other.apply(chunk(4, 0, entry("k0", "v0")));
-        MoveReply aborted = other.apply(new FinishReceive(B, 4, 3, src.digest(B).checksum()));
+        MoveReply aborted = other.apply(new FinishReceive(B, 4, 3, src.digest(B).checksum(), false));
         assertThat(aborted.outcome()).isEqualTo(Outcome.ABORTED);
         assertThat(aborted.record().state()).isEqualTo(GARBAGE);
         assertThat(aborted.record().generation()).isEqualTo(4);
         assertThat(aborted.record().flags() & BucketRecord.FLAG_DATA_DROPPED).isNotZero();
         assertThat(other.keys(B)).isEmpty();
         assertThat(other.progress(B)).isNull();
-        assertThat(other.apply(new FinishReceive(B, 4, 3, 0)).outcome()).as("stays fenced").isEqualTo(Outcome.ABORTED);
+        assertThat(other.apply(new FinishReceive(B, 4, 3, 0, false)).outcome()).as("stays fenced").isEqualTo(Outcome.ABORTED);
     }
 
     @Test
     void finishWithNothingReceivedFencesAnUnknownBucket() {
-        MoveReply r = dst.apply(new FinishReceive(B, 4, 3, 123));
+        MoveReply r = dst.apply(new FinishReceive(B, 4, 3, 123, false));
         assertThat(r.outcome()).isEqualTo(Outcome.ABORTED);
         assertThat(dst.record(B).state()).isEqualTo(GARBAGE);
         assertThat(dst.record(B).generation()).isEqualTo(4);
@@ -205,7 +237,7 @@ class BucketLedgerTest {
         assertThat(dst.record(B).state()).isEqualTo(GARBAGE);
 
         InMemoryReplicaset never = new InMemoryReplicaset("c");
-        never.apply(new FinishReceive(B, 4, 1, 1));
+        never.apply(new FinishReceive(B, 4, 1, 1, false));
         assertThat(never.apply(chunk(4, 0, entry("k0", "v0"))).outcome()).as("fence before any chunk").isEqualTo(Outcome.REFUSED);
         assertThat(never.record(B).state()).isEqualTo(GARBAGE);
     }
@@ -294,7 +326,7 @@ class BucketLedgerTest {
                     .isEqualTo(Outcome.OK);
         }
         var d = dst.digest(B);
-        assertThat(src.apply(new FinishReceive(B, 5, d.keyCount(), d.checksum())).outcome()).isEqualTo(Outcome.COMPLETE);
+        assertThat(src.apply(new FinishReceive(B, 5, d.keyCount(), d.checksum(), false)).outcome()).isEqualTo(Outcome.COMPLETE);
         dst.apply(new MarkSent(B, 5));
         MoveReply back = src.apply(new Activate(B, 5));
         assertThat(back.record().state()).isEqualTo(ACTIVE);
@@ -310,7 +342,7 @@ class BucketLedgerTest {
         MoveReply r = owner.apply(chunk(4, 0, entry("k0", "x")));
         assertThat(r.outcome()).isEqualTo(Outcome.REFUSED);
         assertThat(owner.record(B).state()).isEqualTo(ACTIVE);
-        assertThat(owner.apply(new FinishReceive(B, 4, 1, 1)).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(owner.apply(new FinishReceive(B, 4, 1, 1, false)).outcome()).isEqualTo(Outcome.REFUSED);
         assertThat(owner.record(B).state()).isEqualTo(ACTIVE);
         assertThat(owner.keys(B).get(bytes("k0"))).isEqualTo(bytes("v0"));
     }

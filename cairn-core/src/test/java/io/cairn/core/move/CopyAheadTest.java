@@ -54,6 +54,7 @@ class CopyAheadTest {
             if (call.equals("ReadChanges@a")) {
                 atHandOver.putAll(contents(a));
                 assertThat(a.write(B, "k1", "too late")).as("SENDING refuses writes").isFalse();
+                assertThat(a.record(B).servesReads()).as("and reads: its destination activates before it is SENT").isFalse();
             }
         };
         SendMove m = start();
@@ -63,8 +64,8 @@ class CopyAheadTest {
         assertThat(port.calls).containsExactly(
                 "StartCopy@a",
                 "ReadChunk@a", "ReceiveChunk@b", "ReadChunk@a", "ReceiveChunk@b", // k0-k2, then k3-k5 (k6 is gone)
-                "SendCopied@a", "ReadChanges@a", "ReceiveChunk@b", "ReadChanges@a", "ReceiveLastChunk@b", // 5 changed keys, 3 a page
-                "MarkSent@a", "Activate@b", "DropData@a");
+                "SendCopied@a", "ReceiveChunk@b", "ReadChanges@a", "ReceiveLastChunk@b", // 5 changed keys, 3 a page, the first in SendCopied's answer
+                "MarkSent@a", "DropData@a"); // the verdict activated the copy
         assertThat(contents(b)).isEqualTo(atHandOver).containsEntry("k0", "overwritten-2").containsKeys("a-new-1", "a-new-2", "k4")
                 .doesNotContainKeys("k6", "k5");
         assertThat(b.record(B)).extracting(BucketRecord::state, BucketRecord::generation).containsExactly(ACTIVE, 2L);
@@ -79,8 +80,16 @@ class CopyAheadTest {
     void writesAreHeldOnlyForTheChangedKeysAndTheHandOver() {
         SendMove copied = start();
         int started = port.calls.indexOf("SendCopied@a") + 1;
-        int activated = port.calls.indexOf("Activate@b") + 1;
-        assertThat(copied.writesHeldMs()).isEqualTo(activated - started).isEqualTo(4);  // ReadChanges, last chunk, MarkSent, Activate
+        int activated = port.calls.indexOf("ReceiveLastChunk@b") + 1;
+        assertThat(copied.writesHeldMs()).isEqualTo(activated - started).isEqualTo(1);  // the last chunk, which activates
+
+        InMemoryReplicaset quiet = new InMemoryReplicaset("a").bootstrap(B, 1, KEYS);
+        quiet.changesInReply = 0;
+        FakeMovePort queried = new FakeMovePort(quiet, new InMemoryReplicaset("b"));
+        SendMove asked = SendMove.start(B, "a", "b", queried, COPY_AHEAD, x -> { });
+        queried.runTimers(100);
+        assertThat(asked.result()).isEqualTo(SendMove.Result.MOVED);
+        assertThat(asked.writesHeldMs()).as("a source that answers SendCopied without changes is asked for them").isEqualTo(2);
 
         InMemoryReplicaset src = new InMemoryReplicaset("a").bootstrap(B, 1, KEYS);
         FakeMovePort p = new FakeMovePort(src, new InMemoryReplicaset("b"));
@@ -182,6 +191,29 @@ class CopyAheadTest {
     }
 
     @Test
+    void aSendingBucketWhoseCopyTheVerdictActivatedResumesAsMovedAndIsNotActivatedAgain() {
+        a.apply(new StartCopy(B, "b"));
+        List<ChunkEntry> all = new ArrayList<>();
+        a.keys(B).forEach((k, v) -> all.add(new ChunkEntry(k, v)));
+        b.apply(new ReceiveChunk(B, "a", 2, 0, all));
+        a.write(B, "k1", "changed after its chunk");
+        a.apply(new SendCopied(B, "b", 2));
+        var digest = a.digest(B);
+        List<ChunkEntry> changes = List.of(new ChunkEntry("k1".getBytes(), a.keys(B).get("k1".getBytes())));
+        MoveReply verdict = b.apply(new ReceiveLastChunk(B, "a", 2, 1, changes, digest.keyCount(), digest.checksum(), true));
+        assertThat(verdict.record().state()).isEqualTo(ACTIVE);
+        assertThat(b.write(B, "k2", "written at the new owner")).isTrue();
+        // The driver died before it heard the verdict; the next one starts from the SENDING record.
+        SendMove m = SendMove.resume(a.record(B), "a", port, COPY_AHEAD, done::add);
+        port.runTimers(100);
+
+        assertThat(m.result()).isEqualTo(SendMove.Result.MOVED);
+        assertThat(port.calls).containsExactly("Digest@a", "FinishReceive@b", "MarkSent@a", "DropData@a");
+        assertThat(a.record(B).state()).isEqualTo(SENT);
+        assertThat(contents(b)).containsEntry("k1", "changed after its chunk").containsEntry("k2", "written at the new owner");
+    }
+
+    @Test
     void aLostReplyOrRequestAtEachStepIsRetriedWithoutHarm() {
         for (boolean request : new boolean[] {false, true}) {
             for (int i = 0; i < 13; i++) {
@@ -239,8 +271,9 @@ class CopyAheadTest {
         ChunkEntry k1b = new ChunkEntry("k1".getBytes(), "v1 again".getBytes());
         ChunkEntry k3 = new ChunkEntry("k3".getBytes(), "v3".getBytes());
         MoveReply verdict = b.apply(new ReceiveLastChunk(B, "a", 2, 1, List.of(k1b, ChunkEntry.deletion("k2".getBytes()), k3,
-                ChunkEntry.deletion("never-there".getBytes())), 2, k1b.crc() + k3.crc()));
+                ChunkEntry.deletion("never-there".getBytes())), 2, k1b.crc() + k3.crc(), true));
         assertThat(verdict.outcome()).isEqualTo(MoveReply.Outcome.COMPLETE);
+        assertThat(verdict.record().state()).as("a copied hand-over activates at the verdict").isEqualTo(ACTIVE);
         assertThat(b.keys(B).keySet()).extracting((byte[] k) -> new String(k)).containsExactly("k1", "k3");
         assertThat(Arrays.equals(b.keys(B).get("k1".getBytes()), "v1 again".getBytes())).isTrue();
     }

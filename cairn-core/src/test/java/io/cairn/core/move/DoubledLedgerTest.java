@@ -95,7 +95,7 @@ class DoubledLedgerTest {
         assertThat(rs.apply(new DropData(B, 2)).outcome()).isEqualTo(Outcome.REFUSED);
         ReceiveChunk chunk = new ReceiveChunk(B, "b", 5, 0, List.of(new ChunkEntry(bytes("n"), bytes("v"))));
         assertThat(rs.apply(chunk).outcome()).isEqualTo(Outcome.REFUSED);
-        MoveReply verdict = rs.apply(new FinishReceive(B, 5, 1, 1));
+        MoveReply verdict = rs.apply(new FinishReceive(B, 5, 1, 1, false));
         assertThat(verdict.outcome()).isEqualTo(Outcome.ABORTED);
         assertThat(rs.keys(B)).hasSize(3);
         assertThat(rs.records.get(B).has(FLAG_QUARANTINED)).isTrue();
@@ -165,7 +165,7 @@ class DoubledLedgerTest {
         rs.apply(new Contain(B, 2, "b"));
         ReceiveChunk chunk = new ReceiveChunk(B, "b", 6, 0, List.of(new ChunkEntry(bytes("n"), bytes("v"))));
         assertThat(rs.apply(chunk).outcome()).isEqualTo(Outcome.REFUSED);
-        MoveReply verdict = rs.apply(new FinishReceive(B, 6, 1, 1));
+        MoveReply verdict = rs.apply(new FinishReceive(B, 6, 1, 1, false));
         assertThat(verdict.outcome()).isEqualTo(Outcome.ABORTED);
         assertThat(rs.records.get(B).isContainedDouble()).isTrue();
         assertThat(rs.keys(B)).hasSize(3);

@@ -91,6 +91,15 @@ public class InMemoryReplicaset implements BucketLedger.Store {
         return ChunkPage.of(keys(q.bucket()), q.afterKey(), q.maxKeys(), q.maxBytes());
     }
 
+    /** Keys in the first page of changes SendCopied answers with; 0: answer none (the driver queries them). */
+    public int changesInReply = 3;
+
+    @Override
+    public ChangesPage changes(int bucket, long generation) {
+        return changesInReply == 0 ? null
+                : readChanges(new MoveQuery.ReadChanges(bucket, generation, new byte[0], changesInReply, 1 << 20));
+    }
+
     public ChangesPage readChanges(MoveQuery.ReadChanges q) {
         BucketRecord r = records.get(q.bucket());
         if (r == null || r.state() != io.cairn.core.BucketState.SENDING || r.generation() != q.generation()) {

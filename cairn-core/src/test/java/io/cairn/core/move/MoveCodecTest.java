@@ -38,9 +38,11 @@ class MoveCodecTest {
                 new StartSend(1, "rs-b"),
                 new ReceiveChunk(2, "rs-a", 9, 3, ENTRIES),
                 new ReceiveChunk(2, "", Long.MAX_VALUE, 0, List.of()),
-                new FinishReceive(3, 9, 1_000_000, -5L),
-                new ReceiveLastChunk(3, "rs-a", 9, 4, ENTRIES, 1_000_000, -5L),
-                new ReceiveLastChunk(3, "rs-a", 9, 0, List.of(), 0, 0),
+                new FinishReceive(3, 9, 1_000_000, -5L, false),
+                new FinishReceive(3, 9, 1_000_000, -5L, true),
+                new ReceiveLastChunk(3, "rs-a", 9, 4, ENTRIES, 1_000_000, -5L, false),
+                new ReceiveLastChunk(3, "rs-a", 9, 4, ENTRIES, 1_000_000, -5L, true),
+                new ReceiveLastChunk(3, "rs-a", 9, 0, List.of(), 0, 0, false),
                 new MarkSent(4, 9),
                 new Activate(5, 9),
                 new RollbackSend(6, 9),
@@ -106,6 +108,10 @@ class MoveCodecTest {
             ChangesPage back = MoveCodec.decodeChangesPage(in);
             assertThat(back).isEqualTo(p);
             assertThat(in.remaining()).isZero();
+            MoveReply withChanges = new MoveReply(MoveReply.Outcome.OK, RECORD, 0, "", p); // SendCopied's answer
+            ByteBuffer reply = ByteBuffer.wrap(MoveCodec.encode(withChanges));
+            assertThat(MoveCodec.decodeReply(reply)).isEqualTo(withChanges);
+            assertThat(reply.remaining()).isZero();
         }
         assertThat(changes.get(0).isDeletion()).isTrue();
         assertThat(ENTRIES.get(0).isDeletion()).isFalse();

@@ -45,7 +45,7 @@ class MoverFalseDoubledAlarmTest {
         var page = a.readChunk(new MoveQuery.ReadChunk(2, 2, new byte[0], 10, 1 << 20));
         b.apply(new ReceiveChunk(2, "a", 2, 0, page.entries()));
         var d = a.digest(2);
-        b.apply(new FinishReceive(2, 2, d.keyCount(), d.checksum()));
+        b.apply(new FinishReceive(2, 2, d.keyCount(), d.checksum(), false));
         a.apply(new MarkSent(2, 2));
         b.apply(new Activate(2, 2));
         pendingStatus.get("b").accept(b.status(10));  // b: bucket 2 ACTIVE

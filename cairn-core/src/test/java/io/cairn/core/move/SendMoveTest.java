@@ -152,7 +152,7 @@ class SendMoveTest {
     void resumeFromUndroppedSentActivatesAndDrops() {
         abandonAfter(3);
         var d = a.digest(B);
-        b.apply(new FinishReceive(B, 2, d.keyCount(), d.checksum()));
+        b.apply(new FinishReceive(B, 2, d.keyCount(), d.checksum(), false));
         a.apply(new MarkSent(B, 2));
         SendMove m = SendMove.resume(a.record(B), "a", port, LIMITS, done::add);
         port.runTimers(100);
