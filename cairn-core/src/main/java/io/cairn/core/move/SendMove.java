@@ -29,8 +29,7 @@ import java.util.function.Consumer;
 public final class SendMove {
     public enum Phase {
         COPY_STARTING, COPYING, STARTING, STREAMING, FINISHING, MARKING_SENT, ACTIVATING, DROPPING, ROLLING_BACK,
-        CANCELLING, ENDING_COPY, DONE;
-
+        CANCELLING, ENDING_COPY, DONE
     }
 
     public enum Result { MOVED, ROLLED_BACK, REFUSED }
@@ -299,8 +298,9 @@ public final class SendMove {
         if (reply == null) { retryLater(); return; }
         switch (reply.outcome()) {
             case COMPLETE -> {
+                // Activated at the verdict, or earlier (and perhaps contained or moved on since): no Activate to send.
                 BucketRecord dst = reply.record();
-                if (dst != null && dst.generation() == generation && dst.state().servesWrites()) {
+                if (dst != null && (dst.generation() > generation || (dst.generation() == generation && dst.state() != BucketState.RECEIVING))) {
                     activated = true;
                     writesReleased();
                 }
