@@ -41,6 +41,12 @@ public final class Router implements KvBackend, AutoCloseable {
     private static final long MIN_BACKOFF_MS = 5;
     private static final long MAX_BACKOFF_MS = 200;
     private static final long UNKNOWN_BUCKETS_ROUND_MS = 50;
+    /**
+     * A bucket that refuses requests while it moves (BUCKET_LOCKED) is looked for elsewhere at
+     * most this often: a copied bucket's new owner takes over before its old one is SENT, and
+     * only discovery tells.
+     */
+    private static final long LOCKED_DISCOVERY_MS = 20;
 
     private final RouterConfig config;
     private final RouteMap routes;
@@ -54,6 +60,7 @@ public final class Router implements KvBackend, AutoCloseable {
     private final AtomicLong retries = new AtomicLong();
     private volatile Topology topology;
     private volatile boolean closed;
+    private final AtomicLong lockedDiscoveryAtNs = new AtomicLong(System.nanoTime());
 
     public Router(Topology topology, RouterConfig config) {
         this.config = config;
@@ -178,6 +185,7 @@ public final class Router implements KvBackend, AutoCloseable {
     private int[] retryable(List<KvOp> ops, int[] pending, OpResult[] results, String[] sentTo) {
         List<Integer> again = new ArrayList<>();
         boolean rediscover = false;
+        boolean locked = false;
         for (int i : pending) {
             OpResult r = results[i];
             if (r == null || !r.isError()) continue;
@@ -191,14 +199,17 @@ public final class Router implements KvBackend, AutoCloseable {
                     rediscover = true;
                     again.add(i);
                 }
-                case BUCKET_LOCKED -> again.add(i);
+                case BUCKET_LOCKED -> {
+                    locked = true;
+                    again.add(i);
+                }
                 case UNAVAILABLE -> {
                     if (ops.get(i).readOnly()) again.add(i);
                 }
                 default -> { }
             }
         }
-        if (rediscover) triggerDiscovery();
+        if (rediscover || (locked && lockedDiscoveryDue())) triggerDiscovery();
         return again.stream().mapToInt(Integer::intValue).toArray();
     }
 
@@ -401,6 +412,12 @@ public final class Router implements KvBackend, AutoCloseable {
     }
 
     /** An extra round now (after a wrong-owner answer), besides the periodic ones. */
+    private boolean lockedDiscoveryDue() {
+        long now = System.nanoTime();
+        long last = lockedDiscoveryAtNs.get();
+        return now - last >= TimeUnit.MILLISECONDS.toNanos(LOCKED_DISCOVERY_MS) && lockedDiscoveryAtNs.compareAndSet(last, now);
+    }
+
     private void triggerDiscovery() {
         for (Discovery d : discoveries.values()) d.round();
     }

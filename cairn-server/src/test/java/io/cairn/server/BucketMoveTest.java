@@ -2,6 +2,10 @@ package io.cairn.server;
 
 import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.core.BucketHasher;
+import io.cairn.core.BucketState;
+import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MoveQuery;
+import io.cairn.core.move.MoveReply;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.server.config.ClusterConfig;
@@ -120,6 +124,55 @@ class BucketMoveTest {
             assertThat(jedis.get("{copy}500")).isEqualTo("v1");
             assertThat(jedis.dbSize()).isEqualTo(2_000);
             assertThat(records.digest(to, bucket).keyCount()).isEqualTo(2_000);
+        }
+    }
+
+    /**
+     * The copied hand-over on the real stack, one step at a time: once the destination's verdict
+     * activated the copy, clients are served there although the source is not SENT yet (no
+     * MarkSent is sent here; a router with a one-minute discovery period finds the new owner
+     * because the source refuses the bucket); MarkSent and DropData then end the move.
+     */
+    @Test
+    void aCopiedBucketIsServedByItsNewOwnerBeforeTheOldOneIsSent() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS,
+                Map.of("rebalancer", Map.of("auto", false, "roundIntervalMs", 600_000), "router", Map.of("discoveryIntervalMs", 60_000)));
+        try (LocalCluster cluster = new LocalCluster(config).start();
+             MoveFaultSupport.Records records = new MoveFaultSupport.Records(config.topology());
+             Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            int bucket = BucketHasher.bucketOf("hand".getBytes(), BUCKETS);
+            for (int i = 0; i < 50; i++) jedis.set("{hand}" + i, "v1");
+            String from = owner(cluster, bucket);
+            String to = from.equals("rs1") ? "rs2" : "rs1";
+            long gen = records.digest(from, bucket).record().copyGeneration();
+
+            assertThat(records.submit(from, new MoveCommand.StartCopy(bucket, to)).isOk()).isTrue();
+            var chunk = records.readChunk(from, new MoveQuery.ReadChunk(bucket, gen, new byte[0], 1_000, 1 << 20));
+            assertThat(records.submit(to, new MoveCommand.ReceiveChunk(bucket, from, gen, 0, chunk.entries())).isOk()).isTrue();
+            assertThat(jedis.set("{hand}0", "changed while copied")).isEqualTo("OK");
+            MoveReply sending = records.submit(from, new MoveCommand.SendCopied(bucket, to, gen));
+            assertThat(sending.record().state()).isEqualTo(BucketState.SENDING);
+            var changes = sending.changes();
+            assertThat(changes.page().entries()).as("SendCopied answers with the changed key").hasSize(1);
+            MoveReply verdict = records.submit(to, new MoveCommand.ReceiveLastChunk(bucket, from, gen, 1, changes.page().entries(),
+                    changes.keyCount(), changes.checksum(), true));
+            assertThat(verdict.outcome()).isEqualTo(MoveReply.Outcome.COMPLETE);
+            assertThat(verdict.record().state()).as("activated at the verdict").isEqualTo(BucketState.ACTIVE);
+
+            long start = System.nanoTime();
+            assertThat(jedis.get("{hand}0")).isEqualTo("changed while copied");
+            assertThat(jedis.set("{hand}1", "at the new owner")).isEqualTo("OK");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("found without waiting for periodic discovery")
+                    .isLessThan(Duration.ofSeconds(10));
+            assertThat(owner(cluster, bucket)).isEqualTo(to);
+            assertThat(records.digest(from, bucket).record().state()).as("the old owner is not SENT yet").isEqualTo(BucketState.SENDING);
+
+            assertThat(records.submit(from, new MoveCommand.MarkSent(bucket, gen)).isOk()).isTrue();
+            assertThat(records.submit(from, new MoveCommand.DropData(bucket, gen)).isOk()).isTrue();
+            assertThat(records.digest(from, bucket).keyCount()).isZero();
+            assertThat(jedis.get("{hand}1")).isEqualTo("at the new owner");
+            assertThat(records.digest(to, bucket).keyCount()).isEqualTo(50);
         }
     }
 

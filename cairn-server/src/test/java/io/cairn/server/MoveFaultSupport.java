@@ -88,6 +88,19 @@ final class MoveFaultSupport {
             return f.get(30, TimeUnit.SECONDS);
         }
 
+        /** Submits one move command to the replicaset's log, as a driver would; null when it did not answer. */
+        io.cairn.core.move.MoveReply submit(String replicaset, io.cairn.core.move.MoveCommand command) throws Exception {
+            CompletableFuture<io.cairn.core.move.MoveReply> f = new CompletableFuture<>();
+            driver.execute(() -> port.submit(replicaset, command, f::complete));
+            return f.get(30, TimeUnit.SECONDS);
+        }
+
+        io.cairn.core.move.MoveQuery.ChunkPage readChunk(String replicaset, io.cairn.core.move.MoveQuery.ReadChunk query) throws Exception {
+            CompletableFuture<io.cairn.core.move.MoveQuery.ChunkPage> f = new CompletableFuture<>();
+            driver.execute(() -> port.readChunk(replicaset, query, f::complete));
+            return f.get(30, TimeUnit.SECONDS);
+        }
+
         /** digest(...) of every listed replicaset, as text for failure messages. */
         String describe(List<String> replicasets, int bucket) {
             Map<String, String> out = new LinkedHashMap<>();

@@ -1,7 +1,10 @@
 package io.cairn.storage;
 
 import io.cairn.core.BucketState;
+import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpCodec;
+import io.cairn.core.kv.OpResult;
 import io.cairn.core.kv.StoredValue;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveCommand;
@@ -11,6 +14,7 @@ import io.cairn.core.wire.StorageRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -39,6 +43,11 @@ class CopyAheadMarksTest {
         return MoveQueries.readChanges(new MoveQuery.ReadChanges(B, 2, after, maxKeys, 1 << 20), replica.state);
     }
 
+    private static OpResult read(ReplicaUnderTest replica, String key) {
+        byte[] answer = replica.state.query(ByteBuffer.wrap(StorageRequest.read(List.of(KvOp.get(B, bytes(key))))), 1_550);
+        return OpCodec.decodeResults(ByteBuffer.wrap(answer)).get(0);
+    }
+
     private static List<String> describe(List<ChunkEntry> entries) {
         return entries.stream().map(e -> new String(e.key()) + "=" + (e.isDeletion() ? "deleted" : new String(StoredValue.data(e.stored())))).toList();
     }
@@ -58,7 +67,13 @@ class CopyAheadMarksTest {
             assertThat(MoveQueries.readChanges(new MoveQuery.ReadChanges(B, 2, new byte[0], 10, 1 << 20), source.state).page().refusal())
                     .as("changes are read once writes stopped").contains("not SENDING");
 
-            assertThat(source.move(new MoveCommand.SendCopied(B, "rs2", 2), 1_500).isOk()).isTrue();
+            MoveReply sending = source.move(new MoveCommand.SendCopied(B, "rs2", 2), 1_500);
+            assertThat(sending.isOk()).isTrue();
+            assertThat(describe(sending.changes().page().entries())).as("SendCopied answers with the changes")
+                    .containsExactly("a-new=2", "counter=5", "gone=deleted");
+            assertThat(sending.changes().keyCount()).as("and the digest: it is the only page").isEqualTo(3);
+            assertThat(read(source, "before").error()).as("a copied SENDING bucket serves no reads: its destination activates before it is SENT")
+                    .isEqualTo(ErrorCode.BUCKET_LOCKED);
             MoveQuery.ChangesPage first = changes(source, new byte[0], 2);
             assertThat(describe(first.page().entries())).containsExactly("a-new=2", "counter=5");
             assertThat(first.page().last()).isFalse();
