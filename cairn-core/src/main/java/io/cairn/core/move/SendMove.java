@@ -28,7 +28,7 @@ import java.util.function.Consumer;
  */
 public final class SendMove {
     public enum Phase {
-        COPY_STARTING, COPYING, STARTING, STREAMING, FINISHING, MARKING_SENT, ACTIVATING, DROPPING, ROLLING_BACK,
+        COPY_STARTING, COPYING, STARTING, PROBING, STREAMING, FINISHING, MARKING_SENT, ACTIVATING, DROPPING, ROLLING_BACK,
         CANCELLING, ENDING_COPY, DONE
     }
 
@@ -98,7 +98,8 @@ public final class SendMove {
         if (!sending && !sentNotDropped && !record.isCopying()) return null;
         SendMove m = new SendMove(record.id(), source, record.peer(), port, limits, onDone);
         m.generation = record.marksChanges() ? record.copyGeneration() : record.generation();
-        m.phase = sending ? Phase.FINISHING : sentNotDropped ? Phase.ACTIVATING : Phase.CANCELLING;
+        m.copied = sending && record.isCopying();
+        m.phase = m.copied ? Phase.PROBING : sending ? Phase.FINISHING : sentNotDropped ? Phase.ACTIVATING : Phase.CANCELLING;
         m.detail = "resumed";
         m.step();
         return m;
@@ -132,6 +133,8 @@ public final class SendMove {
             case COPYING -> streamNext();
             case STARTING -> port.submit(source, copied ? new SendCopied(bucket, destination, generation) : new StartSend(bucket, destination),
                     this::onStarted);
+            // A chunk numbered past any real one changes nothing and is answered GAP with the next number expected.
+            case PROBING -> port.submit(destination, new ReceiveChunk(bucket, source, generation, Integer.MAX_VALUE, List.of()), this::onProbed);
             case STREAMING -> { if (copied) streamChanges(); else streamNext(); }
             case FINISHING -> port.digest(source, bucket, this::onDigest);
             case MARKING_SENT -> port.submit(source, new MarkSent(bucket, generation), this::onMarkedSent);
@@ -184,6 +187,19 @@ public final class SendMove {
         phase = Phase.STREAMING;
         if (copied && reply.changes() != null) onChanges(reply.changes());
         else step();
+    }
+
+    /**
+     * A resumed copied hand-over: where the destination's copy stands. If it holds the copy and
+     * waits for chunk n, the changed keys are sent again from chunk n (each one replaces what is
+     * there, so keys that had arrived change nothing) and the verdict decides; anything else
+     * (nothing there, fenced, complete, activated) goes straight to the verdict.
+     */
+    private void onProbed(MoveReply reply) {
+        if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
+        if (reply.outcome() != MoveReply.Outcome.GAP || reply.expectedSeq() == 0) { moveTo(Phase.FINISHING); return; }
+        seq = reply.expectedSeq();
+        moveTo(Phase.STREAMING);
     }
 
     /**

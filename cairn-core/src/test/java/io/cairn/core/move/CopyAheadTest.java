@@ -170,7 +170,7 @@ class CopyAheadTest {
     }
 
     @Test
-    void aSendingBucketCopiedAheadResumesThroughTheVerdict() {
+    void aResumedHandOverSendsTheChangedKeysAgainAndMoves() {
         a.apply(new StartCopy(B, "b"));
         byte[] after = new byte[0];
         for (int seq = 0; seq < 3; seq++) {
@@ -181,13 +181,29 @@ class CopyAheadTest {
         a.write(B, "k1", "changed after its chunk");
         a.apply(new SendCopied(B, "b", 2));
 
+        // The driver died after SendCopied: the destination holds the copy but not the change.
         SendMove m = SendMove.resume(a.record(B), "a", port, COPY_AHEAD, done::add);
         port.runTimers(100);
-        assertThat(m.result()).as("the destination lacks the change: fenced, rolled back").isEqualTo(SendMove.Result.ROLLED_BACK);
+        assertThat(m.result()).isEqualTo(SendMove.Result.MOVED);
+        assertThat(port.calls).containsExactly("ReceiveChunk@b", "ReadChanges@a", "ReceiveLastChunk@b", "MarkSent@a", "DropData@a");
+        assertThat(b.record(B).state()).isEqualTo(ACTIVE);
+        assertThat(contents(b)).containsEntry("k1", "changed after its chunk").hasSize(KEYS);
+        assertThat(a.record(B).state()).isEqualTo(SENT);
+    }
+
+    @Test
+    void aResumedHandOverWhoseDestinationHoldsNothingRollsBack() {
+        a.apply(new StartCopy(B, "b"));
+        a.apply(new SendCopied(B, "b", 2));
+        SendMove m = SendMove.resume(a.record(B), "a", port, COPY_AHEAD, done::add);
+        port.runTimers(100);
+        assertThat(m.result()).isEqualTo(SendMove.Result.ROLLED_BACK);
+        assertThat(port.calls).containsExactly("ReceiveChunk@b", "Digest@a", "FinishReceive@b", "RollbackSend@a");
         assertThat(a.record(B).state()).isEqualTo(ACTIVE);
         assertThat(a.record(B).isCopying()).isFalse();
         assertThat(a.changed).isEmpty();
-        assertThat(contents(a)).containsEntry("k1", "changed after its chunk").hasSize(KEYS);
+        assertThat(contents(a)).hasSize(KEYS);
+        assertThat(b.record(B).state()).as("fenced").isEqualTo(GARBAGE);
     }
 
     @Test
@@ -208,7 +224,7 @@ class CopyAheadTest {
         port.runTimers(100);
 
         assertThat(m.result()).isEqualTo(SendMove.Result.MOVED);
-        assertThat(port.calls).containsExactly("Digest@a", "FinishReceive@b", "MarkSent@a", "DropData@a");
+        assertThat(port.calls).containsExactly("ReceiveChunk@b", "Digest@a", "FinishReceive@b", "MarkSent@a", "DropData@a"); // the probe is refused: activated
         assertThat(a.record(B).state()).isEqualTo(SENT);
         assertThat(contents(b)).containsEntry("k1", "changed after its chunk").containsEntry("k2", "written at the new owner");
     }
