@@ -24,6 +24,8 @@ public final class MoveCodec {
         Out l(long v) { for (int s = 56; s >= 0; s -= 8) bytes.write((int) (v >>> s)); return this; }
         Out bytes(byte[] v) { i(v.length); bytes.writeBytes(v); return this; }
         Out str(String v) { return bytes(v.getBytes(StandardCharsets.UTF_8)); }
+        /** Appends an encoding made elsewhere, as is (no length). */
+        Out raw(byte[] v) { bytes.writeBytes(v); return this; }
         Out record(BucketRecord r) {
             if (r == null) return b(0);
             b(1);
@@ -95,12 +97,7 @@ public final class MoveCodec {
 
     public static byte[] encode(MoveReply reply) {
         Out o = new Out().b(reply.outcome().ordinal()).record(reply.record()).i(reply.expectedSeq()).str(reply.message());
-        if (reply.changes() == null) return o.done();
-        byte[] head = o.b(1).done();
-        byte[] changes = encode(reply.changes());
-        byte[] out = java.util.Arrays.copyOf(head, head.length + changes.length);
-        System.arraycopy(changes, 0, out, head.length, changes.length);
-        return out;
+        return reply.changes() == null ? o.done() : o.b(1).raw(encode(reply.changes())).done();
     }
 
     public static MoveReply decodeReply(ByteBuffer in) {
@@ -149,9 +146,7 @@ public final class MoveCodec {
     }
 
     public static byte[] encode(ChangesPage changes) {
-        Out o = new Out();
-        o.bytes.writeBytes(encode(changes.page()));
-        return o.l(changes.keyCount()).l(changes.checksum()).done();
+        return new Out().raw(encode(changes.page())).l(changes.keyCount()).l(changes.checksum()).done();
     }
 
     public static ChangesPage decodeChangesPage(ByteBuffer in) {

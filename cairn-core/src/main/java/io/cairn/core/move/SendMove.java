@@ -22,7 +22,9 @@ import java.util.function.Consumer;
  * and cancelled at the source; the bucket never stopped serving writes.
  *
  * <p>Recovery never guesses: a SENDING source asks the destination for its verdict
- * (FinishReceive: COMPLETE or fenced), and acts on that one replicated answer.
+ * (FinishReceive: COMPLETE or fenced), and acts on that one replicated answer. A copied one
+ * first sends its changed keys again where the destination's copy stopped (PROBING), so a
+ * driver lost during the hand-over does not cost the copy.
  *
  * <p>Single-threaded: all calls and callbacks run on the driver thread.
  */
