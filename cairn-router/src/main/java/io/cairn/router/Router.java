@@ -40,6 +40,12 @@ public final class Router implements KvBackend, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Router.class);
     private static final long MIN_BACKOFF_MS = 5;
     private static final long MAX_BACKOFF_MS = 200;
+    /**
+     * The longest pause while only moving buckets refused: their new owner can take over at any
+     * moment and the discovery that finds it runs every 20 ms, so a long pause would only add to
+     * the client's wait.
+     */
+    private static final long MAX_LOCKED_BACKOFF_MS = 50;
     private static final long UNKNOWN_BUCKETS_ROUND_MS = 50;
     /**
      * A bucket that refuses requests while it moves (BUCKET_LOCKED) is looked for elsewhere at
@@ -175,7 +181,8 @@ public final class Router implements KvBackend, AutoCloseable {
                 return;
             }
             retries.incrementAndGet();
-            long backoffMs = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attemptNo, 6));
+            boolean onlyLocked = Arrays.stream(again).allMatch(i -> results[i].error() == ErrorCode.BUCKET_LOCKED);
+            long backoffMs = Math.min(onlyLocked ? MAX_LOCKED_BACKOFF_MS : MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attemptNo, 6));
             long delayNs = Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadline - now);
             scheduler.schedule(() -> attempt(ops, again, results, deadline, attemptNo + 1, done), delayNs, TimeUnit.NANOSECONDS);
         });
