@@ -249,7 +249,7 @@ public final class BucketLedger {
                 return new MoveReply(MoveReply.Outcome.COMPLETE, store.put(r.transition(ACTIVE, 0, r.peer())), 0, "");
             }
             if (verified) {
-                store.putProgress(c.bucket(), new ReceiveProgress(p.generation(), p.nextSeq(), p.keyCount(), p.checksum(), true));
+                if (!p.complete()) store.putProgress(c.bucket(), new ReceiveProgress(p.generation(), p.nextSeq(), p.keyCount(), p.checksum(), true));
                 return new MoveReply(MoveReply.Outcome.COMPLETE, r, 0, "");
             }
             String why = p == null ? "nothing received" : "received " + p.keyCount() + " keys, source has " + c.keyCount();

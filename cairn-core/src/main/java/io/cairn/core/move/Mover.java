@@ -197,9 +197,11 @@ public final class Mover {
         }
         problems = found;
         // A replicaset that did not answer may hold a move of a requested bucket that is not over.
-        if (statuses.size() == ids.size()) startManualMoves(statuses);
+        Set<Integer> unfinished = new HashSet<>();
+        for (MoveStatus s : statuses.values()) for (BucketRecord r : s.unfinished()) unfinished.add(r.id());
+        if (statuses.size() == ids.size()) startManualMoves(statuses, unfinished);
         // Like vshard, never plan from counts that do not add up: moving a doubled bucket would stall.
-        if (autoRebalance && statuses.size() == ids.size() && !overCount) plan(ids, statuses);
+        if (autoRebalance && statuses.size() == ids.size() && !overCount) plan(ids, statuses, unfinished);
     }
 
     private void recover(String replicaset, MoveStatus status) {
@@ -230,14 +232,15 @@ public final class Mover {
         });
     }
 
-    private void startManualMoves(Map<String, MoveStatus> statuses) {
+    /** @param unfinished buckets listed unfinished by any replicaset */
+    private void startManualMoves(Map<String, MoveStatus> statuses, Set<Integer> unfinished) {
         Map<Integer, String> requested = new LinkedHashMap<>(manualQueue);
         manualQueue.clear();
         for (var request : requested.entrySet()) {
             int bucket = request.getKey();
             String destination = request.getValue();
             if (inFlight.containsKey(bucket) || !layout.weights().containsKey(destination)) continue;
-            if (unfinishedAnywhere(bucket, statuses)) {
+            if (unfinished.contains(bucket)) {
                 manualQueue.putIfAbsent(bucket, destination); // its last move is not over (e.g. a source not yet SENT)
                 continue;
             }
@@ -250,10 +253,6 @@ public final class Mover {
                 startMove(bucket, source, destination);
             }
         }
-    }
-
-    private static boolean unfinishedAnywhere(int bucket, Map<String, MoveStatus> statuses) {
-        return statuses.values().stream().anyMatch(s -> s.unfinished().stream().anyMatch(r -> r.id() == bucket));
     }
 
     /** The bucket was not among the candidates listed: ask each replicaset for it. */
@@ -269,14 +268,12 @@ public final class Mover {
         }
     }
 
-    private void plan(List<String> ids, Map<String, MoveStatus> statuses) {
+    private void plan(List<String> ids, Map<String, MoveStatus> statuses, Set<Integer> listed) {
         // A bucket in flight counts at its destination from StartSend on: before its first chunk
         // lands it is SENDING at the source and not yet RECEIVING anywhere.
         Map<String, Set<Integer>> incoming = new HashMap<>();
-        Set<Integer> listed = new HashSet<>();
         for (var e : statuses.entrySet()) {
             for (BucketRecord r : e.getValue().unfinished()) {
-                listed.add(r.id());
                 String to = MoveStatus.isLeaving(r) ? r.peer() : r.state() == BucketState.RECEIVING ? e.getKey() : null;
                 if (to != null) incoming.computeIfAbsent(to, k -> new HashSet<>()).add(r.id());
             }
