@@ -12,7 +12,7 @@ import java.util.Locale;
  * The arguments of one command, the name first. Accessors validate as they read: {@link #key}
  * and {@link #value} enforce the size limits, {@link #longAt} Redis integer syntax, each
  * throwing a stack-less {@link CairnException} that becomes the error reply. Arguments that
- * arrived as {@link OversizedArgument} hold no bytes and fail every accessor.
+ * were too long for any key or value ({@link RequestDecoder} skipped them) hold no bytes and fail every accessor.
  */
 final class CommandArgs {
     private static final byte[] NONE = new byte[0];

@@ -1,24 +1,16 @@
 package io.cairn.router.resp;
 
-import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CodecException;
 import io.netty.handler.codec.DecoderException;
-import io.netty.handler.codec.redis.ArrayRedisMessage;
-import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
-import io.netty.handler.codec.redis.InlineCommandRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
-import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.BitSet;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -89,17 +81,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        try {
-            if (ending) return;
-            CommandArgs args = toArgs(msg);
-            if (args == null) return;
-            CompletableFuture<RedisMessage> reply = dispatcher.dispatch(args, session);
-            enqueue(reply, session.quitRequested());
-        } catch (RespProtocolException e) {
-            protocolError(e.getMessage());
-        } finally {
-            ReferenceCountUtil.release(msg);
-        }
+        if (ending || !(msg instanceof CommandArgs args)) return;
+        enqueue(dispatcher.dispatch(args, session), session.quitRequested());
     }
 
     @Override
@@ -125,47 +108,6 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
             log.warn("client {}: unexpected failure, closing", session == null ? "?" : session.id(), cause);
             ctx.close();
         }
-    }
-
-    /** Null for requests Redis ignores: empty lines and empty or null multibulks. */
-    private CommandArgs toArgs(Object msg) {
-        if (msg instanceof ArrayRedisMessage array) {
-            List<RedisMessage> children = array.children();
-            if (array.isNull() || children.isEmpty()) return null;
-            byte[][] argv = new byte[children.size()][];
-            BitSet oversized = null;
-            for (int i = 0; i < argv.length; i++) {
-                RedisMessage child = children.get(i);
-                if (child instanceof FullBulkStringRedisMessage bulk) {
-                    argv[i] = ByteBufUtil.getBytes(bulk.content());
-                } else if (child instanceof OversizedArgument) {
-                    argv[i] = CommandArgs.oversizedPlaceholder();
-                    if (oversized == null) oversized = new BitSet(argv.length);
-                    oversized.set(i);
-                } else {
-                    throw new RespProtocolException("expected '$' in a request"); // RequestGuard prevents this
-                }
-            }
-            return new CommandArgs(argv, oversized, config);
-        }
-        if (msg instanceof InlineCommandRedisMessage inline) return inlineArgs(inline.content());
-        throw new RespProtocolException("expected '*'");
-    }
-
-    /**
-     * Inline commands (telnet style, redis-benchmark's first PING): words split on blanks.
-     * Unlike Redis there is no quoting, and lines must end in CR LF (Netty's decoder).
-     */
-    private CommandArgs inlineArgs(String line) {
-        // The decoder bounds only lines still waiting for their end; a whole line can be longer.
-        if (line.length() > config.maxInlineBytes()) throw new RespProtocolException("too big inline request");
-        String trimmed = line.strip();
-        if (trimmed.isEmpty()) return null;
-        String[] words = trimmed.split("[ \t]+");
-        if (words.length > config.maxArgs()) throw new RespProtocolException("invalid multibulk length");
-        byte[][] argv = new byte[words.length][];
-        for (int i = 0; i < words.length; i++) argv[i] = words[i].getBytes(StandardCharsets.UTF_8);
-        return new CommandArgs(argv, null, config);
     }
 
     private void protocolError(String detail) {

@@ -11,10 +11,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.redis.FixedRedisMessagePool;
-import io.netty.handler.codec.redis.RedisArrayAggregator;
-import io.netty.handler.codec.redis.RedisBulkStringAggregator;
-import io.netty.handler.codec.redis.RedisDecoder;
 import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
@@ -27,10 +23,10 @@ import java.util.concurrent.TimeUnit;
  * The Redis protocol (RESP2) front end of a router: accepts Redis clients on a TCP port and
  * serves string commands from a {@link KvBackend}.
  *
- * <p>Each connection's pipeline is: Netty's {@code RedisDecoder} (inline commands enabled) ->
- * {@link RequestGuard} (request shape and size limits, discarding oversized arguments
- * unbuffered) -> bulk and array aggregators -> {@link RespConnectionHandler} (commands in,
- * replies out in request order, back pressure), with {@code RedisEncoder} for replies.
+ * <p>Each connection's pipeline is: {@link RequestDecoder} (bytes to {@link CommandArgs}, with the
+ * request shape and size limits, discarding oversized arguments unbuffered) ->
+ * {@link RespConnectionHandler} (commands in, replies out in request order, back pressure), with
+ * Netty's {@code RedisEncoder} for replies.
  * Commands are translated by {@link CommandDispatcher}; everything but this class and
  * {@link RespConfig} is package-private.
  *
@@ -88,11 +84,7 @@ public final class RespServer implements AutoCloseable {
 
     private void initPipeline(SocketChannel ch) {
         ch.pipeline().addLast(
-                new RedisDecoder(config.maxInlineBytes(), FixedRedisMessagePool.INSTANCE, true),
-                new RequestGuard(config),
-                new RedisBulkStringAggregator(),
-                // Depth 1: a request is one flat array; RequestGuard already rejects nesting.
-                new RedisArrayAggregator(config.maxArgs(), 1),
+                new RequestDecoder(config),
                 new RedisEncoder(),
                 new RespConnectionHandler(dispatcher, clients, config));
     }
