@@ -47,6 +47,8 @@ public final class Router implements KvBackend, AutoCloseable {
      */
     private static final long MAX_LOCKED_BACKOFF_MS = 50;
     private static final long UNKNOWN_BUCKETS_ROUND_MS = 50;
+    /** Delay of the round that confirms or clears a new doubled-bucket suspicion ({@link SuspectRounds}). */
+    private static final long CONFIRMING_ROUND_MS = 10;
     /**
      * A bucket that refuses requests while it moves (BUCKET_LOCKED) is looked for elsewhere at
      * most this often: a copied bucket's new owner takes over before its old one is SENT, and
@@ -357,6 +359,8 @@ public final class Router implements KvBackend, AutoCloseable {
     private volatile boolean verifyDoubled = true;
     private volatile long lastVerifyNs;
     private volatile List<Integer> lastVerified = List.of();
+    /** Discovery loop thread only. */
+    private final SuspectRounds suspectRounds = new SuspectRounds();
     private final AtomicLong verifyRequests = new AtomicLong();
 
     /** Whether this router asks replicaset leaders to verify suspected doubled buckets (design 000, step 2); on by default. */
@@ -381,9 +385,9 @@ public final class Router implements KvBackend, AutoCloseable {
      * discovery like any other record change.
      */
     private void verifySuspected() {
-        if (!verifyDoubled || System.nanoTime() - lastVerifyNs < config.discoveryInterval().toNanos()) return;
-        List<Integer> buckets = routes.toVerify().stream().limit(MoveQuery.MAX_INSPECT).toList();
-        if (buckets.isEmpty()) return;
+        List<Integer> confirmed = suspectRounds.confirmed(routes.toVerify());
+        if (!verifyDoubled || confirmed.isEmpty() || System.nanoTime() - lastVerifyNs < config.discoveryInterval().toNanos()) return;
+        List<Integer> buckets = confirmed.stream().limit(MoveQuery.MAX_INSPECT).toList();
         lastVerifyNs = System.nanoTime();
         byte[] request = StorageRequest.moveQuery(new MoveQuery.Verify(buckets));
         clients.forEach((id, c) -> {
@@ -409,7 +413,8 @@ public final class Router implements KvBackend, AutoCloseable {
             } catch (RuntimeException failure) {
                 log.warn("doubled-bucket verification round failed: {}", failure.toString());
             }
-            long delay = routes.unknownCount() > 0 ? UNKNOWN_BUCKETS_ROUND_MS : config.discoveryInterval().toMillis();
+            long delay = suspectRounds.awaitingConfirmation() ? CONFIRMING_ROUND_MS
+                    : routes.unknownCount() > 0 ? UNKNOWN_BUCKETS_ROUND_MS : config.discoveryInterval().toMillis();
             try {
                 scheduler.schedule(this::discoveryLoop, delay, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closing) {

@@ -73,6 +73,40 @@ class RouteMapTest {
     }
 
     @Test
+    void aHandOverSeenHalfwayIsClearedByTheNextRoundWithoutAVerification() {
+        RouteMap map = new RouteMap(10);
+        SuspectRounds rounds = new SuspectRounds();
+        map.learn("old", rec(5, BucketState.ACTIVE, 1, ""));
+        assertThat(rounds.confirmed(map.toVerify())).isEmpty();
+        // One round: the new owner's answer already shows the activation, the old owner's answer
+        // was read before it turned SENDING.
+        map.learn("new", rec(5, BucketState.ACTIVE, 2, "old"));
+        assertThat(map.toVerify()).containsExactly(5);
+        assertThat(rounds.confirmed(map.toVerify())).isEmpty();
+        assertThat(rounds.awaitingConfirmation()).isTrue();
+        // The confirming round reads the old owner again.
+        map.learn("old", rec(5, BucketState.SENDING, 1, "new"));
+        assertThat(rounds.confirmed(map.toVerify())).isEmpty();
+        assertThat(rounds.awaitingConfirmation()).isFalse();
+        assertThat(map.owner(5)).isEqualTo("new");
+    }
+
+    @Test
+    void aRestoredCopyStaysSuspectedAndIsConfirmedByTheNextRound() {
+        RouteMap map = new RouteMap(10);
+        SuspectRounds rounds = new SuspectRounds();
+        map.learn("new", rec(5, BucketState.ACTIVE, 2, ""));
+        map.learn("new", rec(6, BucketState.ACTIVE, 2, ""));
+        map.learn("restored", rec(5, BucketState.ACTIVE, 1, ""));
+        assertThat(rounds.confirmed(map.toVerify())).isEmpty();
+        map.learn("restored", rec(6, BucketState.ACTIVE, 1, ""));
+        assertThat(rounds.confirmed(map.toVerify())).as("6 is new this round").containsExactly(5);
+        assertThat(rounds.awaitingConfirmation()).isTrue();
+        assertThat(rounds.confirmed(map.toVerify())).containsExactly(5, 6);
+        assertThat(rounds.awaitingConfirmation()).isFalse();
+    }
+
+    @Test
     void aTieIsVerifiedUntilBothCopiesAreContained() {
         RouteMap map = new RouteMap(10);
         map.learn("a", rec(4, BucketState.ACTIVE, 3, ""));
