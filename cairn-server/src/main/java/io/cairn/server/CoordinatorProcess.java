@@ -160,6 +160,9 @@ public final class CoordinatorProcess implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             AdminServer.send(ex, 404, "text/plain", e.getMessage() + "\n");
             return;
+        } catch (IllegalStateException e) {
+            AdminServer.send(ex, 503, "text/plain", e.getMessage() + "\n");
+            return;
         }
         if (!queued) {
             AdminServer.send(ex, 409, "text/plain", "this coordinator is not the leader; ask the leader\n");

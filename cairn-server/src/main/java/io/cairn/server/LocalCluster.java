@@ -134,9 +134,11 @@ public final class LocalCluster implements AutoCloseable {
         AdminServer.send(ex, 200, "text/plain", "replicaset " + parts[3] + (parts[4].equals("start") ? " started" : " removed") + "\n");
     }
 
-    /** Waits until the router knows an owner for every bucket. */
+    /** Waits until the router knows an owner for every bucket and the rebalancer knows the topology. */
     public boolean awaitReady(Duration timeout) throws InterruptedException {
-        return router.router().awaitRoutes(timeout);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        return router.router().awaitRoutes(timeout)
+                && coordinator().mover().awaitTopology(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
     }
 
     public RouterProcess router() {

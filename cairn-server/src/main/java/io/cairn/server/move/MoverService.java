@@ -43,6 +43,7 @@ public final class MoverService implements AutoCloseable {
     private final BooleanSupplier isLeader;
     private final Settings settings;
     private volatile Topology topology;
+    private final java.util.concurrent.CountDownLatch topologyKnown = new java.util.concurrent.CountDownLatch(1);
     private volatile boolean bootstrapComplete;
     private Mover mover;
     private SilenceablePort moverPort;
@@ -63,6 +64,7 @@ public final class MoverService implements AutoCloseable {
         driver.execute(() -> {
             if (topology != null && next.epoch() <= topology.epoch()) return;
             topology = next;
+            topologyKnown.countDown();
             port.setTopology(next);
             if (mover != null) mover.setLayout(layout(next));
         });
@@ -79,10 +81,21 @@ public final class MoverService implements AutoCloseable {
         return progress.get("problems") instanceof java.util.List<?> l ? (java.util.List<String>) l : java.util.List.of();
     }
 
-    /** Queues a manual move; false when this node is not the coordinator leader. */
+    /** Waits until the first topology has reached the rebalancer (manual moves need it); false on timeout. */
+    public boolean awaitTopology(java.time.Duration timeout) throws InterruptedException {
+        return topologyKnown.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Queues a manual move; false when this node is not the coordinator leader.
+     *
+     * @throws IllegalArgumentException for a bucket or replicaset the topology does not have
+     * @throws IllegalStateException before the first topology reached the rebalancer
+     */
     public boolean requestMove(int bucket, String destination) {
         Topology t = topology;
-        if (t == null || t.replicaset(destination).isEmpty() || bucket < 1 || bucket > t.bucketCount()) {
+        if (t == null) throw new IllegalStateException("the rebalancer has not loaded the topology yet; try again in a moment");
+        if (t.replicaset(destination).isEmpty() || bucket < 1 || bucket > t.bucketCount()) {
             throw new IllegalArgumentException("no such move target: bucket " + bucket + " to '" + destination + "'");
         }
         if (!isLeader.getAsBoolean()) return false;
