@@ -51,7 +51,8 @@ class MapReduceTest {
                 Set<String> scanned = new HashSet<>();
                 try {
                     long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-                    for (int i = 0; i < 200 && System.nanoTime() < end; i++) {
+                    // At least 200 calls, and on until 3 moves ended (manual moves wait for a mover round).
+                    for (int i = 0; System.nanoTime() < end && (i < 200 || moved(cluster) - movedBefore < 3); i++) {
                         sizes.add(jedis.dbSize());
                         if (i % 10 == 0) scanned.addAll(scanAll(jedis));
                     }

@@ -257,9 +257,13 @@ class MoveFaultTest {
     /** Moves copy ahead (the default) unless a test turns it off. */
     private boolean copyAhead = true;
 
+    /**
+     * Chunks of 2 keys: 1,500 chunks, one after another, so the transfer outlasts stopping a node
+     * (about a second) even on a fast machine; with 5 keys it sometimes ended during the stop.
+     */
     private ClusterConfig config() throws Exception {
         return TestClusters.config(dir, 2, 3, BUCKETS, Map.of(
-                "rebalancer", Map.of("auto", false, "chunkKeys", 5, "roundIntervalMs", 100, "copyAhead", copyAhead)));
+                "rebalancer", Map.of("auto", false, "chunkKeys", 2, "roundIntervalMs", 100, "copyAhead", copyAhead)));
     }
 
     /** The source has not handed the bucket over: SENDING, or still copying it ahead (then it serves writes meanwhile). */
