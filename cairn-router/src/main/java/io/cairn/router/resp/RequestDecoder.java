@@ -27,8 +27,8 @@ import java.util.List;
  * Unlike Redis, inline lines have no quoting. One instance per connection.
  */
 final class RequestDecoder extends ByteToMessageDecoder {
-    /** Longest "*N" or "$N" line, digits and sign, before its CR LF. */
-    private static final int MAX_LENGTH_LINE = 20;
+    /** Longest valid "*N" or "$N" line: type, sign, 18 digits (a long cannot hold every 19-digit number), CR LF. */
+    private static final int MAX_LENGTH_LINE_BYTES = 22;
 
     private final RespConfig config;
     /** Arguments of the multibulk being read; null between requests. */
@@ -148,9 +148,9 @@ final class RequestDecoder extends ByteToMessageDecoder {
      */
     private static long readLength(ByteBuf in, String error) {
         int start = in.readerIndex();
-        int end = in.indexOf(start, start + Math.min(in.readableBytes(), MAX_LENGTH_LINE + 3), (byte) '\n');
+        int end = in.indexOf(start, start + Math.min(in.readableBytes(), MAX_LENGTH_LINE_BYTES), (byte) '\n');
         if (end < 0) {
-            if (in.readableBytes() > MAX_LENGTH_LINE + 2) throw new RespProtocolException(error);
+            if (in.readableBytes() >= MAX_LENGTH_LINE_BYTES) throw new RespProtocolException(error);
             return Long.MIN_VALUE;
         }
         int last = end - 1; // the CR
@@ -158,7 +158,7 @@ final class RequestDecoder extends ByteToMessageDecoder {
         int i = start + 1;
         boolean negative = in.getByte(i) == '-';
         if (negative) i++;
-        if (i == last || last - i > 18) throw new RespProtocolException(error); // 18 digits fit a long
+        if (i == last || last - i > 18) throw new RespProtocolException(error);
         long value = 0;
         for (; i < last; i++) {
             byte digit = in.getByte(i);

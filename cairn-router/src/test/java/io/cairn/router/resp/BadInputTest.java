@@ -76,7 +76,7 @@ class BadInputTest {
 
     @Test
     void bulkLengthBeyondAnyIntegerSizeIsAProtocolError() {
-        assertProtocolError("*2\r\n$3\r\nGET\r\n$99999999999999999999\r\n",
+        assertProtocolError("*2\r\n$3\r\nGET\r\n$9999999999999999999\r\n", // 19 digits: more than a long holds
                 "ERR Protocol error: invalid bulk length");
     }
 
