@@ -11,7 +11,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Each connection's pipeline is: {@link RequestDecoder} (bytes to {@link CommandArgs}, with the
  * request shape and size limits, discarding oversized arguments unbuffered) ->
  * {@link RespConnectionHandler} (commands in, replies out in request order, back pressure), with
- * Netty's {@code RedisEncoder} for replies.
+ * {@link ReplyEncoder} for replies.
  * Commands are translated by {@link CommandDispatcher}; everything but this class and
  * {@link RespConfig} is package-private.
  *
@@ -85,7 +84,7 @@ public final class RespServer implements AutoCloseable {
     private void initPipeline(SocketChannel ch) {
         ch.pipeline().addLast(
                 new RequestDecoder(config),
-                new RedisEncoder(),
+                new ReplyEncoder(),
                 new RespConnectionHandler(dispatcher, clients, config));
     }
 
