@@ -413,7 +413,7 @@ public final class Router implements KvBackend, AutoCloseable {
             } catch (RuntimeException failure) {
                 log.warn("doubled-bucket verification round failed: {}", failure.toString());
             }
-            long delay = suspectRounds.awaitingConfirmation() ? CONFIRMING_ROUND_MS
+            long delay = verifyDoubled && suspectRounds.awaitingConfirmation() ? CONFIRMING_ROUND_MS
                     : routes.unknownCount() > 0 ? UNKNOWN_BUCKETS_ROUND_MS : config.discoveryInterval().toMillis();
             try {
                 scheduler.schedule(this::discoveryLoop, delay, TimeUnit.MILLISECONDS);
