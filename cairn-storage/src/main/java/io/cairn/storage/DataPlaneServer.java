@@ -1,6 +1,7 @@
 package io.cairn.storage;
 
 import io.cairn.core.wire.DataPlane;
+import io.cairn.core.wire.StorageRequest;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -20,6 +21,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -37,6 +39,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A storage member's data-plane listener ({@link DataPlane} frames). Each request becomes a
@@ -50,8 +53,9 @@ import java.util.UUID;
  * after losing track of it is de-duplicated by Ratis's retry cache.
  *
  * <p>Threads: one Netty event loop shared by every listener of this JVM decodes frames and
- * submits them (Ratis appends on the calling thread); replies are written from the thread that
- * completes the Ratis future.
+ * submits them (see {@link #submit}); replies are written from the thread that completes the
+ * Ratis future: this loop for a read under the leader's lease, the state machine updater for a
+ * write.
  */
 final class DataPlaneServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DataPlaneServer.class);
@@ -148,7 +152,7 @@ final class DataPlaneServer implements AutoCloseable {
                     .setType(request.type() == DataPlane.WRITE ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType())
                     .build();
             try {
-                server.submitClientRequestAsync(raftRequest)
+                submit(raftRequest, payload.length > 0 && runsInline(payload[0]))
                         .whenComplete((reply, error) -> respond(channel, request.callId(), reply, error));
             } catch (IOException | RuntimeException e) {
                 respond(channel, request.callId(), null, e);
@@ -160,6 +164,26 @@ final class DataPlaneServer implements AutoCloseable {
             log.debug("data-plane connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
         }
+    }
+
+    /**
+     * Submits to this member's division. Ratis's server-level entry point hands every request to
+     * the division's client executor and blocks until that thread has submitted it: two thread
+     * switches per request, most of the cost of a small read. Key reads and writes are submitted
+     * here instead (a read served under the leader's lease then completes on this thread, so its
+     * reply needs no hand-off either); scans and move queries keep the executor, so a KEYS cannot
+     * hold up every replicaset behind this event loop.
+     */
+    private CompletableFuture<RaftClientReply> submit(RaftClientRequest request, boolean inline) throws IOException {
+        if (inline && server.getDivision(groupId) instanceof RaftClientAsynchronousProtocol division) {
+            return division.submitClientRequestAsync(request);
+        }
+        return server.submitClientRequestAsync(request);
+    }
+
+    private static boolean runsInline(byte kind) {
+        return kind == StorageRequest.Kind.WRITE.ordinal() || kind == StorageRequest.Kind.READ.ordinal()
+                || kind == StorageRequest.Kind.DISCOVER.ordinal();
     }
 
     private boolean isLeader() {
