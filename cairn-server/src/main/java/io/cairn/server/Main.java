@@ -178,13 +178,16 @@ public final class Main implements Runnable {
         @Option(names = "--copy-ahead", negatable = true, defaultValue = "true", fallbackValue = "true",
                 description = "copy data while buckets still serve writes (default: ${DEFAULT-VALUE}); --no-copy-ahead for an A/B run")
         boolean copyAhead;
+        @Option(names = "--max-bytes-per-second", defaultValue = "0",
+                description = "rebalancer.maxBytesPerSecond: bucket data copied per second over all moves, 0 for no limit (default: ${DEFAULT-VALUE})")
+        long maxBytesPerSecond;
 
         @Override
         public Integer call() throws Exception {
             Path d = dir != null ? dir : java.nio.file.Files.createTempDirectory("cairn-bench-moves");
             try {
                 io.cairn.server.bench.MoveBench.run(new io.cairn.server.bench.MoveBench.Options(keys, buckets, replicas, valueBytes, chunkKeys,
-                        maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds), warmup, copyAhead), d);
+                        maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds), warmup, copyAhead, maxBytesPerSecond), d);
             } finally {
                 if (dir == null) {
                     try (var walk = java.nio.file.Files.walk(d)) {

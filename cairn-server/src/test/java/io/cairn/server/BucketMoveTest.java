@@ -56,6 +56,29 @@ class BucketMoveTest {
         }
     }
 
+    /** rebalancer.maxBytesPerSecond paces the copy ahead; the move still ends with every key. */
+    @Test
+    void aTransferBudgetPacesTheCopy() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS,
+                Map.of("rebalancer", Map.of("auto", false, "chunkKeys", 10, "maxBytesPerSecond", 2_000)));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+                String value = "v".repeat(100);
+                for (int i = 0; i < 50; i++) jedis.set("{paced}" + i, value + i);
+                int bucket = BucketHasher.bucketOf("paced".getBytes(), BUCKETS);
+                String to = owner(cluster, bucket).equals("rs1") ? "rs2" : "rs1";
+
+                long start = System.nanoTime();
+                moveAndSettle(cluster, bucket, to);
+                long tookMs = (System.nanoTime() - start) / 1_000_000;
+                // Five chunks of over 1,000 bytes at 2,000 bytes/s: the four after the first wait at least 2 s together.
+                assertThat(tookMs).as("move time in ms").isGreaterThanOrEqualTo(1_500);
+                for (int i = 0; i < 50; i++) assertThat(jedis.get("{paced}" + i)).isEqualTo(value + i);
+            }
+        }
+    }
+
     /**
      * Invariant 3 (no resurrection) across round trips: each replicaset the bucket left keeps its
      * old keys only as a dropped range, and a later arrival must never serve them again.

@@ -6,10 +6,11 @@ import java.util.List;
 
 /**
  * The move commands waiting for one replicaset's next MOVE_BATCH entries, and how they are cut
- * into entries. Chunks are bulk; every other command is a small step of some move, often one
- * that holds writes, so steps leave first, an entry carries at most {@code maxBytes} (a bigger
+ * into entries. Chunks copied ahead are bulk; every other command is a step of some move, often
+ * one that holds writes (chunks sent while writes are held are steps too), so steps leave first, an entry carries at most {@code maxBytes} (a bigger
  * command still goes, alone), and while every one of the {@code slots} carries an entry one
- * extra "express" entry of steps only may go. Reordering is safe: a driver has at most one
+ * extra "express" entry of steps only may go. Chunks also wait for the {@link TransferBudget}
+ * (steps never do: some of them hold writes). Reordering is safe: a driver has at most one
  * command of a bucket outstanding. Plain object, one thread (the mover's driver).
  *
  * @param <T> what the caller keeps per command (its encoded bytes and where the reply goes)
@@ -23,15 +24,17 @@ final class MoveEntryQueue<T> {
     private final int slots;
     private final int maxCommands;
     private final int maxBytes;
+    private final TransferBudget budget;
     private final ArrayDeque<Waiting<T>> steps = new ArrayDeque<>();
     private final ArrayDeque<Waiting<T>> bulk = new ArrayDeque<>();
     private int inFlight;
     private boolean expressInFlight;
 
-    MoveEntryQueue(int slots, int maxCommands, int maxBytes) {
+    MoveEntryQueue(int slots, int maxCommands, int maxBytes, TransferBudget budget) {
         this.slots = slots;
         this.maxCommands = maxCommands;
         this.maxBytes = maxBytes;
+        this.budget = budget;
     }
 
     void add(T command, int bytes, boolean isBulk) {
@@ -42,17 +45,23 @@ final class MoveEntryQueue<T> {
         return steps.isEmpty() && bulk.isEmpty();
     }
 
-    /** The next entry to send now, or null while the slots are taken (or nothing waits). */
-    Entry<T> next() {
+    /** The next entry to send at {@code nowMs}, or null while the slots are taken, the budget is spent or nothing waits. */
+    Entry<T> next(long nowMs) {
         boolean slot = inFlight < slots;
+        boolean chunks = slot && !bulk.isEmpty() && budget.waitMs(nowMs) == 0;
         boolean express = !slot && !expressInFlight && !steps.isEmpty();
-        if (isEmpty() || (!slot && !express)) return null;
+        if (steps.isEmpty() && !chunks || !slot && !express) return null;
         List<T> commands = new ArrayList<>();
         int bytes = take(steps, commands, 0);
-        if (slot) take(bulk, commands, bytes);
+        if (chunks) budget.spend(take(bulk, commands, bytes) - bytes, nowMs);
         if (express) expressInFlight = true;
         else inFlight++;
         return new Entry<>(commands, express);
+    }
+
+    /** How long chunks wait for the budget alone (a slot is free); 0 when they do not. */
+    long budgetWaitMs(long nowMs) {
+        return bulk.isEmpty() || inFlight >= slots ? 0 : budget.waitMs(nowMs);
     }
 
     /** {@code entry} was answered (or failed): its slot is free again. */

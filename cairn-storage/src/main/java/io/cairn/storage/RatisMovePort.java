@@ -68,9 +68,14 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
 
     private record Queued(byte[] command, Consumer<MoveReply> reply) {}
     private Topology topology;
+    private final TransferBudget budget;
+    /** Replicasets whose chunks wait for the budget with a flush already scheduled (driver thread only). */
+    private final java.util.Set<String> budgetTimers = new java.util.HashSet<>();
 
-    public RatisMovePort(ScheduledExecutorService driver) {
+    /** @param maxBytesPerSecond chunk bytes per second over all moves; 0 for no limit */
+    public RatisMovePort(ScheduledExecutorService driver, long maxBytesPerSecond) {
         this.driver = driver;
+        this.budget = new TransferBudget(maxBytesPerSecond);
     }
 
     /** Adopts a topology: clients for new replicasets, none for removed ones. Driver thread only. */
@@ -86,16 +91,25 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
 
     @Override
     public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-        var q = queues.computeIfAbsent(replicaset, id -> new MoveEntryQueue<>(ENTRIES_IN_FLIGHT, MAX_COMMANDS_PER_ENTRY, MAX_ENTRY_BYTES));
+        enqueue(replicaset, command, reply, false);
+    }
+
+    @Override
+    public void submitCopy(String replicaset, MoveCommand.ReceiveChunk chunk, Consumer<MoveReply> reply) {
+        enqueue(replicaset, chunk, reply, true);
+    }
+
+    private void enqueue(String replicaset, MoveCommand command, Consumer<MoveReply> reply, boolean copy) {
+        var q = queues.computeIfAbsent(replicaset, id -> new MoveEntryQueue<>(ENTRIES_IN_FLIGHT, MAX_COMMANDS_PER_ENTRY, MAX_ENTRY_BYTES, budget));
         byte[] encoded = StorageRequest.encodeCommand(command);
-        q.add(new Queued(encoded, reply), encoded.length, command instanceof MoveCommand.ReceiveChunk);
+        q.add(new Queued(encoded, reply), encoded.length, copy);
         flush(replicaset, q);
     }
 
-    /** Sends waiting commands as entries while the queue has a slot for them. */
+    /** Sends waiting commands as entries while the queue has a slot (and chunks the budget) for them. */
     private void flush(String replicaset, MoveEntryQueue<Queued> q) {
         MoveEntryQueue.Entry<Queued> entry;
-        while ((entry = q.next()) != null) {
+        while ((entry = q.next(nowMs())) != null) {
             MoveEntryQueue.Entry<Queued> inFlight = entry;
             List<Queued> sent = entry.commands();
             call(replicaset, StorageRequest.moveBatchOfEncoded(sent.stream().map(Queued::command).toList()), false,
@@ -105,6 +119,13 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
                 for (int i = 0; i < sent.size(); i++) {
                     sent.get(i).reply().accept(answered ? answers.get(i) : MoveReply.unavailable("replicaset " + replicaset + " did not answer"));
                 }
+                flush(replicaset, q);
+            });
+        }
+        long waitMs = q.budgetWaitMs(nowMs());
+        if (waitMs > 0 && budgetTimers.add(replicaset)) {
+            after(waitMs, () -> {
+                budgetTimers.remove(replicaset);
                 flush(replicaset, q);
             });
         }

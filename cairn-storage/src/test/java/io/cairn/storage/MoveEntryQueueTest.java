@@ -4,9 +4,9 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** How waiting move commands are cut into entries: steps before chunks, bounded entries, one express entry of steps. */
+/** How waiting move commands are cut into entries: steps before chunks, bounded entries, one express entry of steps, the budget. */
 class MoveEntryQueueTest {
-    private final MoveEntryQueue<String> queue = new MoveEntryQueue<>(2, 4, 100);
+    private final MoveEntryQueue<String> queue = new MoveEntryQueue<>(2, 4, 100, TransferBudget.unlimited());
 
     @Test
     void stepsLeaveBeforeChunksAndEntriesStayWithinTheirBytes() {
@@ -15,8 +15,8 @@ class MoveEntryQueueTest {
         queue.add("mark-sent", 10, false);
         queue.add("activate", 10, false);
 
-        assertThat(queue.next().commands()).containsExactly("mark-sent", "activate", "chunk-1");
-        assertThat(queue.next().commands()).containsExactly("chunk-2");
+        assertThat(queue.next(0).commands()).containsExactly("mark-sent", "activate", "chunk-1");
+        assertThat(queue.next(0).commands()).containsExactly("chunk-2");
         assertThat(queue.isEmpty()).isTrue();
     }
 
@@ -24,15 +24,15 @@ class MoveEntryQueueTest {
     void aCommandBiggerThanAnEntryStillGoesAlone() {
         queue.add("huge-chunk", 500, true);
         queue.add("chunk", 10, true);
-        assertThat(queue.next().commands()).containsExactly("huge-chunk");
-        assertThat(queue.next().commands()).containsExactly("chunk");
+        assertThat(queue.next(0).commands()).containsExactly("huge-chunk");
+        assertThat(queue.next(0).commands()).containsExactly("chunk");
     }
 
     @Test
     void entriesAreBoundedInCount() {
         for (int i = 0; i < 6; i++) queue.add("step-" + i, 1, false);
-        assertThat(queue.next().commands()).hasSize(4);
-        assertThat(queue.next().commands()).containsExactly("step-4", "step-5");
+        assertThat(queue.next(0).commands()).hasSize(4);
+        assertThat(queue.next(0).commands()).containsExactly("step-4", "step-5");
     }
 
     @Test
@@ -40,25 +40,56 @@ class MoveEntryQueueTest {
         queue.add("chunk-1", 90, true);
         queue.add("chunk-2", 90, true);
         queue.add("chunk-3", 90, true);
-        MoveEntryQueue.Entry<String> first = queue.next();
-        MoveEntryQueue.Entry<String> second = queue.next();
-        assertThat(queue.next()).as("both slots taken, only chunks wait").isNull();
+        MoveEntryQueue.Entry<String> first = queue.next(0);
+        MoveEntryQueue.Entry<String> second = queue.next(0);
+        assertThat(queue.next(0)).as("both slots taken, only chunks wait").isNull();
 
         queue.add("activate", 10, false);
         queue.add("mark-sent", 10, false);
-        MoveEntryQueue.Entry<String> express = queue.next();
+        MoveEntryQueue.Entry<String> express = queue.next(0);
         assertThat(express.express()).isTrue();
         assertThat(express.commands()).containsExactly("activate", "mark-sent");
         queue.add("drop-data", 10, false);
-        assertThat(queue.next()).as("one express entry at a time").isNull();
+        assertThat(queue.next(0)).as("one express entry at a time").isNull();
 
         queue.sent(express);
-        assertThat(queue.next().commands()).containsExactly("drop-data");
+        assertThat(queue.next(0).commands()).containsExactly("drop-data");
         queue.sent(first);
-        MoveEntryQueue.Entry<String> third = queue.next();
+        MoveEntryQueue.Entry<String> third = queue.next(0);
         assertThat(third.express()).isFalse();
         assertThat(third.commands()).containsExactly("chunk-3");
         queue.sent(second);
-        assertThat(queue.next()).isNull();
+        assertThat(queue.next(0)).isNull();
+    }
+
+    @Test
+    void chunksWaitForTheBudgetButStepsDoNot() {
+        MoveEntryQueue<String> paced = new MoveEntryQueue<>(3, 4, 100, new TransferBudget(1_000)); // 1,000 bytes/s
+        paced.add("chunk-1", 100, true);
+        paced.add("chunk-2", 100, true);
+        assertThat(paced.next(0).commands()).containsExactly("chunk-1");
+        assertThat(paced.next(0)).as("the budget is spent").isNull();
+        assertThat(paced.budgetWaitMs(0)).isEqualTo(100);
+
+        paced.add("activate", 10, false);
+        assertThat(paced.next(50).commands()).as("a step leaves without chunks").containsExactly("activate");
+        assertThat(paced.budgetWaitMs(50)).isEqualTo(50);
+        assertThat(paced.next(100).commands()).containsExactly("chunk-2");
+    }
+
+    @Test
+    void aSpentBudgetRefillsAtItsRateAndSavesAtMostATenthOfASecond() {
+        TransferBudget budget = new TransferBudget(10_000);
+        assertThat(budget.waitMs(0)).isZero();
+        budget.spend(5_000, 0);
+        assertThat(budget.waitMs(0)).as("5,000 bytes owed at 10,000/s").isEqualTo(500);
+        assertThat(budget.waitMs(499)).isEqualTo(1);
+        assertThat(budget.waitMs(500)).isZero();
+
+        assertThat(budget.waitMs(60_000)).isZero();
+        budget.spend(1_000, 60_000);
+        budget.spend(1_000, 60_000);
+        assertThat(budget.waitMs(60_000)).as("a long idle spell saved only 1,000 bytes").isEqualTo(100);
+        assertThat(TransferBudget.unlimited().waitMs(0)).isZero();
     }
 }

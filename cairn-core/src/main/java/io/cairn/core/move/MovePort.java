@@ -16,6 +16,15 @@ public interface MovePort {
     /** Submits a command to the replicaset's log; the reply comes after commit and apply. */
     void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply);
 
+    /**
+     * Submits a chunk copied ahead, while its bucket still serves writes: it may wait for the
+     * transfer budget (rebalancer.maxBytesPerSecond). Chunks sent while writes are held go through
+     * {@link #submit} and never wait for it.
+     */
+    default void submitCopy(String replicaset, MoveCommand.ReceiveChunk chunk, Consumer<MoveReply> reply) {
+        submit(replicaset, chunk, reply);
+    }
+
     void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<ChunkPage> reply);
 
     void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply);

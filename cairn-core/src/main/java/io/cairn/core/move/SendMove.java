@@ -269,7 +269,8 @@ public final class SendMove {
             sendLastChunk(entries);
             return;
         }
-        port.submit(destination, new ReceiveChunk(bucket, source, generation, seq, entries), reply -> {
+        ReceiveChunk chunk = new ReceiveChunk(bucket, source, generation, seq, entries);
+        Consumer<MoveReply> onReply = reply -> {
             if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
             if (!reply.isOk()) { chunkFailed(reply.message()); return; } // GAP or REFUSED
             seq++;
@@ -285,7 +286,9 @@ public final class SendMove {
             } else {
                 step();
             }
-        });
+        };
+        if (phase == Phase.COPYING) port.submitCopy(destination, chunk, onReply);
+        else port.submit(destination, chunk, onReply);
     }
 
     /**

@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class MoveBench {
     public record Options(int keys, int buckets, int replicas, int valueBytes, int chunkKeys, int maxSending, int maxReceiving,
-                          Duration timeout, boolean warmup, boolean copyAhead) {}
+                          Duration timeout, boolean warmup, boolean copyAhead, long maxBytesPerSecond) {}
 
     private MoveBench() {}
 
@@ -95,7 +95,8 @@ public final class MoveBench {
         }
         tree.put("replicasets", adjusted);
         tree.put("rebalancer", Map.of("chunkKeys", o.chunkKeys(), "maxSendingPerReplicaset", o.maxSending(),
-                "maxReceivingPerReplicaset", o.maxReceiving(), "maxMovesPerRound", 4 * o.maxReceiving(), "copyAhead", o.copyAhead()));
+                "maxReceivingPerReplicaset", o.maxReceiving(), "maxMovesPerRound", 4 * o.maxReceiving(), "copyAhead", o.copyAhead(),
+                "maxBytesPerSecond", o.maxBytesPerSecond()));
         Path file = dir.resolve(LocalCluster.CONFIG_FILE);
         ConfigLoader.write(file, tree);
         return ConfigLoader.load(file);

@@ -80,15 +80,17 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      * @param chunkBytes       bytes per transfer chunk
      * @param copyAhead        copy a bucket's data while it still serves writes, holding writes only
      *                         for the keys changed meanwhile and the hand-over (docs/moves.md)
+     * @param maxBytesPerSecond bucket data copied per second over all moves; 0 for no limit
      */
     public record RebalancerSettings(boolean auto, double thresholdPercent, int maxSendingPerReplicaset,
                                      int maxReceivingPerReplicaset, int maxMovesPerRound, int chunkKeys, int chunkBytes,
-                                     long roundIntervalMs, boolean copyAhead) {
+                                     long roundIntervalMs, boolean copyAhead, long maxBytesPerSecond) {
         public RebalancerSettings {
             if (chunkKeys < 1 || chunkKeys > 100_000) throw new IllegalArgumentException("rebalancer.chunkKeys must be 1..100000, was " + chunkKeys);
             if (chunkBytes < 1024 || chunkBytes > 32 << 20) {
                 throw new IllegalArgumentException("rebalancer.chunkBytes must be 1024..33554432, was " + chunkBytes);
             }
+            if (maxBytesPerSecond < 0) throw new IllegalArgumentException("rebalancer.maxBytesPerSecond must be >= 0 (0: no limit), was " + maxBytesPerSecond);
             if (roundIntervalMs < 10) throw new IllegalArgumentException("rebalancer.roundIntervalMs must be at least 10, was " + roundIntervalMs);
             try {
                 new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound);
@@ -100,7 +102,7 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
         public io.cairn.server.move.MoverService.Settings moverSettings() {
             return new io.cairn.server.move.MoverService.Settings(java.time.Duration.ofMillis(roundIntervalMs),
                     new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound),
-                    new io.cairn.core.move.SendMove.Limits(chunkKeys, chunkBytes, 200, copyAhead), auto);
+                    new io.cairn.core.move.SendMove.Limits(chunkKeys, chunkBytes, 200, copyAhead), auto, maxBytesPerSecond);
         }
     }
 

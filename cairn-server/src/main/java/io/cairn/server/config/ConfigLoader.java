@@ -57,7 +57,8 @@ public final class ConfigLoader {
                     "chunkKeys", 1_000,
                     "chunkBytes", 1 << 20,
                     "roundIntervalMs", 1_000L,
-                    "copyAhead", true));
+                    "copyAhead", true,
+                    "maxBytesPerSecond", 0L));
     private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
             "router", "rebalancer");
 

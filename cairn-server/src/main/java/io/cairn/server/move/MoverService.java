@@ -31,15 +31,19 @@ import java.util.function.Consumer;
 public final class MoverService implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MoverService.class);
 
-    /** Settings: round period, plan limits, chunk bounds, and whether weights drive moves automatically. */
-    public record Settings(Duration roundInterval, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance) {}
+    /**
+     * Settings: round period, plan limits, chunk bounds, whether weights drive moves automatically,
+     * and the bytes per second chunks may be copied at (0: no limit).
+     */
+    public record Settings(Duration roundInterval, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance,
+                           long maxBytesPerSecond) {}
 
     private final ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "cairn-mover");
         t.setDaemon(true);
         return t;
     });
-    private final RatisMovePort port = new RatisMovePort(driver);
+    private final RatisMovePort port;
     private final BooleanSupplier isLeader;
     private final Settings settings;
     private volatile Topology topology;
@@ -52,6 +56,7 @@ public final class MoverService implements AutoCloseable {
     public MoverService(BooleanSupplier isLeader, Settings settings) {
         this.isLeader = isLeader;
         this.settings = settings;
+        this.port = new RatisMovePort(driver, settings.maxBytesPerSecond());
     }
 
     public MoverService start() {
@@ -281,6 +286,11 @@ public final class MoverService implements AutoCloseable {
         @Override
         public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
             if (!silent) inner.submit(replicaset, command, guard(reply));
+        }
+
+        @Override
+        public void submitCopy(String replicaset, MoveCommand.ReceiveChunk chunk, Consumer<MoveReply> reply) {
+            if (!silent) inner.submitCopy(replicaset, chunk, guard(reply));
         }
 
         @Override

@@ -72,7 +72,7 @@ class ConfigLoaderTest {
         assertThat(config.router()).isEqualTo(new ClusterConfig.RouterSettings(
                 10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10, true));
         assertThat(config.rebalancer()).isEqualTo(new ClusterConfig.RebalancerSettings(
-                true, 1.0, 32, 64, 128, 1_000, 1 << 20, 1_000L, true));
+                true, 1.0, 32, 64, 128, 1_000, 1 << 20, 1_000L, true, 0L));
         assertThat(config.nodeDir("s1")).isEqualTo(config.dataDir().resolve("s1"));
     }
 
@@ -203,6 +203,14 @@ class ConfigLoaderTest {
         assertRefused(minimalPlus("storage:\n  electionTimeoutMs: 10\n"), "electionTimeoutMin must be at least 100 ms");
         assertRefused(minimalPlus("storage:\n  maxValueBytes: 0\n"), "maxValueBytes must be between 1 and");
         assertRefused(minimalPlus("storage:\n  tombstoneRetentionMs: 10\n"), "storage.tombstoneRetentionMs must be at least 1000");
+    }
+
+    @Test
+    void outOfRangeRebalancerSettingIsRefused() throws IOException {
+        assertRefused(minimalPlus("rebalancer:\n  maxBytesPerSecond: -1\n"), "rebalancer.maxBytesPerSecond must be >= 0 (0: no limit), was -1");
+        assertRefused(minimalPlus("rebalancer:\n  chunkKeys: 0\n"), "rebalancer.chunkKeys must be 1..100000");
+        assertThat(ConfigLoader.load(minimalPlus("rebalancer:\n  maxBytesPerSecond: 4000000\n")).rebalancer().maxBytesPerSecond())
+                .isEqualTo(4_000_000L);
     }
 
     @Test
