@@ -55,13 +55,17 @@ import java.util.function.Supplier;
  * ({@link DataPlane#ENDPOINT_QUERY}) and looked up again after every lost connection, so a
  * restarted member on a new port is found.
  *
- * <p>Threads: one Netty event loop shared by every data-plane client of this JVM reads
- * replies, runs attempt timeouts and back-offs.
+ * <p>Threads: the router's event loops (by default one loop shared by every data-plane client of
+ * this JVM; a router process shares its RESP loops) read replies, run attempt timeouts and
+ * back-offs.
  */
 final class DataPlaneClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DataPlaneClient.class);
-    private static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(1,
-            new DefaultThreadFactory("cairn-dataplane-client", true), NioIoHandler.newFactory());
+    /** The event loop when the process gives none: one thread for every data-plane client of this JVM. */
+    private static final class DefaultLoop {
+        static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(1,
+                new DefaultThreadFactory("cairn-dataplane-client", true), NioIoHandler.newFactory());
+    }
     /** An attempt unanswered this long is sent again (same ids) to the next member. */
     static final long ATTEMPT_TIMEOUT_MS = 1_000;
     /**
@@ -78,6 +82,7 @@ final class DataPlaneClient implements AutoCloseable {
     record Reply(long logIndex, ByteBuffer body) {}
 
     private final String replicasetId;
+    private final EventLoopGroup loops;
     private final List<String> members;
     private final Supplier<RaftClient> lookupFactory;
     private volatile RaftClient lookup;
@@ -92,8 +97,9 @@ final class DataPlaneClient implements AutoCloseable {
      * @param lookupFactory makes Ratis clients of the replicaset without retries, for endpoint queries
      * @param budgetMs how long a call may take, all attempts included
      */
-    DataPlaneClient(String replicasetId, List<RaftPeer> peers, Supplier<RaftClient> lookupFactory, long budgetMs) {
+    DataPlaneClient(String replicasetId, List<RaftPeer> peers, Supplier<RaftClient> lookupFactory, long budgetMs, EventLoopGroup loops) {
         this.replicasetId = replicasetId;
+        this.loops = loops != null ? loops : DefaultLoop.GROUP;
         this.members = peers.stream().map(p -> p.getId().toString()).toList();
         this.lookupFactory = lookupFactory;
         this.lookup = lookupFactory.get();
@@ -146,7 +152,7 @@ final class DataPlaneClient implements AutoCloseable {
             return;
         }
         try {
-            GROUP.schedule(() -> dispatch(call, target), delayMs, TimeUnit.MILLISECONDS);
+            loops.schedule(() -> dispatch(call, target), delayMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
             fail(call, "router closed");
         }
@@ -246,7 +252,7 @@ final class DataPlaneClient implements AutoCloseable {
 
     private void connect(String member, InetSocketAddress address, CompletableFuture<Connection> result) {
         Connection conn = new Connection(member);
-        new Bootstrap().group(GROUP).channel(NioSocketChannel.class)
+        new Bootstrap().group(loops).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT_MS)
                 .handler(new ChannelInitializer<SocketChannel>() {

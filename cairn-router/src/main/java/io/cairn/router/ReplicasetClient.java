@@ -8,6 +8,7 @@ import io.cairn.core.kv.OpResult;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.StorageRequest;
+import io.netty.channel.EventLoopGroup;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
@@ -53,7 +54,8 @@ final class ReplicasetClient implements AutoCloseable {
     private final GroupCommitQueue writes;
     private final GroupCommitQueue reads;
 
-    ReplicasetClient(ReplicasetSpec spec, RouterConfig config) {
+    /** @param ioLoops event loops for the data-plane connections; null for a default */
+    ReplicasetClient(ReplicasetSpec spec, RouterConfig config, EventLoopGroup ioLoops) {
         this.replicasetId = spec.id();
         this.peers = spec.nodes().stream()
                 .map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList();
@@ -79,7 +81,7 @@ final class ReplicasetClient implements AutoCloseable {
         this.dataPlane = config.directDataPlane()
                 ? new DataPlaneClient(spec.id(), peers, () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
                         .setProperties(p).setRetryPolicy(RetryPolicies.noRetry()).build(),
-                        Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS))
+                        Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops)
                 : null;
         this.writes = new GroupCommitQueue(config, this::sendWrites);
         this.reads = new GroupCommitQueue(config, this::sendReads);

@@ -8,6 +8,7 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.core.wire.StorageStats;
+import io.netty.channel.EventLoopGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +46,7 @@ public final class Router implements KvBackend, AutoCloseable {
      * moment and the discovery that finds it runs every 20 ms, so a long pause would only add to
      * the client's wait.
      */
-    private static final long MAX_LOCKED_BACKOFF_MS = 50;
+    private static final long MAX_LOCKED_BACKOFF_MS = 20;
     private static final long UNKNOWN_BUCKETS_ROUND_MS = 50;
     /** Delay of the round that confirms or clears a new doubled-bucket suspicion ({@link SuspectRounds}). */
     private static final long CONFIRMING_ROUND_MS = 10;
@@ -57,6 +58,7 @@ public final class Router implements KvBackend, AutoCloseable {
     private static final long LOCKED_DISCOVERY_MS = 20;
 
     private final RouterConfig config;
+    private final EventLoopGroup ioLoops;
     private final RouteMap routes;
     private final Map<String, ReplicasetClient> clients = new ConcurrentHashMap<>();
     private final Map<String, Discovery> discoveries = new ConcurrentHashMap<>();
@@ -71,7 +73,17 @@ public final class Router implements KvBackend, AutoCloseable {
     private final AtomicLong lockedDiscoveryAtNs = new AtomicLong(System.nanoTime());
 
     public Router(Topology topology, RouterConfig config) {
+        this(topology, config, null);
+    }
+
+    /**
+     * @param ioLoops event loops for the data-plane connections, to share with the RESP server
+     *                (a request and its reply then cross no thread inside the router); null for
+     *                a default loop
+     */
+    public Router(Topology topology, RouterConfig config, EventLoopGroup ioLoops) {
         this.config = config;
+        this.ioLoops = ioLoops;
         this.routes = new RouteMap(topology.bucketCount());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-router-scheduler");
@@ -100,7 +112,7 @@ public final class Router implements KvBackend, AutoCloseable {
         for (ReplicasetSpec rs : next.replicasets()) {
             ReplicasetSpec old = current == null ? null : current.replicaset(rs.id()).orElse(null);
             if (old == null || !old.nodes().equals(rs.nodes())) {
-                ReplicasetClient client = new ReplicasetClient(rs, config);
+                ReplicasetClient client = new ReplicasetClient(rs, config, ioLoops);
                 closeQuietly(clients.put(rs.id(), client));
                 closeQuietly(mapReduceClients.put(rs.id(), new MapReduceClient(rs, config)));
                 discoveries.put(rs.id(), new Discovery(client, routes, config.discoveryPageLimit(), config.requestTimeout().multipliedBy(2)));

@@ -43,6 +43,8 @@ public final class LocalCluster implements AutoCloseable {
     private final List<CoordinatorProcess> coordinators = new ArrayList<>();
     private final Map<String, StorageProcess> storages = new LinkedHashMap<>();
     private RouterProcess router;
+    /** One set of event loops for the router's and the storage nodes' sockets ({@link IoLoops}). */
+    private final io.netty.channel.EventLoopGroup ioLoops = IoLoops.create(IoLoops.DEFAULT_THREADS);
 
     public LocalCluster(ClusterConfig config) {
         this.config = config;
@@ -82,7 +84,7 @@ public final class LocalCluster implements AutoCloseable {
         for (ReplicasetSpec rs : config.topology().replicasets()) {
             for (NodeAddress n : rs.nodes()) startNode(n.id());
         }
-        router = new RouterProcess(config, config.topology().routers().get(0).id()).start();
+        router = new RouterProcess(config, config.topology().routers().get(0).id(), ioLoops).start();
         router.admin().route("/local/nodes/", this::control);
         router.admin().route("/local/replicasets/", this::replicasetControl);
         return this;
@@ -155,7 +157,7 @@ public final class LocalCluster implements AutoCloseable {
 
     public synchronized void startNode(String nodeId) throws IOException {
         if (storages.containsKey(nodeId)) return;
-        storages.put(nodeId, new StorageProcess(config, nodeId).start());
+        storages.put(nodeId, new StorageProcess(config, nodeId, ioLoops).start());
     }
 
     public synchronized void stopNode(String nodeId) throws IOException {
@@ -219,6 +221,7 @@ public final class LocalCluster implements AutoCloseable {
         storages.clear();
         coordinators.forEach(CoordinatorProcess::close);
         coordinators.clear();
+        IoLoops.shutdown(ioLoops);
     }
 
     private static void joinUninterruptibly(Thread t) {

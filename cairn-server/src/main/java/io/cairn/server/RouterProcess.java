@@ -13,6 +13,7 @@ import io.cairn.server.config.ClusterConfig;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.EventLoopGroup;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -25,10 +26,19 @@ public final class RouterProcess implements AutoCloseable {
     private final ClusterConfig config;
     private final CoordinatorClient coordinator;
     private Router router;
+    private final EventLoopGroup ioLoops;
+    private final boolean ownsLoops;
     private RespServer resp;
     private AdminServer admin;
 
     public RouterProcess(ClusterConfig config, String routerId) {
+        this(config, routerId, null);
+    }
+
+    /** @param ioLoops event loops shared with the rest of this JVM (a local cluster); null: the process makes its own */
+    RouterProcess(ClusterConfig config, String routerId, EventLoopGroup ioLoops) {
+        this.ownsLoops = ioLoops == null;
+        this.ioLoops = ownsLoops ? IoLoops.create(IoLoops.DEFAULT_THREADS) : ioLoops;
         this.self = Nodes.router(config, routerId);
         this.config = config;
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
@@ -37,7 +47,7 @@ public final class RouterProcess implements AutoCloseable {
     public RouterProcess start() throws IOException {
         CoordinatorState state = coordinator.init(config.topology());
         Topology topology = state.topology();
-        router = new Router(topology, config.router().routerConfig());
+        router = new Router(topology, config.router().routerConfig(), ioLoops);
         router.setDoubledVerification(config.router().verifyDoubled());
         router.start();
         coordinator.watch(s -> {
@@ -48,7 +58,7 @@ public final class RouterProcess implements AutoCloseable {
         int maxArg = Math.max(config.router().maxKeyBytes(), config.router().maxValueBytes());
         resp = new RespServer(router, RespConfig.builder().host(self.host()).port(self.respPort())
                 .maxKeyBytes(config.router().maxKeyBytes()).maxValueBytes(config.router().maxValueBytes())
-                .maxBulkBytes(maxArg).maxRequestBytes(Math.max(maxArg, 64L << 20)).build()).start();
+                .maxBulkBytes(maxArg).maxRequestBytes(Math.max(maxArg, 64L << 20)).build(), ioLoops).start();
         admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> router.unknownBuckets() == 0).start();
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         registerMetrics(admin.registry());
@@ -148,5 +158,6 @@ public final class RouterProcess implements AutoCloseable {
         if (admin != null) admin.close();
         coordinator.close();
         if (router != null) router.close();
+        if (ownsLoops) IoLoops.shutdown(ioLoops);
     }
 }

@@ -44,9 +44,14 @@ public final class StorageProcess implements AutoCloseable {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(StorageProcess.class);
 
     public StorageProcess(ClusterConfig config, String nodeId) throws IOException {
+        this(config, nodeId, null);
+    }
+
+    /** @param ioLoops event loops for the data-plane listener, shared with the rest of this JVM (a local cluster); null for a default */
+    StorageProcess(ClusterConfig config, String nodeId, io.netty.channel.EventLoopGroup ioLoops) throws IOException {
         this.self = Nodes.storage(config, nodeId);
         this.replicaset = Nodes.replicasetOf(config, nodeId);
-        this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)));
+        this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops);
         this.tombstoneRetentionMs = config.storage().tombstoneRetentionMs();
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
         this.replicasetAdmin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5));

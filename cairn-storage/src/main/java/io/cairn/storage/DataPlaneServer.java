@@ -52,16 +52,21 @@ import java.util.concurrent.CompletableFuture;
  * <p>The request carries the router's client id and call id, so a write the router re-sends
  * after losing track of it is de-duplicated by Ratis's retry cache.
  *
- * <p>Threads: one Netty event loop shared by every listener of this JVM decodes frames and
- * submits them (see {@link #submit}); replies are written from the thread that completes the
+ * <p>Threads: the process's event loops (by default one shared by every listener of this JVM;
+ * in a local cluster the same loops as the router's, so a read crosses no thread) decode frames
+ * and submit them (see {@link #submit}); replies are written from the thread that completes the
  * Ratis future: this loop for a read under the leader's lease, the state machine updater for a
  * write.
  */
 final class DataPlaneServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DataPlaneServer.class);
-    private static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(1,
-            new DefaultThreadFactory("cairn-dataplane-server", true), NioIoHandler.newFactory());
+    /** The listeners' event loop when the process gives none: one thread for every listener of this JVM. */
+    private static final class DefaultLoop {
+        static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(1,
+                new DefaultThreadFactory("cairn-dataplane-server", true), NioIoHandler.newFactory());
+    }
 
+    private final EventLoopGroup loops;
     private final RaftServer server;
     private final RaftGroupId groupId;
     private final RaftPeerId selfId;
@@ -69,7 +74,9 @@ final class DataPlaneServer implements AutoCloseable {
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private volatile Channel serverChannel;
 
-    DataPlaneServer(RaftServer server, RaftGroupId groupId, RaftPeerId selfId, String host) {
+    /** @param loops the event loops to serve on; null for this JVM's default data-plane loop */
+    DataPlaneServer(RaftServer server, RaftGroupId groupId, RaftPeerId selfId, String host, EventLoopGroup loops) {
+        this.loops = loops != null ? loops : DefaultLoop.GROUP;
         this.server = server;
         this.groupId = groupId;
         this.selfId = selfId;
@@ -79,7 +86,7 @@ final class DataPlaneServer implements AutoCloseable {
     /** Binds an ephemeral port on the node's host; routers learn it with {@link DataPlane#ENDPOINT_QUERY}. */
     DataPlaneServer start() throws IOException {
         try {
-            serverChannel = new ServerBootstrap().group(GROUP).channel(NioServerSocketChannel.class)
+            serverChannel = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override

@@ -6,12 +6,13 @@ import java.util.List;
 
 /**
  * The move commands waiting for one replicaset's next MOVE_BATCH entries, and how they are cut
- * into entries. Chunks copied ahead are bulk; every other command is a step of some move, often
- * one that holds writes (chunks sent while writes are held are steps too), so steps leave first, an entry carries at most {@code maxBytes} (a bigger
- * command still goes, alone), and while every one of the {@code slots} carries an entry one
- * extra "express" entry of steps only may go. Chunks also wait for the {@link TransferBudget}
- * (steps never do: some of them hold writes). Reordering is safe: a driver has at most one
- * command of a bucket outstanding. Plain object, one thread (the mover's driver).
+ * into entries. Chunks copied ahead are bulk and wait for the {@link TransferBudget}; every
+ * other command is a step of some move, often one that holds writes (a chunk sent while writes
+ * are held is a step too), so steps leave first and never wait for the budget. An entry carries
+ * at most {@code maxBytes} (a bigger command still goes, alone), and while every one of the
+ * {@code slots} carries an entry one extra "express" entry of steps only may go. Reordering is
+ * safe: a driver has at most one command of a bucket outstanding. Plain object, one thread (the
+ * mover's driver).
  *
  * @param <T> what the caller keeps per command (its encoded bytes and where the reply goes)
  */

@@ -4,6 +4,7 @@ import io.cairn.core.GroupIds;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
+import io.netty.channel.EventLoopGroup;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.RaftGroup;
@@ -42,6 +43,11 @@ public final class StorageNode implements AutoCloseable {
     private final DataPlaneServer dataPlane;
 
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config) throws IOException {
+        this(self, replicaset, config, null);
+    }
+
+    /** @param ioLoops event loops for the data-plane listener, shared with the process's other sockets; null for a default */
+    public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops) throws IOException {
         this.self = self;
         this.replicaset = replicaset;
         this.groupId = RaftGroupId.valueOf(GroupIds.replicaset(replicaset.id()));
@@ -59,7 +65,7 @@ public final class StorageNode implements AutoCloseable {
                 .setProperties(properties(self, ratisDir, config))
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER)
                 .build();
-        this.dataPlane = new DataPlaneServer(server, groupId, RaftPeerId.valueOf(self.id()), self.host());
+        this.dataPlane = new DataPlaneServer(server, groupId, RaftPeerId.valueOf(self.id()), self.host(), ioLoops);
         stateMachine.setDataPlaneEndpoint(dataPlane::endpoint);
     }
 

@@ -8,10 +8,13 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +40,10 @@ public final class RespServer implements AutoCloseable {
     private static final long SHUTDOWN_TIMEOUT_MS = 5_000;
 
     private final RespConfig config;
+    /** Event loops the process shares with other sockets (not shut down here), or null: this server makes its own. */
+    private final EventLoopGroup sharedLoops;
+    /** Every accepted connection, so that closing works without shutting down shared loops. */
+    private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final ClientRegistry clients = new ClientRegistry();
     private final CommandDispatcher dispatcher;
     private EventLoopGroup group;
@@ -44,7 +51,17 @@ public final class RespServer implements AutoCloseable {
     private volatile int boundPort = -1;
 
     public RespServer(KvBackend backend, RespConfig config) {
+        this(backend, config, null);
+    }
+
+    /**
+     * @param sharedLoops event loops to serve on, shared with the router's data-plane connections
+     *                    (a request and its reply then cross no thread); the caller shuts them down.
+     *                    Null: {@link RespConfig#eventLoopThreads()} loops of this server's own.
+     */
+    public RespServer(KvBackend backend, RespConfig config, EventLoopGroup sharedLoops) {
         this.config = config;
+        this.sharedLoops = sharedLoops;
         this.dispatcher = new CommandDispatcher(backend, config, clients, () -> boundPort);
     }
 
@@ -55,8 +72,8 @@ public final class RespServer implements AutoCloseable {
      */
     public synchronized RespServer start() {
         if (group != null) throw new IllegalStateException("RESP server already started");
-        group = new MultiThreadIoEventLoopGroup(config.eventLoopThreads(),
-                new DefaultThreadFactory("cairn-resp"), NioIoHandler.newFactory());
+        group = sharedLoops != null ? sharedLoops
+                : new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), new DefaultThreadFactory("cairn-resp"), NioIoHandler.newFactory());
         ChannelFuture bind = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
@@ -65,6 +82,7 @@ public final class RespServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        connections.add(ch);
                         initPipeline(ch);
                     }
                 })
@@ -98,13 +116,16 @@ public final class RespServer implements AutoCloseable {
     public synchronized void close() {
         if (group == null) return;
         if (serverChannel != null) serverChannel.close().awaitUninterruptibly();
+        connections.close().awaitUninterruptibly();
         shutdownGroup();
         log.info("RESP server on port {} closed", boundPort);
     }
 
     private void shutdownGroup() {
-        group.shutdownGracefully(0, SHUTDOWN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                .awaitUninterruptibly(SHUTDOWN_TIMEOUT_MS * 2);
+        if (group != sharedLoops) {
+            group.shutdownGracefully(0, SHUTDOWN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                    .awaitUninterruptibly(SHUTDOWN_TIMEOUT_MS * 2);
+        }
         group = null;
     }
 }
