@@ -10,17 +10,22 @@ import java.util.concurrent.TimeUnit;
 /**
  * The event loops a process shares between its sockets: a router's RESP connections and its
  * data-plane connections, and in a local cluster the storage nodes' data-plane listeners too.
- * On one set of loops a GET and its reply cross no thread: the RESP loop that decodes it writes
- * the data-plane request, the leader's listener (same JVM) serves it under its lease on the
- * loop that reads it, and the reply comes back to the loop that answers the client. Each hand-off
- * between threads cost a wake-up, most of a small read's CPU (docs/benchmarks.md, stop 14).
+ * On a single loop a GET and its reply never change threads: the loop decodes it, writes the
+ * data-plane request, reads it on the leader's listener (same JVM), serves it under the lease,
+ * reads the reply and answers the client. Each hand-off between threads cost a wake-up, most of
+ * a small read's CPU (docs/benchmarks.md, stop 14).
  */
 final class IoLoops {
-    /** Loops of a router process and of {@code cairn up}: the RESP default. */
-    static final int DEFAULT_THREADS = io.cairn.router.resp.RespConfig.DEFAULT_EVENT_LOOP_THREADS;
-
     private IoLoops() {}
 
+    /**
+     * @param threads a router process: the RESP default (2). A whole local cluster: 1, so that
+     *                a GET never changes threads. With 2 loops Netty places each connection on
+     *                either, and a GET at pipeline 1 cost 12.6 µs of CPU in one run and 21.6 in
+     *                the next (13-20 µs with every data-plane socket on the first loop); with
+     *                one loop, 12.6-14.7 µs, at the cost of pipelined GETs about 15 % slower
+     *                (docs/benchmarks.md, stop 14).
+     */
     static EventLoopGroup create(int threads) {
         return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("cairn-io", true), NioIoHandler.newFactory());
     }

@@ -43,8 +43,8 @@ public final class LocalCluster implements AutoCloseable {
     private final List<CoordinatorProcess> coordinators = new ArrayList<>();
     private final Map<String, StorageProcess> storages = new LinkedHashMap<>();
     private RouterProcess router;
-    /** One set of event loops for the router's and the storage nodes' sockets ({@link IoLoops}). */
-    private final io.netty.channel.EventLoopGroup ioLoops = IoLoops.create(IoLoops.DEFAULT_THREADS);
+    /** One event loop for the router's and the storage nodes' sockets ({@link IoLoops}). */
+    private final io.netty.channel.EventLoopGroup ioLoops = IoLoops.create(1);
 
     public LocalCluster(ClusterConfig config) {
         this.config = config;

@@ -38,7 +38,7 @@ public final class RouterProcess implements AutoCloseable {
     /** @param ioLoops event loops shared with the rest of this JVM (a local cluster); null: the process makes its own */
     RouterProcess(ClusterConfig config, String routerId, EventLoopGroup ioLoops) {
         this.ownsLoops = ioLoops == null;
-        this.ioLoops = ownsLoops ? IoLoops.create(IoLoops.DEFAULT_THREADS) : ioLoops;
+        this.ioLoops = ownsLoops ? IoLoops.create(io.cairn.router.resp.RespConfig.DEFAULT_EVENT_LOOP_THREADS) : ioLoops;
         this.self = Nodes.router(config, routerId);
         this.config = config;
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
