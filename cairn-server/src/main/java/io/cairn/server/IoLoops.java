@@ -22,8 +22,8 @@ final class IoLoops {
      * @param threads a router process: the RESP default (2). A whole local cluster: 1, so that
      *                a GET never changes threads. With 2 loops Netty places each connection on
      *                either, and a GET at pipeline 1 cost 12.6 µs of CPU in one run and 21.6 in
-     *                the next (13-20 µs with every data-plane socket on the first loop); with
-     *                one loop, 12.6-14.7 µs, at the cost of pipelined GETs about 15 % slower
+     *                the next (17-20 µs with every data-plane socket on the first loop); with
+     *                one loop, 12.3-17.0 µs, at the cost of pipelined GETs 15-25 % slower
      *                (docs/benchmarks.md, stop 14).
      */
     static EventLoopGroup create(int threads) {
