@@ -106,9 +106,28 @@ final class TestCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * A free loopback port below the kernel's ephemeral range (from 32768 on Linux): a port from
+     * that range could be taken by an outgoing connection before the node binds it, and Ratis
+     * cannot retry a failed bind. Each port is handed out once per JVM.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = 10_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(22_000);
+            if (!HANDED_OUT.add(port)) continue;
+            try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (IOException busy) {
+                // taken: try another
+            }
         }
+        throw new IOException("no free loopback port found below 32000");
+    }
+
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        // A bind failure inside Ratis must fail the test, not end the shared test JVM.
+        org.apache.ratis.util.ExitUtils.disableSystemExit();
     }
 }
