@@ -144,10 +144,11 @@ final class DataPlaneServer implements AutoCloseable {
             frame.readBytes(payload);
             DataPlane.Request request = new DataPlane.Request(callId, clientId, type, ByteBuffer.wrap(payload));
             Channel channel = ctx.channel();
-            if (type == DataPlane.READ && !isLeader()) {
+            RaftServer.Division division = division();
+            if (type == DataPlane.READ && (division == null || !division.getInfo().isLeader())) {
                 // A follower could answer through ReadIndex, at the cost of a round trip to the
                 // leader; sending the router to the leader keeps reads on its lease.
-                respondNotLeader(channel, callId);
+                respondNotLeader(channel, callId, division);
                 return;
             }
             RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
@@ -159,7 +160,7 @@ final class DataPlaneServer implements AutoCloseable {
                     .setType(request.type() == DataPlane.WRITE ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType())
                     .build();
             try {
-                submit(raftRequest, payload.length > 0 && runsInline(payload[0]))
+                submit(raftRequest, payload.length > 0 && runsInline(payload[0]) ? division : null)
                         .whenComplete((reply, error) -> respond(channel, request.callId(), reply, error));
             } catch (IOException | RuntimeException e) {
                 respond(channel, request.callId(), null, e);
@@ -180,11 +181,11 @@ final class DataPlaneServer implements AutoCloseable {
      * here instead (a read served under the leader's lease then completes on this thread, so its
      * reply needs no hand-off either); scans and move queries keep the executor, so a KEYS cannot
      * hold up every replicaset behind this event loop.
+     *
+     * @param inline the division to submit to on this thread, or null for Ratis's executor
      */
-    private CompletableFuture<RaftClientReply> submit(RaftClientRequest request, boolean inline) throws IOException {
-        if (inline && server.getDivision(groupId) instanceof RaftClientAsynchronousProtocol division) {
-            return division.submitClientRequestAsync(request);
-        }
+    private CompletableFuture<RaftClientReply> submit(RaftClientRequest request, RaftServer.Division inline) throws IOException {
+        if (inline instanceof RaftClientAsynchronousProtocol division) return division.submitClientRequestAsync(request);
         return server.submitClientRequestAsync(request);
     }
 
@@ -193,21 +194,17 @@ final class DataPlaneServer implements AutoCloseable {
                 || kind == StorageRequest.Kind.DISCOVER.ordinal();
     }
 
-    private boolean isLeader() {
+    /** This member's Raft division, or null while it has none (starting, closing). */
+    private RaftServer.Division division() {
         try {
-            return server.getDivision(groupId).getInfo().isLeader();
+            return server.getDivision(groupId);
         } catch (IOException e) {
-            return false;
+            return null;
         }
     }
 
-    private void respondNotLeader(Channel channel, long callId) {
-        RaftPeerId leader = null;
-        try {
-            leader = server.getDivision(groupId).getInfo().getLeaderId();
-        } catch (IOException e) {
-            // no division: no leader to name
-        }
+    private void respondNotLeader(Channel channel, long callId, RaftServer.Division division) {
+        RaftPeerId leader = division == null ? null : division.getInfo().getLeaderId();
         byte[] body = DataPlane.utf8(leader == null || leader.equals(selfId) ? "" : leader.toString());
         int length = DataPlane.RESPONSE_HEADER_BYTES + body.length;
         ByteBuf out = channel.alloc().buffer(4 + length);
