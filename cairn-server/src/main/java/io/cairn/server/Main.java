@@ -175,19 +175,25 @@ public final class Main implements Runnable {
         @Option(names = "--dir", description = "data folder (default: a new temporary folder, deleted afterwards)") Path dir;
         @Option(names = "--warmup", description = "move the share to the third replicaset and back first, so the measured move runs on JIT-compiled code")
         boolean warmup;
+        @Option(names = "--warmup-rounds", defaultValue = "1",
+                description = "with --warmup: how many times the share goes there and back (default: ${DEFAULT-VALUE})")
+        int warmupRounds;
         @Option(names = "--copy-ahead", negatable = true, defaultValue = "true", fallbackValue = "true",
                 description = "copy data while buckets still serve writes (default: ${DEFAULT-VALUE}); --no-copy-ahead for an A/B run")
         boolean copyAhead;
         @Option(names = "--max-bytes-per-second", defaultValue = "0",
                 description = "rebalancer.maxBytesPerSecond: bucket data copied per second over all moves, 0 for no limit (default: ${DEFAULT-VALUE})")
         long maxBytesPerSecond;
+        @Option(names = "--step-latency-target-ms", defaultValue = "10",
+                description = "rebalancer.stepLatencyTargetMs: the copy slows down while move steps take longer to commit, 0 for a fixed budget (default: ${DEFAULT-VALUE})")
+        long stepLatencyTargetMs;
 
         @Override
         public Integer call() throws Exception {
             Path d = dir != null ? dir : java.nio.file.Files.createTempDirectory("cairn-bench-moves");
             try {
                 io.cairn.server.bench.MoveBench.run(new io.cairn.server.bench.MoveBench.Options(keys, buckets, replicas, valueBytes, chunkKeys,
-                        maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds), warmup, copyAhead, maxBytesPerSecond), d);
+                        maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds), warmup ? warmupRounds : 0, copyAhead, maxBytesPerSecond, stepLatencyTargetMs), d);
             } finally {
                 if (dir == null) {
                     try (var walk = java.nio.file.Files.walk(d)) {

@@ -127,6 +127,9 @@ final class StatusReport {
                 out.append(String.format("  writes held per moved bucket (last %s moves): p50 %s ms, p99 %s ms, max %s ms%n",
                         n, held.get("p50"), held.get("p99"), held.get("max")));
             }
+            if (rb.get("copyBytesPerSecond") instanceof Number rate && rate.longValue() > 0 && rb.get("inFlight") instanceof Number f && f.intValue() > 0) {
+                out.append(String.format("  copy ahead paced at %,d bytes/s%n", rate.longValue()));
+            }
             for (Object problem : (List<Object>) rb.get("problems")) out.append("  ALERT ").append(problem).append('\n');
         }
         for (Object o : (List<Object>) status.get("routers")) {

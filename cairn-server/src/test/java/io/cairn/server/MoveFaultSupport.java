@@ -75,7 +75,7 @@ final class MoveFaultSupport {
             t.setDaemon(true);
             return t;
         });
-        private final RatisMovePort port = new RatisMovePort(driver, 0);
+        private final RatisMovePort port = new RatisMovePort(driver);
 
         Records(Topology topology) throws Exception {
             driver.submit(() -> port.setTopology(topology)).get(10, TimeUnit.SECONDS);

@@ -67,7 +67,7 @@ public final class DoubledVerifier implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.port = new RatisMovePort(driver, 0);
+        this.port = new RatisMovePort(driver);
         DoubledVerification.Local local = new DoubledVerification.Local() {
             @Override
             public boolean isLeader() {

@@ -66,16 +66,31 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
      */
     static final int MAX_ENTRY_BYTES = Math.max(1, Integer.getInteger("cairn.move.maxEntryBytes", 1 << 20));
 
-    private record Queued(byte[] command, Consumer<MoveReply> reply) {}
+    /** @param copy a chunk copied ahead; anything else is a step, whose latency steers an adaptive budget */
+    private record Queued(byte[] command, Consumer<MoveReply> reply, boolean copy, long submittedAtMs) {}
     private Topology topology;
     private final TransferBudget budget;
     /** Replicasets whose chunks wait for the budget with a flush already scheduled (driver thread only). */
     private final java.util.Set<String> budgetTimers = new java.util.HashSet<>();
 
-    /** @param maxBytesPerSecond chunk bytes per second over all moves; 0 for no limit */
-    public RatisMovePort(ScheduledExecutorService driver, long maxBytesPerSecond) {
+    /** A port whose chunks are not paced (the doubled-bucket verifier's, tests'). */
+    public RatisMovePort(ScheduledExecutorService driver) {
+        this(driver, 0, 0);
+    }
+
+    /**
+     * @param maxBytesPerSecond chunk bytes per second over all moves; 0 for no limit
+     * @param stepTargetMs      0 for a fixed budget; otherwise the chunk rate adapts (under the cap)
+     *                          to keep the moves' median step latency under this
+     */
+    public RatisMovePort(ScheduledExecutorService driver, long maxBytesPerSecond, long stepTargetMs) {
         this.driver = driver;
-        this.budget = new TransferBudget(maxBytesPerSecond);
+        this.budget = new TransferBudget(maxBytesPerSecond, stepTargetMs);
+    }
+
+    /** The rate chunks copied ahead may leave at now, in bytes per second; 0 for no limit. Driver thread. */
+    public long copyBytesPerSecond() {
+        return budget.bytesPerSecond();
     }
 
     /** Adopts a topology: clients for new replicasets, none for removed ones. Driver thread only. */
@@ -102,7 +117,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     private void enqueue(String replicaset, MoveCommand command, Consumer<MoveReply> reply, boolean copy) {
         var q = queues.computeIfAbsent(replicaset, id -> new MoveEntryQueue<>(ENTRIES_IN_FLIGHT, MAX_COMMANDS_PER_ENTRY, MAX_ENTRY_BYTES, budget));
         byte[] encoded = StorageRequest.encodeCommand(command);
-        q.add(new Queued(encoded, reply), encoded.length, copy);
+        q.add(new Queued(encoded, reply, copy, nowMs()), encoded.length, copy);
         flush(replicaset, q);
     }
 
@@ -116,6 +131,8 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
                     StorageRequest::decodeMoveBatchReplies, answers -> {
                 q.sent(inFlight);
                 boolean answered = answers != null && answers.size() == sent.size();
+                long now = nowMs();
+                for (Queued c : sent) if (answered && !c.copy()) budget.stepAnswered(now - c.submittedAtMs(), now);
                 for (int i = 0; i < sent.size(); i++) {
                     sent.get(i).reply().accept(answered ? answers.get(i) : MoveReply.unavailable("replicaset " + replicaset + " did not answer"));
                 }

@@ -3,26 +3,45 @@ package io.cairn.storage;
 /**
  * The bytes per second bucket data may be copied at, shared by every move the driver runs. A
  * move competes with foreground requests for the same CPU and disks, and the Raft commit latency
- * it causes is what a foreground request waits (docs/benchmarks.md): this is the operator's
- * knob that trades move rate for foreground latency. A chunk may leave while the budget is not
- * negative and is charged in full, so the budget can go negative by at most one chunk; it refills
- * at the rate, up to a tenth of a second's worth. Zero means unlimited. Plain object, driver
- * thread only.
+ * it causes is what a foreground request waits (docs/benchmarks.md): this trades move rate for
+ * foreground latency. The rate is the operator's cap, or, with a step latency target, chosen by
+ * {@link AdaptiveCopyRate} under that cap. A chunk may leave while the budget is not negative and
+ * is charged in full, so the budget can go negative by at most one chunk; it refills at the rate,
+ * up to a tenth of a second's worth. A rate of zero means unlimited. Plain object, driver thread
+ * only.
  */
 final class TransferBudget {
     private static final long MAX_SAVED_MS = 100;
 
-    private final long bytesPerSecond;
+    /** Null for a fixed rate. */
+    private final AdaptiveCopyRate adaptive;
+    private long bytesPerSecond;
     private double available;
     private long refilledAtMs = Long.MIN_VALUE;
 
     TransferBudget(long bytesPerSecond) {
-        if (bytesPerSecond < 0) throw new IllegalArgumentException("bytesPerSecond must be >= 0, was " + bytesPerSecond);
-        this.bytesPerSecond = bytesPerSecond;
+        this(bytesPerSecond, 0);
+    }
+
+    /**
+     * @param maxBytesPerSecond the cap; 0 for none
+     * @param stepTargetMs      0 for a fixed rate (the cap); otherwise the median step latency the
+     *                          adaptive rate keeps under
+     */
+    TransferBudget(long maxBytesPerSecond, long stepTargetMs) {
+        if (maxBytesPerSecond < 0) throw new IllegalArgumentException("bytesPerSecond must be >= 0, was " + maxBytesPerSecond);
+        if (stepTargetMs < 0) throw new IllegalArgumentException("stepTargetMs must be >= 0, was " + stepTargetMs);
+        this.adaptive = stepTargetMs == 0 ? null : new AdaptiveCopyRate(stepTargetMs, maxBytesPerSecond);
+        this.bytesPerSecond = maxBytesPerSecond;
     }
 
     static TransferBudget unlimited() {
         return new TransferBudget(0);
+    }
+
+    /** The rate now, in bytes per second; 0 for no limit. */
+    long bytesPerSecond() {
+        return bytesPerSecond;
     }
 
     /** How long to wait before a chunk may leave: 0 when it may leave now. */
@@ -34,9 +53,33 @@ final class TransferBudget {
 
     /** Charges a chunk that left. */
     void spend(long bytes, long nowMs) {
+        if (adaptive != null) {
+            adaptive.copied(bytes, nowMs);
+            follow(nowMs);
+        }
         if (bytesPerSecond == 0) return;
         refill(nowMs);
         available -= bytes;
+    }
+
+    /** A move step (not a chunk copied ahead) was answered {@code latencyMs} after it was submitted. */
+    void stepAnswered(long latencyMs, long nowMs) {
+        if (adaptive == null) return;
+        adaptive.stepAnswered(latencyMs, nowMs);
+        follow(nowMs);
+    }
+
+    private void follow(long nowMs) {
+        long next = adaptive.bytesPerSecond();
+        if (next == bytesPerSecond) return;
+        if (bytesPerSecond == 0) {
+            available = 0;
+            refilledAtMs = nowMs;
+        } else {
+            refill(nowMs);
+        }
+        bytesPerSecond = next;
+        if (next != 0) available = Math.min(available, maxSaved());
     }
 
     private void refill(long nowMs) {
@@ -46,6 +89,10 @@ final class TransferBudget {
         }
         long elapsed = Math.max(0, nowMs - refilledAtMs);
         refilledAtMs = nowMs;
-        available = Math.min(available + (double) elapsed * bytesPerSecond / 1000, (double) bytesPerSecond * MAX_SAVED_MS / 1000);
+        available = Math.min(available + (double) elapsed * bytesPerSecond / 1000, maxSaved());
+    }
+
+    private double maxSaved() {
+        return (double) bytesPerSecond * MAX_SAVED_MS / 1000;
     }
 }

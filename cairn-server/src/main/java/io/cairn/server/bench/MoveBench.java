@@ -27,13 +27,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code cairn bench moves}: loads N keys into two replicasets, gives a third one its share and
  * measures the move (keys/s, buckets/s) and the foreground traffic during it (p50, p99, worst
  * stall), next to the same foreground traffic measured just before the move in the same run.
- * Everything runs in this JVM on loopback, like {@code cairn up}. With {@code warmup}, the third
- * replicaset first receives its share and gives it back, so the measured move runs on compiled
- * code (in a young JVM the JIT takes about a third of the CPU during the first move).
+ * Everything runs in this JVM on loopback, like {@code cairn up}. With {@code warmupRounds}, the
+ * third replicaset first receives its share and gives it back that many times, so the measured
+ * move runs on compiled code (in a young JVM the JIT takes about a third of the CPU during the
+ * first move); the JIT time during the move is printed.
  */
 public final class MoveBench {
     public record Options(int keys, int buckets, int replicas, int valueBytes, int chunkKeys, int maxSending, int maxReceiving,
-                          Duration timeout, boolean warmup, boolean copyAhead, long maxBytesPerSecond) {}
+                          Duration timeout, int warmupRounds, boolean copyAhead, long maxBytesPerSecond, long stepLatencyTargetMs) {
+        public Options {
+            if (warmupRounds < 0) throw new IllegalArgumentException("warm-up rounds must be >= 0, was " + warmupRounds);
+        }
+    }
 
     private MoveBench() {}
 
@@ -46,12 +51,14 @@ public final class MoveBench {
             load(router, o);
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
             System.out.printf("loaded %,d keys of %d bytes in %.1f s (%,.0f keys/s)%n", o.keys(), o.valueBytes(), loadSeconds, o.keys() / loadSeconds);
-            if (o.warmup()) {
+            for (int round = 1; round <= o.warmupRounds(); round++) {
                 long w0 = System.nanoTime();
+                long jit0 = jitMs();
                 boolean warm = awaitBalanced(cluster, setWeight(config, "rs3", 1), o.timeout())
                         && awaitBalanced(cluster, setWeight(config, "rs3", 0), o.timeout());
                 if (!warm) throw new IllegalStateException("warm-up moves did not finish within " + o.timeout());
-                System.out.printf("warm-up: rs3 received its share and gave it back in %.1f s%n", (System.nanoTime() - w0) / 1e9);
+                System.out.printf("warm-up %d: rs3 received its share and gave it back in %.1f s (JIT compiled for %,d ms)%n",
+                        round, (System.nanoTime() - w0) / 1e9, jitMs() - jit0);
             }
             Map<String, Object> p0 = cluster.coordinator().mover().progress();
 
@@ -63,10 +70,13 @@ public final class MoveBench {
             Thread fg = new Thread(() -> during[0] = Foreground.measure(router, o, o.timeout(), moving), "bench-foreground");
             fg.start();
             long moveStart = System.nanoTime();
+            long jitBefore = jitMs();
             long epoch = setWeight(config, "rs3", 1);
-            boolean done = awaitBalanced(cluster, epoch, o.timeout());
+            List<Long> copyRates = new ArrayList<>();
+            boolean done = awaitBalanced(cluster, epoch, o.timeout(), copyRates::add);
             double moveSeconds = (System.nanoTime() - moveStart) / 1e9;
             moving.set(false);
+            long jitDuring = jitMs() - jitBefore;
             fg.join();
             Map<String, Object> p = cluster.coordinator().mover().progress();
             long moved = since(p0, p, "moved");
@@ -74,6 +84,8 @@ public final class MoveBench {
             System.out.printf("%nmove %s in %.1f s: %,d buckets (%.1f buckets/s, %.1f ms each), %,d keys (%,.0f keys/s), %s rolled back%n",
                     done ? "finished" : "NOT finished", moveSeconds, moved, moved / moveSeconds, 1000 * moveSeconds / Math.max(1, moved),
                     keysMoved, keysMoved / moveSeconds, since(p0, p, "rolledBack"));
+            System.out.printf("JIT compiled for %,d ms during the move (CPU the move did not get; more --warmup-rounds lower it)%n", jitDuring);
+            System.out.printf("copy ahead paced at (MB/s, polled every 50 ms; 0: not limited): %s%n", rateSummary(copyRates));
             System.out.printf("writes held per moved bucket (SENDING until activated, driver's view, last 1,024 moves): %s%n", p.get("writesHeldMs"));
             System.out.printf("foreground during the move: %s%n", during[0].summary());
             System.out.printf("ratios during/before: p50 %.2fx, p99 %.2fx, ops/s %.2fx%n",
@@ -96,7 +108,7 @@ public final class MoveBench {
         tree.put("replicasets", adjusted);
         tree.put("rebalancer", Map.of("chunkKeys", o.chunkKeys(), "maxSendingPerReplicaset", o.maxSending(),
                 "maxReceivingPerReplicaset", o.maxReceiving(), "maxMovesPerRound", 4 * o.maxReceiving(), "copyAhead", o.copyAhead(),
-                "maxBytesPerSecond", o.maxBytesPerSecond()));
+                "maxBytesPerSecond", o.maxBytesPerSecond(), "stepLatencyTargetMs", o.stepLatencyTargetMs()));
         Path file = dir.resolve(LocalCluster.CONFIG_FILE);
         ConfigLoader.write(file, tree);
         return ConfigLoader.load(file);
@@ -130,6 +142,20 @@ public final class MoveBench {
         return ("bench:" + i).getBytes(StandardCharsets.UTF_8);
     }
 
+    private static String rateSummary(List<Long> bytesPerSecond) {
+        if (bytesPerSecond.isEmpty()) return "no samples";
+        List<Long> sorted = bytesPerSecond.stream().sorted().toList();
+        java.util.function.IntFunction<String> mb = i -> String.format("%.1f", sorted.get(i) / 1e6);
+        return "min " + mb.apply(0) + ", median " + mb.apply(sorted.size() / 2) + ", max " + mb.apply(sorted.size() - 1)
+                + ", last " + String.format("%.1f", bytesPerSecond.get(bytesPerSecond.size() - 1) / 1e6);
+    }
+
+    /** Milliseconds this JVM's JIT compilers have spent so far. */
+    private static long jitMs() {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
+
     /** How much a rebalancer counter grew between two progress readings (the warm-up's moves excluded). */
     private static long since(Map<String, Object> before, Map<String, Object> after, String counter) {
         return ((Number) after.get(counter)).longValue() - ((Number) before.get(counter)).longValue();
@@ -146,10 +172,17 @@ public final class MoveBench {
     }
 
     private static boolean awaitBalanced(LocalCluster cluster, long epoch, Duration timeout) throws InterruptedException {
+        return awaitBalanced(cluster, epoch, timeout, rate -> { });
+    }
+
+    /** @param copyRates gets the rebalancer's copy rate (bytes/s, 0: not limited) at every poll */
+    private static boolean awaitBalanced(LocalCluster cluster, long epoch, Duration timeout, java.util.function.LongConsumer copyRates)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long nextReport = System.nanoTime();
         while (System.nanoTime() < deadline) {
             Map<String, Object> p = cluster.coordinator().mover().progress();
+            if (p.get("copyBytesPerSecond") instanceof Number rate) copyRates.accept(rate.longValue());
             if (System.nanoTime() >= nextReport) {
                 System.out.printf("  %s buckets to move, %s in flight, %s moved, %s rolled back, %s keys%n",
                         p.get("bucketsToMove"), p.get("inFlight"), p.get("moved"), p.get("rolledBack"), p.get("keysMoved"));

@@ -81,16 +81,22 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      * @param copyAhead        copy a bucket's data while it still serves writes, holding writes only
      *                         for the keys changed meanwhile and the hand-over (docs/moves.md)
      * @param maxBytesPerSecond bucket data copied per second over all moves; 0 for no limit
+     * @param stepLatencyTargetMs the copy ahead slows down (under maxBytesPerSecond) while the moves'
+     *                         steps take longer than this to commit, at the median; 0 turns that off
      */
     public record RebalancerSettings(boolean auto, double thresholdPercent, int maxSendingPerReplicaset,
                                      int maxReceivingPerReplicaset, int maxMovesPerRound, int chunkKeys, int chunkBytes,
-                                     long roundIntervalMs, boolean copyAhead, long maxBytesPerSecond) {
+                                     long roundIntervalMs, boolean copyAhead, long maxBytesPerSecond,
+                                     long stepLatencyTargetMs) {
         public RebalancerSettings {
             if (chunkKeys < 1 || chunkKeys > 100_000) throw new IllegalArgumentException("rebalancer.chunkKeys must be 1..100000, was " + chunkKeys);
             if (chunkBytes < 1024 || chunkBytes > 32 << 20) {
                 throw new IllegalArgumentException("rebalancer.chunkBytes must be 1024..33554432, was " + chunkBytes);
             }
             if (maxBytesPerSecond < 0) throw new IllegalArgumentException("rebalancer.maxBytesPerSecond must be >= 0 (0: no limit), was " + maxBytesPerSecond);
+            if (stepLatencyTargetMs < 0 || stepLatencyTargetMs > 60_000) {
+                throw new IllegalArgumentException("rebalancer.stepLatencyTargetMs must be 0..60000 (0: fixed budget), was " + stepLatencyTargetMs);
+            }
             if (roundIntervalMs < 10) throw new IllegalArgumentException("rebalancer.roundIntervalMs must be at least 10, was " + roundIntervalMs);
             try {
                 new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound);
@@ -102,7 +108,7 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
         public io.cairn.server.move.MoverService.Settings moverSettings() {
             return new io.cairn.server.move.MoverService.Settings(java.time.Duration.ofMillis(roundIntervalMs),
                     new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound),
-                    new io.cairn.core.move.SendMove.Limits(chunkKeys, chunkBytes, 200, copyAhead), auto, maxBytesPerSecond);
+                    new io.cairn.core.move.SendMove.Limits(chunkKeys, chunkBytes, 200, copyAhead), auto, maxBytesPerSecond, stepLatencyTargetMs);
         }
     }
 

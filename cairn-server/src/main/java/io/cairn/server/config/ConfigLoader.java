@@ -48,17 +48,18 @@ public final class ConfigLoader {
                     "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
                     "maxKeyBytes", 64 << 10,
                     "verifyDoubled", true),
-            "rebalancer", Map.of(
-                    "auto", true,
-                    "thresholdPercent", 1.0,
-                    "maxSendingPerReplicaset", 32,
-                    "maxReceivingPerReplicaset", 64,
-                    "maxMovesPerRound", 128,
-                    "chunkKeys", 1_000,
-                    "chunkBytes", 1 << 20,
-                    "roundIntervalMs", 1_000L,
-                    "copyAhead", true,
-                    "maxBytesPerSecond", 0L));
+            "rebalancer", Map.ofEntries(
+                    Map.entry("auto", true),
+                    Map.entry("thresholdPercent", 1.0),
+                    Map.entry("maxSendingPerReplicaset", 32),
+                    Map.entry("maxReceivingPerReplicaset", 64),
+                    Map.entry("maxMovesPerRound", 128),
+                    Map.entry("chunkKeys", 1_000),
+                    Map.entry("chunkBytes", 1 << 20),
+                    Map.entry("roundIntervalMs", 1_000L),
+                    Map.entry("copyAhead", true),
+                    Map.entry("maxBytesPerSecond", 0L),
+                    Map.entry("stepLatencyTargetMs", 10L)));
     private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
             "router", "rebalancer");
 

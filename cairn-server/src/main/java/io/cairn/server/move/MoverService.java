@@ -33,10 +33,11 @@ public final class MoverService implements AutoCloseable {
 
     /**
      * Settings: round period, plan limits, chunk bounds, whether weights drive moves automatically,
-     * and the bytes per second chunks may be copied at (0: no limit).
+     * the bytes per second chunks may be copied at (0: no limit), and the median step latency the
+     * copy rate adapts to (0: a fixed rate).
      */
     public record Settings(Duration roundInterval, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance,
-                           long maxBytesPerSecond) {}
+                           long maxBytesPerSecond, long stepLatencyTargetMs) {}
 
     private final ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "cairn-mover");
@@ -56,7 +57,7 @@ public final class MoverService implements AutoCloseable {
     public MoverService(BooleanSupplier isLeader, Settings settings) {
         this.isLeader = isLeader;
         this.settings = settings;
-        this.port = new RatisMovePort(driver, settings.maxBytesPerSecond());
+        this.port = new RatisMovePort(driver, settings.maxBytesPerSecond(), settings.stepLatencyTargetMs());
     }
 
     public MoverService start() {
@@ -173,6 +174,7 @@ public final class MoverService implements AutoCloseable {
         m.put("moved", p.moved());
         m.put("rolledBack", p.rolledBack());
         m.put("keysMoved", p.keysMoved());
+        m.put("copyBytesPerSecond", port.copyBytesPerSecond());
         Map<String, Object> held = new LinkedHashMap<>();
         held.put("moves", p.writesHeld().samples());
         held.put("p50", p.writesHeld().p50Ms());

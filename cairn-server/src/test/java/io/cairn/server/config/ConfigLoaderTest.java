@@ -72,7 +72,7 @@ class ConfigLoaderTest {
         assertThat(config.router()).isEqualTo(new ClusterConfig.RouterSettings(
                 10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10, true));
         assertThat(config.rebalancer()).isEqualTo(new ClusterConfig.RebalancerSettings(
-                true, 1.0, 32, 64, 128, 1_000, 1 << 20, 1_000L, true, 0L));
+                true, 1.0, 32, 64, 128, 1_000, 1 << 20, 1_000L, true, 0L, 10L));
         assertThat(config.nodeDir("s1")).isEqualTo(config.dataDir().resolve("s1"));
     }
 
@@ -209,6 +209,8 @@ class ConfigLoaderTest {
     void outOfRangeRebalancerSettingIsRefused() throws IOException {
         assertRefused(minimalPlus("rebalancer:\n  maxBytesPerSecond: -1\n"), "rebalancer.maxBytesPerSecond must be >= 0 (0: no limit), was -1");
         assertRefused(minimalPlus("rebalancer:\n  chunkKeys: 0\n"), "rebalancer.chunkKeys must be 1..100000");
+        assertRefused(minimalPlus("rebalancer:\n  stepLatencyTargetMs: -5\n"),
+                "rebalancer.stepLatencyTargetMs must be 0..60000 (0: fixed budget), was -5");
         assertThat(ConfigLoader.load(minimalPlus("rebalancer:\n  maxBytesPerSecond: 4000000\n")).rebalancer().maxBytesPerSecond())
                 .isEqualTo(4_000_000L);
     }
