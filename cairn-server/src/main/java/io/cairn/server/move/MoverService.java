@@ -39,6 +39,8 @@ public final class MoverService implements AutoCloseable {
     public record Settings(Duration roundInterval, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance,
                            long maxBytesPerSecond, long stepLatencyTargetMs) {}
 
+    private static final long PUBLISH_MS = 100;
+
     private final ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "cairn-mover");
         t.setDaemon(true);
@@ -63,6 +65,10 @@ public final class MoverService implements AutoCloseable {
     public MoverService start() {
         long ms = settings.roundInterval().toMillis();
         driver.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
+        // Moves end between rounds: progress (and "balanced") is refreshed more often than rounds run.
+        driver.scheduleWithFixedDelay(() -> {
+            if (mover != null) publish(mover.progress());
+        }, PUBLISH_MS, PUBLISH_MS, TimeUnit.MILLISECONDS);
         return this;
     }
 
