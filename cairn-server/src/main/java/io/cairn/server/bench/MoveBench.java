@@ -54,8 +54,19 @@ public final class MoveBench {
             for (int round = 1; round <= o.warmupRounds(); round++) {
                 long w0 = System.nanoTime();
                 long jit0 = jitMs();
-                boolean warm = awaitBalanced(cluster, setWeight(config, "rs3", 1), o.timeout())
-                        && awaitBalanced(cluster, setWeight(config, "rs3", 0), o.timeout());
+                // The foreground loop runs during the warm-up too: writes meeting moving buckets take
+                // paths that would otherwise be compiled (and others deoptimised) during the measured move.
+                AtomicBoolean warming = new AtomicBoolean(true);
+                Thread load = new Thread(() -> Foreground.measure(router, o, o.timeout(), warming), "bench-warm-up-foreground");
+                load.start();
+                boolean warm;
+                try {
+                    warm = awaitBalanced(cluster, setWeight(config, "rs3", 1), o.timeout())
+                            && awaitBalanced(cluster, setWeight(config, "rs3", 0), o.timeout());
+                } finally {
+                    warming.set(false);
+                    load.join();
+                }
                 if (!warm) throw new IllegalStateException("warm-up moves did not finish within " + o.timeout());
                 System.out.printf("warm-up %d: rs3 received its share and gave it back in %.1f s (JIT compiled for %,d ms)%n",
                         round, (System.nanoTime() - w0) / 1e9, jitMs() - jit0);
