@@ -42,9 +42,11 @@ public final class Mover {
      * @param planEpoch the epoch the last plan was made for (0 before the first plan)
      * @param balanced  the last plan is within the threshold and no move is in flight
      * @param writesHeld how long the last moves (up to 1,024) refused writes to their bucket
+     * @param stepRetries steps the ended moves tried again (each after {@link SendMove.Limits#retryDelayMs})
      */
     public record Progress(long planEpoch, boolean balanced, double disbalancePercent, int bucketsToMove, long moved, long rolledBack, int inFlight,
-                           long keysMoved, Map<String, Integer> targets, List<String> problems, RecentDurations.Summary writesHeld) {}
+                           long keysMoved, Map<String, Integer> targets, List<String> problems, RecentDurations.Summary writesHeld,
+                           long stepRetries) {}
 
     private final MovePort port;
     private final PlanLimits planLimits;
@@ -70,6 +72,7 @@ public final class Mover {
     private long moved;
     private long rolledBack;
     private long keysMoved;
+    private long stepRetries;
     private final RecentDurations writesHeld = new RecentDurations();
     private Plan lastPlan;
     private List<String> problems = List.of();
@@ -102,7 +105,7 @@ public final class Mover {
         Plan p = lastPlan;
         boolean balanced = p != null && inFlight.isEmpty() && RebalancePlanner.converged(p, planLimits);
         return new Progress(planEpoch, balanced, p == null ? 0 : p.disbalancePercent(), p == null ? 0 : p.bucketsToMove(), moved, rolledBack,
-                inFlight.size(), keysMoved, p == null ? Map.of() : p.targets(), problems, writesHeld.summary());
+                inFlight.size(), keysMoved, p == null ? Map.of() : p.targets(), problems, writesHeld.summary(), stepRetries);
     }
 
     /**
@@ -338,6 +341,7 @@ public final class Mover {
         boolean wasManual = manual.remove(m.bucket());
         endedInRound.put(m.bucket(), rounds);
         if (m.writesHeldMs() >= 0) writesHeld.add(m.writesHeldMs());
+        stepRetries += m.retries();
         // A freed send slot is refilled at once instead of waiting for the next timed round.
         if (autoRebalance && lastPlan != null && lastPlan.bucketsToMove() > 0) round();
         if (m.result() == SendMove.Result.MOVED) {

@@ -71,6 +71,7 @@ public final class SendMove {
     /** When the source's SENDING (writes refused) was confirmed to this driver; -1 for a resumed move. */
     private long writesHeldSinceMs = -1;
     private long writesHeldMs = -1;
+    private int retries;
 
     private SendMove(int bucket, String source, String destination, MovePort port, Limits limits, Consumer<SendMove> onDone) {
         this.bucket = bucket;
@@ -150,8 +151,12 @@ public final class SendMove {
     }
 
     private void retryLater() {
+        retries++;
         port.after(limits.retryDelayMs(), this::step);
     }
+
+    /** Steps this driver had to try again (no answer, or an answer that means "not yet"). */
+    public int retries() { return retries; }
 
     private void moveTo(Phase next) {
         phase = next;

@@ -92,9 +92,9 @@ public final class MoveBench {
             Map<String, Object> p = cluster.coordinator().mover().progress();
             long moved = since(p0, p, "moved");
             long keysMoved = since(p0, p, "keysMoved");
-            System.out.printf("%nmove %s in %.1f s: %,d buckets (%.1f buckets/s, %.1f ms each), %,d keys (%,.0f keys/s), %s rolled back%n",
+            System.out.printf("%nmove %s in %.1f s: %,d buckets (%.1f buckets/s, %.1f ms each), %,d keys (%,.0f keys/s), %s rolled back, %s steps retried%n",
                     done ? "finished" : "NOT finished", moveSeconds, moved, moved / moveSeconds, 1000 * moveSeconds / Math.max(1, moved),
-                    keysMoved, keysMoved / moveSeconds, since(p0, p, "rolledBack"));
+                    keysMoved, keysMoved / moveSeconds, since(p0, p, "rolledBack"), since(p0, p, "stepRetries"));
             System.out.printf("JIT compiled for %,d ms during the move (CPU the move did not get; more --warmup-rounds lower it)%n", jitDuring);
             System.out.printf("copy ahead paced at (MB/s, polled every 50 ms; 0: not limited): %s%n", rateSummary(copyRates));
             System.out.printf("writes held per moved bucket (SENDING until activated, driver's view, last 1,024 moves): %s%n", p.get("writesHeldMs"));

@@ -181,6 +181,7 @@ public final class MoverService implements AutoCloseable {
         m.put("rolledBack", p.rolledBack());
         m.put("keysMoved", p.keysMoved());
         m.put("copyBytesPerSecond", port.copyBytesPerSecond());
+        m.put("stepRetries", p.stepRetries());
         Map<String, Object> held = new LinkedHashMap<>();
         held.put("moves", p.writesHeld().samples());
         held.put("p50", p.writesHeld().p50Ms());
