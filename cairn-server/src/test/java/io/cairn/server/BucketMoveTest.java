@@ -74,6 +74,9 @@ class BucketMoveTest {
                 long tookMs = (System.nanoTime() - start) / 1_000_000;
                 // Five chunks of over 1,000 bytes at 2,000 bytes/s: the four after the first wait at least 2 s together.
                 assertThat(tookMs).as("move time in ms").isGreaterThanOrEqualTo(1_500);
+                // The adaptive rate (on by default) never exceeds the cap, nor drops below it when the cap is under its floor.
+                await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                        assertThat(cluster.coordinator().mover().progress().get("copyBytesPerSecond")).isEqualTo(2_000L));
                 for (int i = 0; i < 50; i++) assertThat(jedis.get("{paced}" + i)).isEqualTo(value + i);
             }
         }
