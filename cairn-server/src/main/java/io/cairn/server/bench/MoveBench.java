@@ -57,15 +57,15 @@ public final class MoveBench {
                 // The foreground loop runs during the warm-up too: writes meeting moving buckets take
                 // paths that would otherwise be compiled (and others deoptimised) during the measured move.
                 AtomicBoolean warming = new AtomicBoolean(true);
-                Thread load = new Thread(() -> Foreground.measure(router, o, o.timeout(), warming), "bench-warm-up-foreground");
-                load.start();
+                Thread foreground = new Thread(() -> Foreground.measure(router, o, o.timeout(), warming), "bench-warm-up-foreground");
+                foreground.start();
                 boolean warm;
                 try {
                     warm = awaitBalanced(cluster, setWeight(config, "rs3", 1), o.timeout())
                             && awaitBalanced(cluster, setWeight(config, "rs3", 0), o.timeout());
                 } finally {
                     warming.set(false);
-                    load.join();
+                    foreground.join();
                 }
                 if (!warm) throw new IllegalStateException("warm-up moves did not finish within " + o.timeout());
                 System.out.printf("warm-up %d: rs3 received its share and gave it back in %.1f s (JIT compiled for %,d ms)%n",
@@ -96,7 +96,7 @@ public final class MoveBench {
                     done ? "finished" : "NOT finished", moveSeconds, moved, moved / moveSeconds, 1000 * moveSeconds / Math.max(1, moved),
                     keysMoved, keysMoved / moveSeconds, since(p0, p, "rolledBack"), since(p0, p, "stepRetries"));
             System.out.printf("JIT compiled for %,d ms during the move (CPU the move did not get; more --warmup-rounds lower it)%n", jitDuring);
-            System.out.printf("copy ahead paced at (MB/s, polled every 50 ms; 0: not limited): %s%n", rateSummary(copyRates));
+            System.out.printf("copy ahead paced at (MB/s, as published every 100 ms; 0: not limited): %s%n", rateSummary(copyRates));
             System.out.printf("writes held per moved bucket (SENDING until activated, driver's view, last 1,024 moves): %s%n", p.get("writesHeldMs"));
             System.out.printf("foreground during the move: %s%n", during[0].summary());
             System.out.printf("ratios during/before: p50 %.2fx, p99 %.2fx, ops/s %.2fx%n",
