@@ -128,7 +128,8 @@ final class StatusReport {
                         n, held.get("p50"), held.get("p99"), held.get("max")));
             }
             if (rb.get("copyBytesPerSecond") instanceof Number rate && rate.longValue() > 0 && rb.get("inFlight") instanceof Number f && f.intValue() > 0) {
-                out.append(String.format("  copy ahead paced at %,d bytes/s%n", rate.longValue()));
+                out.append(String.format("  copy ahead paced at %,d bytes/s (move steps: median %s ms, base %s ms)%n", rate.longValue(),
+                        rb.get("stepMedianMs"), rb.get("stepBaseMs")));
             }
             for (Object problem : (List<Object>) rb.get("problems")) out.append("  ALERT ").append(problem).append('\n');
         }

@@ -77,6 +77,7 @@ class BucketMoveTest {
                 // The adaptive rate (on by default) never exceeds the cap, nor drops below it when the cap is under its floor.
                 await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
                         assertThat(cluster.coordinator().mover().progress().get("copyBytesPerSecond")).isEqualTo(2_000L));
+                assertThat((Long) cluster.coordinator().mover().progress().get("stepMedianMs")).as("the move's steps were timed").isNotNegative();
                 for (int i = 0; i < 50; i++) assertThat(jedis.get("{paced}" + i)).isEqualTo(value + i);
             }
         }

@@ -58,6 +58,16 @@ final class AdaptiveCopyRate {
         return rate;
     }
 
+    /** The median step latency of the last window that had steps; -1 before the first. */
+    long lastMedianMs() {
+        return windows == 0 ? -1 : medians[(windows - 1) % BASE_WINDOWS];
+    }
+
+    /** The lowest window median of the last {@link #BASE_WINDOWS} windows; -1 before the first. */
+    long baseMs() {
+        return windows == 0 ? -1 : base();
+    }
+
     void copied(long bytes, long nowMs) {
         roll(nowMs);
         copiedInWindow += bytes;

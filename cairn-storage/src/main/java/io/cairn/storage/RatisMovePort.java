@@ -93,6 +93,14 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
         return budget.bytesPerSecond();
     }
 
+    /**
+     * What the adaptive copy rate sees: {median step latency of its last window, its base}, in
+     * ms; -1 each with a fixed rate or before any step. Driver thread.
+     */
+    public long[] stepLatencyMs() {
+        return budget.stepLatencyMs();
+    }
+
     /** Adopts a topology: clients for new replicasets, none for removed ones. Driver thread only. */
     public void setTopology(Topology next) {
         topology = next;

@@ -44,6 +44,11 @@ final class TransferBudget {
         return bytesPerSecond;
     }
 
+    /** The adaptive rate's last window median and base step latency in ms; -1 each for a fixed rate or before any step. */
+    long[] stepLatencyMs() {
+        return adaptive == null ? new long[] {-1, -1} : new long[] {adaptive.lastMedianMs(), adaptive.baseMs()};
+    }
+
     /** How long to wait before a chunk may leave: 0 when it may leave now. */
     long waitMs(long nowMs) {
         if (bytesPerSecond == 0) return 0;

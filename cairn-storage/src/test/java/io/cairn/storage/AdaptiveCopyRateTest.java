@@ -28,6 +28,8 @@ class AdaptiveCopyRateTest {
     @Test
     void theCopyIsNotLimitedUntilItSlowsTheSteps() {
         AdaptiveCopyRate rate = new AdaptiveCopyRate(10, 0);
+        assertThat(rate.lastMedianMs()).as("no window yet").isEqualTo(-1);
+        assertThat(rate.baseMs()).isEqualTo(-1);
         for (int i = 0; i < 20; i++) window(rate, 2 * MB, 5, 8); // 8 MB/s, steps at their 5 ms base
         close(rate, 5);
         assertThat(rate.bytesPerSecond()).as("no limit while steps stay at the base").isZero();
@@ -35,6 +37,8 @@ class AdaptiveCopyRateTest {
         window(rate, 2 * MB, 30, 8); // the copy adds 25 ms to each step
         close(rate, 30);
         assertThat(rate.bytesPerSecond()).as("0.7 of the 8 MB/s actually copied").isBetween(5_500_000L, 5_700_000L);
+        assertThat(rate.lastMedianMs()).isEqualTo(30);
+        assertThat(rate.baseMs()).isEqualTo(5);
     }
 
     @Test

@@ -181,6 +181,9 @@ public final class MoverService implements AutoCloseable {
         m.put("rolledBack", p.rolledBack());
         m.put("keysMoved", p.keysMoved());
         m.put("copyBytesPerSecond", port.copyBytesPerSecond());
+        long[] steps = port.stepLatencyMs();
+        m.put("stepMedianMs", steps[0]);
+        m.put("stepBaseMs", steps[1]);
         m.put("stepRetries", p.stepRetries());
         Map<String, Object> held = new LinkedHashMap<>();
         held.put("moves", p.writesHeld().samples());
