@@ -32,7 +32,9 @@ public enum ErrorCode {
     /** A map-reduce step found its storage ref gone (expired or never taken); the whole call must start over. */
     REF_NOT_HELD(24, RetryClass.RETRY_LATER, "TRYAGAIN", "the storage ref of this map-reduce call is not held"),
     /** KEYS matched more keys than one reply may carry. */
-    TOO_MANY_KEYS(25, RetryClass.FATAL, "ERR", "too many keys match; use SCAN");
+    TOO_MANY_KEYS(25, RetryClass.FATAL, "ERR", "too many keys match; use SCAN"),
+    /** A port the configuration gives a process is taken by another one. */
+    PORT_IN_USE(26, RetryClass.FATAL, "ERR", "a configured port is in use by another process");
 
     public final int code;
     public final RetryClass retry;

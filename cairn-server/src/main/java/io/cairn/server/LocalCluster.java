@@ -1,6 +1,8 @@
 package io.cairn.server;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.server.admin.AdminServer;
@@ -80,6 +82,7 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     public LocalCluster start() throws IOException {
+        requireFreePorts();
         for (NodeAddress c : config.topology().coordinators()) coordinators.add(new CoordinatorProcess(config, c.id()).start());
         for (ReplicasetSpec rs : config.topology().replicasets()) {
             for (NodeAddress n : rs.nodes()) startNode(n.id());
@@ -88,6 +91,38 @@ public final class LocalCluster implements AutoCloseable {
         router.admin().route("/local/nodes/", this::control);
         router.admin().route("/local/replicasets/", this::replicasetControl);
         return this;
+    }
+
+    /**
+     * Every port of this cluster must be free before anything starts: Ratis ends the JVM with a
+     * stack trace when its port is taken, which names neither the node nor a way out.
+     *
+     * @throws CairnException PORT_IN_USE naming the first taken port and what it was for
+     */
+    private void requireFreePorts() {
+        Map<String, java.net.InetSocketAddress> ports = new LinkedHashMap<>();
+        for (NodeAddress c : config.topology().coordinators()) {
+            ports.put("coordinator " + c.id() + " Raft", new java.net.InetSocketAddress(c.host(), c.raftPort()));
+            ports.put("coordinator " + c.id() + " admin", new java.net.InetSocketAddress(c.host(), c.adminPort()));
+        }
+        for (ReplicasetSpec rs : config.topology().replicasets()) {
+            for (NodeAddress n : rs.nodes()) {
+                ports.put("storage node " + n.id() + " Raft", new java.net.InetSocketAddress(n.host(), n.raftPort()));
+                ports.put("storage node " + n.id() + " admin", new java.net.InetSocketAddress(n.host(), n.adminPort()));
+            }
+        }
+        var r = config.topology().routers().get(0);
+        ports.put("router " + r.id() + " RESP", new java.net.InetSocketAddress(r.host(), r.respPort()));
+        ports.put("router " + r.id() + " admin", new java.net.InetSocketAddress(r.host(), r.adminPort()));
+        for (var e : ports.entrySet()) {
+            try (var probe = new java.net.ServerSocket()) {
+                probe.setReuseAddress(true);
+                probe.bind(e.getValue());
+            } catch (IOException taken) {
+                throw new CairnException(ErrorCode.PORT_IN_USE, "port " + e.getValue().getPort() + " (" + e.getKey() + ") on "
+                        + e.getValue().getHostString() + " is in use: stop the process holding it (an earlier cairn up?), or start with other --port / --base-port values");
+            }
+        }
     }
 
     /** Starts the nodes of a replicaset just added to the config file (by {@code cairn topology add-replicaset}). */

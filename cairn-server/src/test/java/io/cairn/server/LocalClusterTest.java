@@ -161,6 +161,23 @@ class LocalClusterTest {
                 });
     }
 
+    @Test
+    void aSecondClusterOnTakenPortsIsRefusedBeforeAnythingStarts() {
+        LocalCluster second = new LocalCluster(cluster.config());
+        try {
+            int raftPort = cluster.config().topology().coordinators().get(0).raftPort();
+            assertThatThrownBy(second::start).isInstanceOfSatisfying(CairnException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.PORT_IN_USE);
+                assertThat(e.getMessage()).contains("port " + raftPort + " (coordinator c1 Raft)").contains("--base-port");
+            });
+        } finally {
+            second.close();
+        }
+        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+            assertThat(jedis.ping()).as("the running cluster is untouched").isEqualTo("PONG");
+        }
+    }
+
     private static String get(HttpClient http, int adminPort, String path) throws Exception {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path)).build(),
                 HttpResponse.BodyHandlers.ofString());
