@@ -115,13 +115,9 @@ public final class LocalCluster implements AutoCloseable {
         ports.put("router " + r.id() + " RESP", new java.net.InetSocketAddress(r.host(), r.respPort()));
         ports.put("router " + r.id() + " admin", new java.net.InetSocketAddress(r.host(), r.adminPort()));
         for (var e : ports.entrySet()) {
-            try (var probe = new java.net.ServerSocket()) {
-                probe.setReuseAddress(true);
-                probe.bind(e.getValue());
-            } catch (IOException taken) {
-                throw new CairnException(ErrorCode.PORT_IN_USE, "port " + e.getValue().getPort() + " (" + e.getKey() + ") on "
-                        + e.getValue().getHostString() + " is in use: stop the process holding it (an earlier cairn up?), or start with other --port / --base-port values");
-            }
+            if (Ports.isFree(e.getValue())) continue;
+            throw new CairnException(ErrorCode.PORT_IN_USE, "port " + e.getValue().getPort() + " (" + e.getKey() + ") on "
+                    + e.getValue().getHostString() + " is in use: stop the process holding it (an earlier cairn up?), or start with other --port / --base-port values");
         }
     }
 

@@ -2,6 +2,7 @@ package io.cairn.server;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -37,12 +38,19 @@ public final class Ports {
 
     private static boolean allFree(int base, int count) {
         for (int p = base; p < base + count; p++) {
-            try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress())) {
-                s.setReuseAddress(true);
-            } catch (IOException busy) {
-                return false;
-            }
+            if (!isFree(new InetSocketAddress(InetAddress.getLoopbackAddress(), p))) return false;
         }
         return true;
+    }
+
+    /** Whether a server could bind {@code address} right now. */
+    static boolean isFree(InetSocketAddress address) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(address, 1);
+            return true;
+        } catch (IOException busy) {
+            return false;
+        }
     }
 }

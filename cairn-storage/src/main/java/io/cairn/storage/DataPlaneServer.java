@@ -142,7 +142,6 @@ final class DataPlaneServer implements AutoCloseable {
             // offset-backed ones keep the offset, and the state machine reads big-endian from index 0.
             byte[] payload = new byte[frame.readableBytes()];
             frame.readBytes(payload);
-            DataPlane.Request request = new DataPlane.Request(callId, clientId, type, ByteBuffer.wrap(payload));
             Channel channel = ctx.channel();
             RaftServer.Division division = division();
             if (type == DataPlane.READ && (division == null || !division.getInfo().isLeader())) {
@@ -152,18 +151,18 @@ final class DataPlaneServer implements AutoCloseable {
                 return;
             }
             RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
-                    .setClientId(ClientId.valueOf(request.clientId()))
+                    .setClientId(ClientId.valueOf(clientId))
                     .setServerId(selfId)
                     .setGroupId(groupId)
-                    .setCallId(request.callId())
+                    .setCallId(callId)
                     .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)))
-                    .setType(request.type() == DataPlane.WRITE ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType())
+                    .setType(type == DataPlane.WRITE ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType())
                     .build();
             try {
                 submit(raftRequest, payload.length > 0 && runsInline(payload[0]) ? division : null)
-                        .whenComplete((reply, error) -> respond(channel, request.callId(), reply, error));
+                        .whenComplete((reply, error) -> respond(channel, callId, reply, error));
             } catch (IOException | RuntimeException e) {
-                respond(channel, request.callId(), null, e);
+                respond(channel, callId, null, e);
             }
         }
 
