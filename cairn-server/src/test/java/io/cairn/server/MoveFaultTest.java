@@ -258,13 +258,20 @@ class MoveFaultTest {
     private boolean copyAhead = true;
 
     /**
-     * Chunks of 2 keys: 1,500 chunks, one after another, so the transfer outlasts stopping a node
-     * (about a second) even on a fast machine; with 5 keys it sometimes ended during the stop.
+     * The transfer must outlast stopping a node (about a second) on any machine. Chunks of 2 keys
+     * make 1,500 steps when nothing is copied ahead. Copied ahead, the chunks are pipelined and
+     * finished within the stop on a fast machine (CI failed so), so a transfer budget makes the
+     * copy last about {@value #COPY_SECONDS} s whatever the machine's speed.
      */
     private ClusterConfig config() throws Exception {
         return TestClusters.config(dir, 2, 3, BUCKETS, Map.of(
-                "rebalancer", Map.of("auto", false, "chunkKeys", 2, "roundIntervalMs", 100, "copyAhead", copyAhead)));
+                "rebalancer", Map.of("auto", false, "chunkKeys", 2, "roundIntervalMs", 100, "copyAhead", copyAhead,
+                        "maxBytesPerSecond", BIG_BUCKET_BYTES / COPY_SECONDS)));
     }
+
+    private static final int COPY_SECONDS = 5;
+    /** About what the big bucket's copy-ahead chunks weigh: 3,000 keys at some 45 bytes each in chunks of 2. */
+    private static final int BIG_BUCKET_BYTES = 135_000;
 
     /** The source has not handed the bucket over: SENDING, or still copying it ahead (then it serves writes meanwhile). */
     private void assertLeaving(io.cairn.core.BucketRecord source, String why) {

@@ -232,7 +232,10 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
         ReplicasetSpec spec = topology.replicaset(replicaset).orElse(null);
         if (spec == null) return null;
         RaftProperties p = new RaftProperties();
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+        // Short, like the router's: a call stuck on a dead leader's connection gets no error, only
+        // this timeout, before Ratis re-sends it (same call id) to another member. At 3 s the copy of
+        // a bucket stood still for 6-7 s after its source's leader was killed.
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(64L << 20));
         RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), StorageNode.peers(spec.nodes()));
         c = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)

@@ -16,7 +16,6 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -41,11 +40,7 @@ public final class MoverService implements AutoCloseable {
 
     private static final long PUBLISH_MS = 100;
 
-    private final ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "cairn-mover");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService driver = new DriverThread();
     private final RatisMovePort port;
     private final BooleanSupplier isLeader;
     private final Settings settings;
@@ -274,6 +269,35 @@ public final class MoverService implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         port.close();
+    }
+
+    /**
+     * The single driver thread. A scheduled executor keeps a task's exception in its future, where
+     * nobody looks: a move whose reply handler threw would wait forever without a word. Here it is
+     * logged (an error: it is a bug), and the rebalancer's next round still runs.
+     */
+    private static final class DriverThread extends java.util.concurrent.ScheduledThreadPoolExecutor {
+        DriverThread() {
+            super(1, r -> {
+                Thread t = new Thread(r, "cairn-mover");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        @Override
+        protected void afterExecute(Runnable task, Throwable thrown) {
+            if (thrown == null && task instanceof java.util.concurrent.Future<?> f && f.isDone() && !f.isCancelled()) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    thrown = e.getCause();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (thrown != null) log.error("rebalancer task failed", thrown);
+        }
     }
 
     /** A port that stops delivering once its mover is retired (calls and answers are dropped). */
