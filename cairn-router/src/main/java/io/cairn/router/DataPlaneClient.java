@@ -1,6 +1,7 @@
 package io.cairn.router;
 
 import io.cairn.core.wire.DataPlane;
+import io.cairn.core.wire.InProcessDataPlane;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -8,6 +9,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -54,6 +56,10 @@ import java.util.function.Supplier;
  * <p>A member's listener port is learned with a Ratis stale read to that member
  * ({@link DataPlane#ENDPOINT_QUERY}) and looked up again after every lost connection, so a
  * restarted member on a new port is found.
+ *
+ * <p>A member in this JVM (a local cluster) is reached through {@link InProcessDataPlane}
+ * rather than a loopback socket: the same calls, ids and redirects, with responses handed to
+ * the connection's event loop instead of read from a socket.
  *
  * <p>Threads: the router's event loops (by default one loop shared by every data-plane client of
  * this JVM; a router process shares its RESP loops) read replies, run attempt timeouts and
@@ -215,7 +221,8 @@ final class DataPlaneClient implements AutoCloseable {
         return created;
     }
 
-    private CompletableFuture<InetSocketAddress> lookupEndpoint(String member) {
+    /** The member's data-plane endpoint, "host:port". */
+    private CompletableFuture<String> lookupEndpoint(String member) {
         Message query = Message.valueOf(ByteString.copyFrom(DataPlane.endpointQuery()));
         RaftClient client = lookup;
         return client.async().sendStaleRead(query, 0, RaftPeerId.valueOf(member))
@@ -226,9 +233,8 @@ final class DataPlaneClient implements AutoCloseable {
                 .thenApply(reply -> {
                     if (!reply.isSuccess()) throw new ReplicasetClient.ReplicasetUnavailable("endpoint query to " + member + " failed");
                     String endpoint = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
-                    int colon = endpoint.lastIndexOf(':');
-                    if (colon < 0) throw new ReplicasetClient.ReplicasetUnavailable(member + " has no data plane yet");
-                    return new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
+                    if (endpoint.lastIndexOf(':') < 0) throw new ReplicasetClient.ReplicasetUnavailable(member + " has no data plane yet");
+                    return endpoint;
                 });
     }
 
@@ -250,8 +256,19 @@ final class DataPlaneClient implements AutoCloseable {
         }
     }
 
-    private void connect(String member, InetSocketAddress address, CompletableFuture<Connection> result) {
-        Connection conn = new Connection(member);
+    /** Connects to the member's listener: in process when it is in this JVM ({@link InProcessDataPlane}), else over TCP. */
+    private void connect(String member, String endpoint, CompletableFuture<Connection> result) {
+        Connection conn = new Connection(member, result);
+        InProcessDataPlane.Listener local = InProcessDataPlane.find(endpoint);
+        if (local != null) {
+            conn.loop = loops.next();
+            conn.session = local.open(conn::deliver, () -> connectionLost(conn));
+            if (closed) conn.close();
+            result.complete(conn);
+            return;
+        }
+        int colon = endpoint.lastIndexOf(':');
+        InetSocketAddress address = new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
         new Bootstrap().group(loops).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT_MS)
@@ -268,14 +285,15 @@ final class DataPlaneClient implements AutoCloseable {
                         return;
                     }
                     conn.channel = f.channel();
-                    f.channel().closeFuture().addListener(closed -> connectionLost(conn, result));
+                    conn.loop = f.channel().eventLoop();
+                    f.channel().closeFuture().addListener(closed -> connectionLost(conn));
                     if (this.closed) f.channel().close();
                     result.complete(conn);
                 });
     }
 
-    private void connectionLost(Connection conn, CompletableFuture<Connection> entry) {
-        connections.remove(conn.member, entry);
+    private void connectionLost(Connection conn) {
+        connections.remove(conn.member, conn.entry);
         for (Attempt a : conn.pending.values()) {
             if (conn.pending.remove(a.call.callId, a)) {
                 a.timeout.cancel(false);
@@ -288,7 +306,7 @@ final class DataPlaneClient implements AutoCloseable {
     public synchronized void close() {
         closed = true;
         for (CompletableFuture<Connection> f : connections.values()) {
-            f.thenAccept(c -> c.channel.close());
+            f.thenAccept(Connection::close);
         }
         closeQuietly(lookup);
     }
@@ -311,20 +329,32 @@ final class DataPlaneClient implements AutoCloseable {
 
     private record Attempt(Call call, int generation, ScheduledFuture<?> timeout) {}
 
+    /** A connection to one member: a TCP channel, or an in-process session. */
     private final class Connection {
         final String member;
+        /** This connection's entry in {@link #connections}. */
+        final CompletableFuture<Connection> entry;
         final Map<Long, Attempt> pending = new ConcurrentHashMap<>();
         volatile Channel channel;
+        volatile InProcessDataPlane.Session session;
+        /** Runs this connection's attempt timeouts and handles its responses. */
+        volatile EventLoop loop;
 
-        Connection(String member) {
+        Connection(String member, CompletableFuture<Connection> entry) {
             this.member = member;
+            this.entry = entry;
         }
 
         void send(Call call, int generation) {
-            Channel ch = channel;
-            ScheduledFuture<?> timeout = ch.eventLoop().schedule(() -> timedOut(call.callId, generation),
+            ScheduledFuture<?> timeout = loop.schedule(() -> timedOut(call.callId, generation),
                     ATTEMPT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
             pending.put(call.callId, new Attempt(call, generation, timeout));
+            InProcessDataPlane.Session local = session;
+            if (local != null) {
+                local.send(call.callId, clientId, call.type, call.message);
+                return;
+            }
+            Channel ch = channel;
             int length = DataPlane.REQUEST_HEADER_BYTES + call.message.length;
             ByteBuf out = ch.alloc().buffer(4 + length);
             out.writeInt(length).writeLong(call.callId).writeLong(clientId.getMostSignificantBits())
@@ -332,6 +362,22 @@ final class DataPlaneClient implements AutoCloseable {
             ch.writeAndFlush(out).addListener((ChannelFutureListener) f -> {
                 if (!f.isSuccess()) lost(call.callId, generation);
             });
+        }
+
+        /** An in-process response, on the thread that produced it (for a write, Ratis's applier): handled on this loop. */
+        void deliver(DataPlane.Response response) {
+            if (loop.inEventLoop()) onResponse(this, response);
+            else loop.execute(() -> onResponse(this, response));
+        }
+
+        void close() {
+            InProcessDataPlane.Session local = session;
+            if (local == null) {
+                channel.close(); // its close listener fails the attempts in flight
+                return;
+            }
+            local.close();
+            connectionLost(this);
         }
 
         private void timedOut(long callId, int generation) {

@@ -5,6 +5,7 @@ import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.wire.DataPlane;
+import io.cairn.core.wire.InProcessDataPlane;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.storage.StorageNode;
 import org.junit.jupiter.api.Test;
@@ -69,6 +70,73 @@ class DataPlaneTest {
                 assertThat(r.status()).isEqualTo(DataPlane.NOT_LEADER);
                 assertThat(r.text()).isIn(leader.id(), "");
             }
+        }
+    }
+
+    /**
+     * A router in the same JVM as a member speaks to it through {@link InProcessDataPlane}: the
+     * same ids, statuses and retry cache as over TCP, and a member that stops drops the session
+     * (as it drops a connection), so the router redirects what it had in flight.
+     */
+    @Test
+    void anInProcessSessionAnswersLikeTheSocketAndIsDroppedWhenTheMemberStops() throws Exception {
+        String before = System.setProperty(InProcessDataPlane.PROPERTY, "true");
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, 30).start().bootstrap()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.leaderOf("rs1") != null);
+            StorageNode leader = cluster.leaderOf("rs1");
+            StorageNode follower = cluster.running.values().stream().filter(n -> n != leader).findFirst().orElseThrow();
+            byte[] key = "counter".getBytes(StandardCharsets.UTF_8);
+            int bucket = BucketHasher.bucketOf(key, 30);
+            byte[] incr = StorageRequest.write(List.of(new KvOp(KvOp.Type.INCRBY, bucket, key, null, 7, 0)));
+            UUID client = UUID.randomUUID();
+
+            LocalCaller toLeader = new LocalCaller(leader.dataPlaneEndpoint());
+            assertThat(leader.inProcessSessions()).isEqualTo(1);
+            DataPlane.Response first = await().atMost(Duration.ofSeconds(20))
+                    .until(() -> toLeader.call(42, client, DataPlane.WRITE, incr), r -> r.status() != DataPlane.RETRY);
+            DataPlane.Response again = toLeader.call(42, client, DataPlane.WRITE, incr);
+            assertThat(OpCodec.decodeResults(first.body())).containsExactly(OpResult.integer(7));
+            assertThat(OpCodec.decodeResults(again.body())).as("answered from the retry cache").containsExactly(OpResult.integer(7));
+            assertThat(again.logIndex()).isEqualTo(first.logIndex());
+            DataPlane.Response read = toLeader.call(43, client, DataPlane.READ, StorageRequest.read(List.of(KvOp.get(bucket, key))));
+            assertThat(read.status()).isEqualTo(DataPlane.OK);
+            assertThat(new String(OpCodec.decodeResults(read.body()).get(0).bytes(), StandardCharsets.UTF_8)).isEqualTo("7");
+
+            LocalCaller toFollower = new LocalCaller(follower.dataPlaneEndpoint());
+            DataPlane.Response redirected = toFollower.call(44, client, DataPlane.READ, StorageRequest.read(List.of(KvOp.get(bucket, key))));
+            assertThat(redirected.status()).isEqualTo(DataPlane.NOT_LEADER);
+            assertThat(redirected.text()).isIn(leader.id(), "");
+
+            String endpoint = follower.dataPlaneEndpoint();
+            cluster.stopNode(follower.id());
+            assertThat(toFollower.dropped.get()).as("the session is dropped when its member stops").isTrue();
+            assertThat(InProcessDataPlane.find(endpoint)).as("a stopped member is not found any more").isNull();
+            toLeader.session.close();
+            assertThat(leader.inProcessSessions()).isZero();
+        } finally {
+            if (before == null) System.clearProperty(InProcessDataPlane.PROPERTY);
+            else System.setProperty(InProcessDataPlane.PROPERTY, before);
+        }
+    }
+
+    /** An in-process session used one call at a time. */
+    private static final class LocalCaller {
+        final java.util.concurrent.BlockingQueue<DataPlane.Response> responses = new java.util.concurrent.LinkedBlockingQueue<>();
+        final java.util.concurrent.atomic.AtomicBoolean dropped = new java.util.concurrent.atomic.AtomicBoolean();
+        final InProcessDataPlane.Session session;
+
+        LocalCaller(String endpoint) {
+            InProcessDataPlane.Listener listener = InProcessDataPlane.find(endpoint);
+            assertThat(listener).as("a member of this JVM is found by its endpoint").isNotNull();
+            session = listener.open(responses::add, () -> dropped.set(true));
+        }
+
+        DataPlane.Response call(long callId, UUID client, byte type, byte[] message) throws InterruptedException {
+            session.send(callId, client, type, message);
+            DataPlane.Response r = responses.poll(20, TimeUnit.SECONDS);
+            assertThat(r).as("a response within 20 s").isNotNull();
+            assertThat(r.callId()).isEqualTo(callId);
+            return r;
         }
     }
 

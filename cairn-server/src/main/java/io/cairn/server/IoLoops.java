@@ -10,10 +10,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * The event loops a process shares between its sockets: a router's RESP connections and its
  * data-plane connections, and in a local cluster the storage nodes' data-plane listeners too.
- * On a single loop a GET and its reply never change threads: the loop decodes it, writes the
- * data-plane request, reads it on the leader's listener (same JVM), serves it under the lease,
- * reads the reply and answers the client. Each hand-off between threads cost a wake-up, most of
- * a small read's CPU (docs/benchmarks.md, stop 14).
+ * On a single loop a GET and its reply never change threads: the loop decodes it, hands the
+ * data-plane request to the leader's listener (same JVM, in process:
+ * {@link io.cairn.core.wire.InProcessDataPlane}), serves it under the lease and answers the
+ * client. Each hand-off between threads cost a wake-up, most of a small read's CPU
+ * (docs/benchmarks.md, stop 14); the loopback socket in between cost most of the rest (stop 16).
  */
 final class IoLoops {
     private IoLoops() {}

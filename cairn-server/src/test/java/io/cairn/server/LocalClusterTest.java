@@ -65,6 +65,10 @@ class LocalClusterTest {
             assertThat(jedis.ttl("temp")).isBetween(98L, 100L);
             assertThat(jedis.dbSize()).isGreaterThanOrEqualTo(204);
         }
+        // Router and members share this JVM: the router reached the leaders without a socket.
+        long inProcess = cluster.nodes().keySet().stream().map(cluster::storage).filter(java.util.Objects::nonNull)
+                .mapToInt(p -> p.node().inProcessSessions()).sum();
+        assertThat(inProcess).as("in-process data-plane sessions").isGreaterThanOrEqualTo(2);
     }
 
     @Test

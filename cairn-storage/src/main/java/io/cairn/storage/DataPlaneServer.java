@@ -1,6 +1,7 @@
 package io.cairn.storage;
 
 import io.cairn.core.wire.DataPlane;
+import io.cairn.core.wire.InProcessDataPlane;
 import io.cairn.core.wire.StorageRequest;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -40,6 +41,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * A storage member's data-plane listener ({@link DataPlane} frames). Each request becomes a
@@ -73,6 +75,15 @@ final class DataPlaneServer implements AutoCloseable {
     private final String host;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private volatile Channel serverChannel;
+    private volatile String publishedEndpoint;
+    private final java.util.Set<LocalSession> localSessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final InProcessDataPlane.Listener inProcess = (responses, closed) -> {
+        LocalSession session = new LocalSession(responses, closed);
+        localSessions.add(session);
+        // Opened while closing: it must not outlive the member.
+        if (serverChannel == null) session.drop();
+        return session;
+    };
 
     /** @param loops the event loops to serve on; null for this JVM's default data-plane loop */
     DataPlaneServer(RaftServer server, RaftGroupId groupId, RaftPeerId selfId, String host, EventLoopGroup loops) {
@@ -97,6 +108,8 @@ final class DataPlaneServer implements AutoCloseable {
                         }
                     })
                     .bind(new InetSocketAddress(host, 0)).sync().channel();
+            publishedEndpoint = endpoint();
+            InProcessDataPlane.register(publishedEndpoint, inProcess);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while binding the data plane", e);
@@ -113,16 +126,24 @@ final class DataPlaneServer implements AutoCloseable {
         return host + ":" + ((InetSocketAddress) c.localAddress()).getPort();
     }
 
+    int inProcessSessions() {
+        return localSessions.size();
+    }
+
     @Override
     public void close() {
         Channel c = serverChannel;
         serverChannel = null;
+        if (publishedEndpoint != null) InProcessDataPlane.unregister(publishedEndpoint, inProcess);
         if (c != null) c.close().awaitUninterruptibly();
         // Routers must see their connections drop at once, so they redirect in-flight calls.
         channels.close().awaitUninterruptibly();
+        for (LocalSession session : localSessions) session.drop();
     }
 
     private final class Handler extends SimpleChannelInboundHandler<ByteBuf> {
+        private Responses out;
+
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
             if (frame.readableBytes() < DataPlane.REQUEST_HEADER_BYTES) {
@@ -142,34 +163,39 @@ final class DataPlaneServer implements AutoCloseable {
             // offset-backed ones keep the offset, and the state machine reads big-endian from index 0.
             byte[] payload = new byte[frame.readableBytes()];
             frame.readBytes(payload);
-            Channel channel = ctx.channel();
-            RaftServer.Division division = division();
-            if (type == DataPlane.READ && (division == null || !division.getInfo().isLeader())) {
-                // A follower could answer through ReadIndex, at the cost of a round trip to the
-                // leader; sending the router to the leader keeps reads on its lease.
-                respondNotLeader(channel, callId, division);
-                return;
-            }
-            RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
-                    .setClientId(ClientId.valueOf(clientId))
-                    .setServerId(selfId)
-                    .setGroupId(groupId)
-                    .setCallId(callId)
-                    .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)))
-                    .setType(type == DataPlane.WRITE ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType())
-                    .build();
-            try {
-                submit(raftRequest, payload.length > 0 && runsInline(payload[0]) ? division : null)
-                        .whenComplete((reply, error) -> respond(channel, callId, reply, error));
-            } catch (IOException | RuntimeException e) {
-                respond(channel, callId, null, e);
-            }
+            if (out == null) out = new ChannelResponses(ctx.channel());
+            handle(out, callId, clientId, type, payload);
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             log.debug("data-plane connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
+        }
+    }
+
+    /** One request, from a socket or an in-process session; its response goes to {@code out}. */
+    private void handle(Responses out, long callId, UUID clientId, byte type, byte[] payload) {
+        RaftServer.Division division = division();
+        if (type == DataPlane.READ && (division == null || !division.getInfo().isLeader())) {
+            // A follower could answer through ReadIndex, at the cost of a round trip to the
+            // leader; sending the router to the leader keeps reads on its lease.
+            respondNotLeader(out, callId, division);
+            return;
+        }
+        RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
+                .setClientId(ClientId.valueOf(clientId))
+                .setServerId(selfId)
+                .setGroupId(groupId)
+                .setCallId(callId)
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)))
+                .setType(type == DataPlane.WRITE ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType())
+                .build();
+        try {
+            submit(raftRequest, payload.length > 0 && runsInline(payload[0]) ? division : null)
+                    .whenComplete((reply, error) -> respond(out, callId, reply, error));
+        } catch (IOException | RuntimeException e) {
+            respond(out, callId, null, e);
         }
     }
 
@@ -202,17 +228,14 @@ final class DataPlaneServer implements AutoCloseable {
         }
     }
 
-    private void respondNotLeader(Channel channel, long callId, RaftServer.Division division) {
+    private void respondNotLeader(Responses out, long callId, RaftServer.Division division) {
         RaftPeerId leader = division == null ? null : division.getInfo().getLeaderId();
         byte[] body = DataPlane.utf8(leader == null || leader.equals(selfId) ? "" : leader.toString());
-        int length = DataPlane.RESPONSE_HEADER_BYTES + body.length;
-        ByteBuf out = channel.alloc().buffer(4 + length);
-        out.writeInt(length).writeLong(callId).writeByte(DataPlane.NOT_LEADER).writeLong(0).writeBytes(body);
-        channel.writeAndFlush(out, channel.voidPromise());
+        out.respond(callId, DataPlane.NOT_LEADER, 0, ByteBuffer.wrap(body));
     }
 
-    private static void respond(Channel channel, long callId, RaftClientReply reply, Throwable error) {
-        if (!channel.isActive()) return;
+    private static void respond(Responses out, long callId, RaftClientReply reply, Throwable error) {
+        if (!out.isOpen()) return;
         byte status;
         long logIndex = 0;
         ByteBuffer body;
@@ -239,9 +262,69 @@ final class DataPlaneServer implements AutoCloseable {
                 body = ByteBuffer.wrap(DataPlane.utf8(e == null ? "request failed" : e.getMessage()));
             }
         }
-        int length = DataPlane.RESPONSE_HEADER_BYTES + body.remaining();
-        ByteBuf out = channel.alloc().buffer(4 + length);
-        out.writeInt(length).writeLong(callId).writeByte(status).writeLong(logIndex).writeBytes(body);
-        channel.writeAndFlush(out, channel.voidPromise());
+        out.respond(callId, status, logIndex, body);
+    }
+
+    /** Where a request's response goes. */
+    private interface Responses {
+        boolean isOpen();
+
+        void respond(long callId, byte status, long logIndex, ByteBuffer body);
+    }
+
+    private record ChannelResponses(Channel channel) implements Responses {
+        @Override
+        public boolean isOpen() {
+            return channel.isActive();
+        }
+
+        @Override
+        public void respond(long callId, byte status, long logIndex, ByteBuffer body) {
+            int length = DataPlane.RESPONSE_HEADER_BYTES + body.remaining();
+            ByteBuf out = channel.alloc().buffer(4 + length);
+            out.writeInt(length).writeLong(callId).writeByte(status).writeLong(logIndex).writeBytes(body);
+            channel.writeAndFlush(out, channel.voidPromise());
+        }
+    }
+
+    /** A router of this JVM ({@link InProcessDataPlane}): requests are calls, responses are callbacks. */
+    private final class LocalSession implements InProcessDataPlane.Session, Responses {
+        private final Consumer<DataPlane.Response> responses;
+        private final Runnable closed;
+        private volatile boolean open = true;
+
+        LocalSession(Consumer<DataPlane.Response> responses, Runnable closed) {
+            this.responses = responses;
+            this.closed = closed;
+        }
+
+        @Override
+        public void send(long callId, UUID clientId, byte type, byte[] message) {
+            // After a drop the router has been told; a request that raced with it times out there.
+            if (open) handle(this, callId, clientId, type, message);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
+        @Override
+        public void respond(long callId, byte status, long logIndex, ByteBuffer body) {
+            if (open) responses.accept(new DataPlane.Response(callId, status, logIndex, body));
+        }
+
+        @Override
+        public void close() {
+            open = false;
+            localSessions.remove(this);
+        }
+
+        /** The member stops: like a dropped connection, the router redirects its calls in flight. */
+        void drop() {
+            if (!open) return;
+            close();
+            closed.run();
+        }
     }
 }

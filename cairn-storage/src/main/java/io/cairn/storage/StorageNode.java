@@ -114,6 +114,11 @@ public final class StorageNode implements AutoCloseable {
         return dataPlane.endpoint();
     }
 
+    /** Routers of this JVM connected to this member without a socket ({@link io.cairn.core.wire.InProcessDataPlane}). */
+    public int inProcessSessions() {
+        return dataPlane.inProcessSessions();
+    }
+
     public ReplicasetSpec replicaset() {
         return replicaset;
     }
