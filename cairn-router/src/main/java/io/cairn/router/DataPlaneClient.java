@@ -351,7 +351,11 @@ final class DataPlaneClient implements AutoCloseable {
             pending.put(call.callId, new Attempt(call, generation, timeout));
             InProcessDataPlane.Session local = session;
             if (local != null) {
-                local.send(call.callId, clientId, call.type, call.message);
+                // As a task, like a socket write: a read under the lease is answered inline, and
+                // sent at once its batch would be answered before the requests read in this same
+                // loop turn joined the next one (batches of one at pipeline 16: 6 us of CPU per
+                // GET, not 4).
+                loop.execute(() -> local.send(call.callId, clientId, call.type, call.message));
                 return;
             }
             Channel ch = channel;
