@@ -136,8 +136,14 @@ final class RocksStore implements AutoCloseable {
 
     /** Every bucket record, in id order. */
     List<BucketRecord> allBuckets() {
+        try (ReadOptions latest = new ReadOptions()) {
+            return allBuckets(latest);
+        }
+    }
+
+    List<BucketRecord> allBuckets(ReadOptions options) {
         List<BucketRecord> out = new ArrayList<>();
-        try (RocksIterator it = db.newIterator(buckets)) {
+        try (RocksIterator it = db.newIterator(buckets, options)) {
             for (it.seekToFirst(); it.isValid(); it.next()) out.add(DiscoveryPage.decodeRecord(ByteBuffer.wrap(it.value())));
         }
         return out;
@@ -158,8 +164,14 @@ final class RocksStore implements AutoCloseable {
 
     /** Keys stored in {@code bucket} (walks its range). */
     long countKeys(int bucket) {
+        try (ReadOptions latest = new ReadOptions()) {
+            return countKeys(bucket, latest);
+        }
+    }
+
+    long countKeys(int bucket, ReadOptions options) {
         long n = 0;
-        try (RocksIterator it = db.newIterator(data)) {
+        try (RocksIterator it = db.newIterator(data, options)) {
             for (it.seek(dataKey(bucket, new byte[0])); it.isValid() && bucketOf(it.key()) == bucket; it.next()) n++;
         }
         return n;
