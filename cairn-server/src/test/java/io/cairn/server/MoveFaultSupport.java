@@ -216,4 +216,14 @@ final class MoveFaultSupport {
         for (RecordingWriter w : writers) allowed.addAll(w.uncertain.getOrDefault(key, Set.of()));
         return allowed;
     }
+
+    /** Every thread's stack, for a move that stood still: what it waits on is the diagnosis. */
+    static void dumpThreads() {
+        StringBuilder out = new StringBuilder("---- threads of a stalled move ----\n");
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            out.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+            for (StackTraceElement e : stack) out.append("    at ").append(e).append('\n');
+        });
+        System.out.println(out);
+    }
 }

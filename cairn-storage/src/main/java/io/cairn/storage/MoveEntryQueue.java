@@ -60,6 +60,11 @@ final class MoveEntryQueue<T> {
         return new Entry<>(commands, express);
     }
 
+    @Override
+    public String toString() {
+        return "steps=" + steps.size() + " chunks=" + bulk.size() + " entriesInFlight=" + inFlight + (expressInFlight ? "+express" : "");
+    }
+
     /** How long chunks wait for the budget alone (a slot is free); 0 when they do not. */
     long budgetWaitMs(long nowMs) {
         return bulk.isEmpty() || inFlight >= slots ? 0 : budget.waitMs(nowMs);

@@ -101,6 +101,11 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
         return budget.stepLatencyMs();
     }
 
+    /** The queues and the budget, for a move that stands still (driver thread). */
+    public String describe() {
+        return "queues " + queues + ", budget " + budget + " now " + nowMs() + " ms, budget timers " + budgetTimers;
+    }
+
     /** Adopts a topology: clients for new replicasets, none for removed ones. Driver thread only. */
     public void setTopology(Topology next) {
         topology = next;

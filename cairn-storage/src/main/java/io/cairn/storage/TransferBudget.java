@@ -74,6 +74,11 @@ final class TransferBudget {
         follow(nowMs);
     }
 
+    @Override
+    public String toString() {
+        return bytesPerSecond + " B/s, " + Math.round(available) + " B available at " + refilledAtMs + " ms";
+    }
+
     private void follow(long nowMs) {
         long next = adaptive.bytesPerSecond();
         if (next == bytesPerSecond) return;

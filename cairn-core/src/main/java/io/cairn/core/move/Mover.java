@@ -76,6 +76,12 @@ public final class Mover {
     private final RecentDurations writesHeld = new RecentDurations();
     private Plan lastPlan;
     private List<String> problems = List.of();
+    /**
+     * A move that took no step for this long is reported (STALLED_MOVE): the port answers or gives
+     * up on every call within 15 s, and retries pause 200 ms, so only a lost answer (a bug) or a
+     * copy waiting for a tiny transfer budget gets here.
+     */
+    static final long STALLED_AFTER_MS = 20_000;
 
     public Mover(MovePort port, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance) {
         this.port = port;
@@ -197,6 +203,14 @@ public final class Mover {
         if (underCountRounds >= DOUBLED_AFTER_ROUNDS && bootstrapComplete) {
             found.add("MISSING_BUCKETS: replicasets own " + owned + " buckets, bucket_count is " + layout.bucketCount()
                     + " (bootstrap finished)");
+        }
+        long now = port.nowMs();
+        for (SendMove m : inFlight.values()) {
+            long idleMs = now - m.lastStepMs();
+            if (idleMs >= STALLED_AFTER_MS) {
+                found.add("STALLED_MOVE: bucket " + m.bucket() + " (" + m.source() + " -> " + m.destination() + ") has taken no step for "
+                        + idleMs / 1000 + " s in " + m.phase() + " (" + m.keysSent() + " keys sent)");
+            }
         }
         problems = found;
         // A replicaset that did not answer may hold a move of a requested bucket that is not over.

@@ -72,6 +72,7 @@ public final class SendMove {
     private long writesHeldSinceMs = -1;
     private long writesHeldMs = -1;
     private int retries;
+    private long lastStepMs;
 
     private SendMove(int bucket, String source, String destination, MovePort port, Limits limits, Consumer<SendMove> onDone) {
         this.bucket = bucket;
@@ -131,6 +132,7 @@ public final class SendMove {
     public long writesHeldMs() { return writesHeldMs; }
 
     private void step() {
+        lastStepMs = port.nowMs();
         switch (phase) {
             case COPY_STARTING -> port.submit(source, new StartCopy(bucket, destination), this::onCopyStarted);
             case COPYING -> streamNext();
@@ -154,6 +156,12 @@ public final class SendMove {
         retries++;
         port.after(limits.retryDelayMs(), this::step);
     }
+
+    /**
+     * When this driver last took a step (sent a command or query): every answer, and every retry
+     * pause, leads to the next one, so a move that took none for long is waiting on something lost.
+     */
+    public long lastStepMs() { return lastStepMs; }
 
     /** Steps this driver had to try again (no answer, or an answer that means "not yet"). */
     public int retries() { return retries; }

@@ -21,6 +21,10 @@ final class FakeMovePort implements MovePort {
     int dropRequestOfCall = -1;
     /** Answers a submitted command without applying it when this returns a reply (null: apply as usual). */
     java.util.function.Function<MoveCommand, MoveReply> intercept = c -> null;
+    /** Calls (as recorded in {@link #calls}) whose answer never comes: applied, and then nothing. */
+    java.util.function.Predicate<String> swallow = c -> false;
+    /** Added to the clock, to let time pass without calls. */
+    long extraMs;
     /** Told of every call (as recorded in {@link #calls}) before it reaches its replicaset, e.g. to write in between. */
     Consumer<String> beforeCall = c -> { };
 
@@ -34,6 +38,7 @@ final class FakeMovePort implements MovePort {
         calls.add(what);
         if (n == dropRequestOfCall) { reply.accept(null); return; }
         T answer = apply.get();
+        if (swallow.test(what)) return;
         reply.accept(n == dropReplyOfCall ? null : answer);
     }
 
@@ -85,7 +90,7 @@ final class FakeMovePort implements MovePort {
     /** Each call takes a millisecond here: the clock reads the number of calls made. */
     @Override
     public long nowMs() {
-        return calls.size();
+        return calls.size() + extraMs;
     }
 
     /** Runs pending timers (and the ones they add), at most {@code limit}. */

@@ -62,4 +62,26 @@ class MoverAlertsTest {
         rounds(mover, port, 1);
         assertThat(mover.progress().problems()).isEmpty();
     }
+
+    /** A move waiting on an answer that never comes is reported, with where it stands; nothing else is. */
+    @Test
+    void aMoveThatTakesNoStepFor20SecondsIsReportedAsStalled() {
+        InMemoryReplicaset a = new InMemoryReplicaset("a").bootstrap(1, 1, 5).bootstrap(2, 1, 1);
+        InMemoryReplicaset b = new InMemoryReplicaset("b").bootstrap(3, 1, 1).bootstrap(4, 1, 1);
+        FakeMovePort port = new FakeMovePort(a, b);
+        port.swallow = call -> call.equals("ReceiveChunk@b");
+        Mover mover = mover(port, 4);
+        mover.requestMove(1, "b");
+        rounds(mover, port, 3);
+        assertThat(mover.progress().inFlight()).as("the move waits for its chunk's answer").isEqualTo(1);
+        assertThat(mover.progress().problems()).isEmpty();
+
+        port.extraMs += Mover.STALLED_AFTER_MS - 10;
+        rounds(mover, port, 1);
+        assertThat(mover.progress().problems()).as("not yet 20 s").isEmpty();
+        port.extraMs += 10;
+        rounds(mover, port, 1);
+        assertThat(mover.progress().problems()).singleElement().asString()
+                .startsWith("STALLED_MOVE: bucket 1 (a -> b) has taken no step for 20 s in COPYING (0 keys sent)");
+    }
 }

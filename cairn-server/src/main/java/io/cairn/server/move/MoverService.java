@@ -125,6 +125,19 @@ public final class MoverService implements AutoCloseable {
         return mover != null;
     }
 
+    /** The moves in flight (phase, keys sent) and the move port's queues: what a stalled move waits for. */
+    public java.util.concurrent.CompletableFuture<String> describe() {
+        var result = new java.util.concurrent.CompletableFuture<String>();
+        driver.execute(() -> {
+            StringBuilder out = new StringBuilder();
+            if (mover != null) mover.inFlight().forEach((bucket, m) -> out.append("bucket ").append(bucket).append(' ')
+                    .append(m.source()).append("->").append(m.destination()).append(' ').append(m.phase())
+                    .append(" keysSent=").append(m.keysSent()).append("; "));
+            result.complete(out + port.describe());
+        });
+        return result.orTimeout(5, TimeUnit.SECONDS);
+    }
+
     /** Rebalancer progress for /info, metrics and `cairn status`. */
     public Map<String, Object> progress() {
         return progress;
