@@ -30,6 +30,7 @@ final class MoveEntryQueue<T> {
     private final ArrayDeque<Waiting<T>> bulk = new ArrayDeque<>();
     private int inFlight;
     private boolean expressInFlight;
+    private long budgetWaitMs;
 
     MoveEntryQueue(int slots, int maxCommands, int maxBytes, TransferBudget budget) {
         this.slots = slots;
@@ -49,7 +50,8 @@ final class MoveEntryQueue<T> {
     /** The next entry to send at {@code nowMs}, or null while the slots are taken, the budget is spent or nothing waits. */
     Entry<T> next(long nowMs) {
         boolean slot = inFlight < slots;
-        boolean chunks = slot && !bulk.isEmpty() && budget.waitMs(nowMs) == 0;
+        budgetWaitMs = slot && !bulk.isEmpty() ? budget.waitMs(nowMs) : 0;
+        boolean chunks = slot && !bulk.isEmpty() && budgetWaitMs == 0;
         boolean express = !slot && !expressInFlight && !steps.isEmpty();
         if (steps.isEmpty() && !chunks || !slot && !express) return null;
         List<T> commands = new ArrayList<>();
@@ -65,9 +67,14 @@ final class MoveEntryQueue<T> {
         return "steps=" + steps.size() + " chunks=" + bulk.size() + " entriesInFlight=" + inFlight + (expressInFlight ? "+express" : "");
     }
 
-    /** How long chunks wait for the budget alone (a slot is free); 0 when they do not. */
-    long budgetWaitMs(long nowMs) {
-        return bulk.isEmpty() || inFlight >= slots ? 0 : budget.waitMs(nowMs);
+    /**
+     * After {@link #next} returned null: how long its chunks wait for the budget alone (a slot is
+     * free), so the caller must call {@code next} again then; 0 when an answer will free them. It
+     * is the wait {@code next} saw: reading the clock again could find the budget refilled, a
+     * wait of 0, and nothing to wake the chunk up (a move stalled so in CI).
+     */
+    long budgetWaitMs() {
+        return budgetWaitMs;
     }
 
     /** {@code entry} was answered (or failed): its slot is free again. */

@@ -152,7 +152,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
                 flush(replicaset, q);
             });
         }
-        long waitMs = q.budgetWaitMs(nowMs());
+        long waitMs = q.budgetWaitMs();
         if (waitMs > 0 && budgetTimers.add(replicaset)) {
             after(waitMs, () -> {
                 budgetTimers.remove(replicaset);
@@ -239,7 +239,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
         RaftProperties p = new RaftProperties();
         // Short, like the router's: a call stuck on a dead leader's connection gets no error, only
         // this timeout, before Ratis re-sends it (same call id) to another member. At 3 s the copy of
-        // a bucket stood still for 6-7 s after its source's leader was killed.
+        // a bucket stood still for 6-7 s after its source's leader was killed; at 1 s, 4-5 s (the election is 1-2 s of it).
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(64L << 20));
         RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), StorageNode.peers(spec.nodes()));

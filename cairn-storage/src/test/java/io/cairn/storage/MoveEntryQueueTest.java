@@ -69,12 +69,37 @@ class MoveEntryQueueTest {
         paced.add("chunk-2", 100, true);
         assertThat(paced.next(0).commands()).containsExactly("chunk-1");
         assertThat(paced.next(0)).as("the budget is spent").isNull();
-        assertThat(paced.budgetWaitMs(0)).isEqualTo(100);
+        assertThat(paced.budgetWaitMs()).isEqualTo(100);
 
         paced.add("activate", 10, false);
         assertThat(paced.next(50).commands()).as("a step leaves without chunks").containsExactly("activate");
-        assertThat(paced.budgetWaitMs(50)).isEqualTo(50);
+        assertThat(paced.next(50)).isNull();
+        assertThat(paced.budgetWaitMs()).isEqualTo(50);
         assertThat(paced.next(100).commands()).containsExactly("chunk-2");
+    }
+
+    /**
+     * The wait reported is the one that held the chunk back, whenever it is asked: the move port
+     * once read the clock again after {@code next} refused a chunk, found the budget refilled by
+     * then (a wait of 0), set no timer, and the chunk waited forever (a move stalled in CI).
+     */
+    @Test
+    void theWaitReportedIsTheOneThatHeldTheChunkBack() {
+        TransferBudget budget = new TransferBudget(1_000);
+        MoveEntryQueue<String> paced = new MoveEntryQueue<>(2, 4, 100, budget); // one chunk per entry
+        paced.add("chunk-1", 100, true);
+        paced.add("chunk-2", 100, true);
+        assertThat(paced.next(0).commands()).containsExactly("chunk-1");
+        assertThat(paced.next(0)).isNull();
+        assertThat(budget.waitMs(100)).as("by the time the caller looks again, the budget has refilled").isZero();
+        assertThat(paced.budgetWaitMs()).as("so the queue reports the wait it saw").isEqualTo(100);
+        assertThat(paced.next(100).commands()).containsExactly("chunk-2");
+
+        assertThat(paced.next(100)).isNull();
+        assertThat(paced.budgetWaitMs()).as("nothing waits: nothing to wake").isZero();
+        paced.add("chunk-3", 100, true);
+        assertThat(paced.next(1_000)).as("both slots taken").isNull();
+        assertThat(paced.budgetWaitMs()).as("an answer will flush it, not a timer").isZero();
     }
 
     @Test
