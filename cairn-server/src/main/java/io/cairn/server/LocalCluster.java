@@ -101,16 +101,12 @@ public final class LocalCluster implements AutoCloseable {
      */
     private void requireFreePorts() {
         Map<String, java.net.InetSocketAddress> ports = new LinkedHashMap<>();
-        for (NodeAddress c : config.topology().coordinators()) {
-            ports.put("coordinator " + c.id() + " Raft", new java.net.InetSocketAddress(c.host(), c.raftPort()));
-            ports.put("coordinator " + c.id() + " admin", new java.net.InetSocketAddress(c.host(), c.adminPort()));
-        }
-        for (ReplicasetSpec rs : config.topology().replicasets()) {
-            for (NodeAddress n : rs.nodes()) {
-                ports.put("storage node " + n.id() + " Raft", new java.net.InetSocketAddress(n.host(), n.raftPort()));
-                ports.put("storage node " + n.id() + " admin", new java.net.InetSocketAddress(n.host(), n.adminPort()));
-            }
-        }
+        java.util.function.BiConsumer<String, NodeAddress> raftAndAdmin = (what, n) -> {
+            ports.put(what + " " + n.id() + " Raft", new java.net.InetSocketAddress(n.host(), n.raftPort()));
+            ports.put(what + " " + n.id() + " admin", new java.net.InetSocketAddress(n.host(), n.adminPort()));
+        };
+        for (NodeAddress c : config.topology().coordinators()) raftAndAdmin.accept("coordinator", c);
+        for (ReplicasetSpec rs : config.topology().replicasets()) for (NodeAddress n : rs.nodes()) raftAndAdmin.accept("storage node", n);
         var r = config.topology().routers().get(0);
         ports.put("router " + r.id() + " RESP", new java.net.InetSocketAddress(r.host(), r.respPort()));
         ports.put("router " + r.id() + " admin", new java.net.InetSocketAddress(r.host(), r.adminPort()));

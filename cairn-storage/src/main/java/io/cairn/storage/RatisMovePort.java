@@ -94,11 +94,14 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     }
 
     /**
-     * What the adaptive copy rate sees: {median step latency of its last window, its base}, in
-     * ms; -1 each with a fixed rate or before any step. Driver thread.
+     * What the adaptive copy rate compares, in ms: the median step latency of its last window,
+     * and its base (the lowest recent window median); -1 each with a fixed rate or before any step.
      */
-    public long[] stepLatencyMs() {
-        return budget.stepLatencyMs();
+    public record StepLatency(long medianMs, long baseMs) {}
+
+    /** Driver thread. */
+    public StepLatency stepLatency() {
+        return budget.stepLatency();
     }
 
     /** The queues and the budget, for a move that stands still (driver thread). */

@@ -44,9 +44,9 @@ final class TransferBudget {
         return bytesPerSecond;
     }
 
-    /** The adaptive rate's last window median and base step latency in ms; -1 each for a fixed rate or before any step. */
-    long[] stepLatencyMs() {
-        return adaptive == null ? new long[] {-1, -1} : new long[] {adaptive.lastMedianMs(), adaptive.baseMs()};
+    /** What the adaptive rate compares; -1 each for a fixed rate or before any step. */
+    RatisMovePort.StepLatency stepLatency() {
+        return adaptive == null ? new RatisMovePort.StepLatency(-1, -1) : new RatisMovePort.StepLatency(adaptive.lastMedianMs(), adaptive.baseMs());
     }
 
     /** How long to wait before a chunk may leave: 0 when it may leave now. */

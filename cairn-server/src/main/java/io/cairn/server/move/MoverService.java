@@ -60,7 +60,8 @@ public final class MoverService implements AutoCloseable {
     public MoverService start() {
         long ms = settings.roundInterval().toMillis();
         driver.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
-        // Moves end between rounds: progress (and "balanced") is refreshed more often than rounds run.
+        // The one place progress is published: moves end between rounds, and a round's answers
+        // arrive after its tick, so progress (and "balanced") is refreshed more often than rounds run.
         driver.scheduleWithFixedDelay(() -> {
             if (mover != null) publish(mover.progress());
         }, PUBLISH_MS, PUBLISH_MS, TimeUnit.MILLISECONDS);
@@ -152,7 +153,6 @@ public final class MoverService implements AutoCloseable {
             ensureMover();
             mover.setBootstrapComplete(bootstrapComplete);
             mover.round();
-            publish(mover.progress());
         } catch (RuntimeException e) {
             log.error("rebalancer round failed", e);
         }
@@ -189,9 +189,9 @@ public final class MoverService implements AutoCloseable {
         m.put("rolledBack", p.rolledBack());
         m.put("keysMoved", p.keysMoved());
         m.put("copyBytesPerSecond", port.copyBytesPerSecond());
-        long[] steps = port.stepLatencyMs();
-        m.put("stepMedianMs", steps[0]);
-        m.put("stepBaseMs", steps[1]);
+        RatisMovePort.StepLatency steps = port.stepLatency();
+        m.put("stepMedianMs", steps.medianMs());
+        m.put("stepBaseMs", steps.baseMs());
         m.put("stepRetries", p.stepRetries());
         Map<String, Object> held = new LinkedHashMap<>();
         held.put("moves", p.writesHeld().samples());
