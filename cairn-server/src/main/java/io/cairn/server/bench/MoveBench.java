@@ -82,12 +82,14 @@ public final class MoveBench {
             fg.start();
             long moveStart = System.nanoTime();
             long jitBefore = jitMs();
+            long cpuBefore = cpuNanos();
             long epoch = setWeight(config, "rs3", 1);
             List<Long> copyRates = new ArrayList<>();
             boolean done = awaitBalanced(cluster, epoch, o.timeout(), copyRates::add);
             double moveSeconds = (System.nanoTime() - moveStart) / 1e9;
             moving.set(false);
             long jitDuring = jitMs() - jitBefore;
+            double cpuSeconds = (cpuNanos() - cpuBefore) / 1e9;
             fg.join();
             Map<String, Object> p = cluster.coordinator().mover().progress();
             long moved = since(p0, p, "moved");
@@ -96,6 +98,9 @@ public final class MoveBench {
                     done ? "finished" : "NOT finished", moveSeconds, moved, moved / moveSeconds, 1000 * moveSeconds / Math.max(1, moved),
                     keysMoved, keysMoved / moveSeconds, since(p0, p, "rolledBack"), since(p0, p, "stepRetries"));
             System.out.printf("JIT compiled for %,d ms during the move (CPU the move did not get; more --warmup-rounds lower it)%n", jitDuring);
+            // CPU per key varies less than keys/s on a shared machine: compare builds by it.
+            System.out.printf("the JVM (cluster and client) used %.1f s of CPU during the move (%.2f of %d cores), %.1f µs per key moved%n",
+                    cpuSeconds, cpuSeconds / moveSeconds, Runtime.getRuntime().availableProcessors(), 1e6 * cpuSeconds / Math.max(1, keysMoved));
             System.out.printf("copy ahead paced at (MB/s, as published every 100 ms; 0: not limited): %s%n", rateSummary(copyRates));
             System.out.printf("writes held per moved bucket (SENDING until activated, driver's view, last 1,024 moves): %s%n", p.get("writesHeldMs"));
             System.out.printf("foreground during the move: %s%n", during[0].summary());
@@ -162,6 +167,11 @@ public final class MoveBench {
     }
 
     /** Milliseconds this JVM's JIT compilers have spent so far. */
+    private static long cpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : 0;
+    }
+
     private static long jitMs() {
         var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
