@@ -15,8 +15,7 @@ import java.util.List;
  * The RocksDB instance of one storage node. Column families:
  * <ul>
  *   <li>{@code data}: [bucket:4][user key] -> stored value; one bucket is one contiguous range,
- *       so a bucket can be exported, counted or deleted as a range. The bucket id is the prefix
- *       of a hashed memtable: its iterators stay within one bucket ({@link #newIterator}).</li>
+ *       so a bucket can be exported, counted or deleted as a range.</li>
  *   <li>{@code buckets}: [bucket:4] -> bucket record.</li>
  *   <li>{@code bsn}: [bsn:8] -> bucket record (a copy), the index discovery reads in BSN order
  *       (databases written before it held copies have [bucket:4] values, still read).</li>
@@ -45,7 +44,6 @@ final class RocksStore implements AutoCloseable {
     private final Path dir;
     private final DBOptions dbOptions;
     private final ColumnFamilyOptions cfOptions;
-    private final ColumnFamilyOptions dataOptions;
     private final List<ColumnFamilyHandle> handles = new ArrayList<>();
     private final RocksDB db;
     final ColumnFamilyHandle system;
@@ -55,28 +53,19 @@ final class RocksStore implements AutoCloseable {
     final ColumnFamilyHandle history;
     private final WriteOptions writeOptions = new WriteOptions();
     static final int MAX_MEMTABLE_RANGE_DELETIONS = 64;
-    /** Hash slots of the data memtable; more than the default 3,000 buckets, so few buckets share one. */
-    private static final int DATA_MEMTABLE_SLOTS = 16_384;
 
     RocksStore(Path dir) throws IOException {
         this.dir = dir;
         Files.createDirectories(dir);
         dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
-                .setAtomicFlush(true).setAllowConcurrentMemtableWrite(false).setMaxOpenFiles(256).setKeepLogFileNum(2).setInfoLogLevel(InfoLogLevel.WARN_LEVEL);
+                .setAtomicFlush(true).setMaxOpenFiles(256).setKeepLogFileNum(2).setInfoLogLevel(InfoLogLevel.WARN_LEVEL);
         // Each dropped bucket is one range tombstone; while many sit in the mutable memtable every
         // new iterator (chunk reads, key counts) pays for all of them (seconds per entry after a
         // rebalance there and back), so the memtable is flushed after MAX_MEMTABLE_RANGE_DELETIONS.
         cfOptions = new ColumnFamilyOptions().setWriteBufferSize(32L << 20).setMemtableMaxRangeDeletions(MAX_MEMTABLE_RANGE_DELETIONS);
-        // A GET searched one skiplist of every key in the memtable (16 % of the serving thread's
-        // time under redis-benchmark); hashed by bucket, it searches only its bucket's keys. Every
-        // reader of data walks one bucket at a time, which is what a prefix memtable serves well
-        // (a walk across buckets would sort the whole memtable). It needs single-threaded
-        // memtable writes, which the one apply thread does anyway.
-        dataOptions = new ColumnFamilyOptions().setWriteBufferSize(32L << 20).setMemtableMaxRangeDeletions(MAX_MEMTABLE_RANGE_DELETIONS)
-                .useFixedLengthPrefixExtractor(4).setMemTableConfig(new HashSkipListMemTableConfig().setBucketCount(DATA_MEMTABLE_SLOTS));
         List<ColumnFamilyDescriptor> descriptors = List.of(
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
-                new ColumnFamilyDescriptor(bytes("data"), dataOptions),
+                new ColumnFamilyDescriptor(bytes("data"), cfOptions),
                 new ColumnFamilyDescriptor(bytes("buckets"), cfOptions),
                 new ColumnFamilyDescriptor(bytes("bsn"), cfOptions),
                 new ColumnFamilyDescriptor(bytes("history"), cfOptions));
@@ -192,20 +181,9 @@ final class RocksStore implements AutoCloseable {
         return ByteBuffer.wrap(dataKey).getInt();
     }
 
-    /**
-     * The caller must close the iterator. On {@link #data} it serves one bucket: seek into a
-     * bucket and stop at the first key of another (past it the order is undefined).
-     */
+    /** The caller must close the iterator. */
     RocksIterator newIterator(ColumnFamilyHandle cf) {
         return db.newIterator(cf);
-    }
-
-    /** The lowest bucket at or above {@code bucket} that has a record here, or -1. */
-    int recordedBucketFrom(int bucket) {
-        try (RocksIterator it = db.newIterator(buckets)) {
-            it.seek(bucketKey(bucket));
-            return it.isValid() ? ByteBuffer.wrap(it.key()).getInt() : -1;
-        }
     }
 
     /** A consistent on-disk copy made of hard links (cheap); the target must not exist. */
@@ -224,7 +202,6 @@ final class RocksStore implements AutoCloseable {
         db.close();
         writeOptions.close();
         cfOptions.close();
-        dataOptions.close();
         dbOptions.close();
     }
 

@@ -15,7 +15,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The expiry sweep walks bucket by bucket (the data memtable is hashed by bucket) and still sees every key. */
+/** The expiry sweep walks the data in bounded steps across buckets and wraps around. */
 class ExpiryScannerTest {
     private static final long NOW_MS = 100_000;
 
@@ -68,27 +68,6 @@ class ExpiryScannerTest {
         replica.apply(StorageRequest.write(List.of(set(3, "k", 1_000), set(4, "k", 0))), 1_500);
         assertThat(new ExpiryScanner().next(replica.store, 1_000, 2_000)).isEmpty();
         assertThat(new ExpiryScanner().next(replica.store, 1_000, 3_000)).extracting(KvOp::bucket).containsExactly(3);
-    }
-
-    @Test
-    void bucketsSharingAMemtableHashSlotAreReadAsSeparateRanges() throws IOException {
-        replica.close();
-        int shared = 7 + 16_384; // the same slot of the data memtable as bucket 7
-        replica = ReplicaUnderTest.bootstrapped(dir.resolve("wide"), shared);
-        List<KvOp> writes = new ArrayList<>();
-        for (int i = 0; i < 50; i++) {
-            writes.add(set(7, "a" + i, 0));
-            writes.add(set(shared, "b" + i, 0));
-            if (i % 2 == 0) writes.add(set(8, "c" + i, 0));
-        }
-        replica.apply(StorageRequest.write(writes), 1_500);
-
-        assertThat(replica.store.countKeys(7)).isEqualTo(50);
-        assertThat(replica.store.countKeys(8)).isEqualTo(25);
-        assertThat(replica.store.countKeys(shared)).isEqualTo(50);
-        assertThat(replica.store.countKeys(6)).isZero();
-        assertThat(MoveQueries.digest(7, replica.state).keyCount()).isEqualTo(50);
-        assertThat(MoveQueries.digest(shared, replica.state).keyCount()).isEqualTo(50);
     }
 
     private static String name(KvOp op) {
