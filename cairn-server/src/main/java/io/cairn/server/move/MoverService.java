@@ -5,6 +5,7 @@ import io.cairn.core.move.MovePort;
 import io.cairn.core.move.MoveQuery;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.move.Mover;
+import io.cairn.core.move.ProblemChanges;
 import io.cairn.core.move.SendMove;
 import io.cairn.core.rebalance.PlanLimits;
 import io.cairn.core.topology.ReplicasetSpec;
@@ -15,6 +16,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -202,6 +204,18 @@ public final class MoverService implements AutoCloseable {
         m.put("targets", p.targets());
         m.put("problems", p.problems());
         progress = m;
+        logProblemChanges(p.problems());
+    }
+
+    private final ProblemChanges problemChanges = new ProblemChanges();
+
+    /** One line when a problem appears (with the move port's queues for a stalled move) and one when it clears. */
+    private void logProblemChanges(List<String> problems) {
+        for (ProblemChanges.Change c : problemChanges.update(problems)) {
+            if (!c.appeared()) log.info("rebalancer problem cleared: {}", c.kind());
+            else if (c.kind().equals("STALLED_MOVE")) log.warn("rebalancer problem: {}; move queues: {}", c.text(), port.describe());
+            else log.warn("rebalancer problem: {}", c.text());
+        }
     }
 
     private static Mover.Layout layout(Topology t) {
