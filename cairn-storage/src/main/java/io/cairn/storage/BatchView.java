@@ -7,7 +7,6 @@ import org.rocksdb.WriteBatch;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.IntPredicate;
@@ -22,8 +21,6 @@ import java.util.function.IntPredicate;
  */
 final class BatchView implements KvView {
     private static final byte[] DELETED = new byte[0];
-    /** The largest bucket a move deletes key by key ({@link #dropBucket}); about 30 times the default bucket. */
-    static final int POINT_DELETE_MAX_KEYS = 10_000;
 
     private final RocksStore store;
     private final WriteBatch batch;
@@ -57,39 +54,24 @@ final class BatchView implements KvView {
         return droppedBuckets;
     }
 
-    /**
-     * Deletes every key of {@code bucket}, keeping the key count exact. With {@code keyByKey} (a
-     * bucket that moved away) a bucket of at most {@link #POINT_DELETE_MAX_KEYS} keys is deleted key
-     * by key: a range tombstone makes the memtable flush sooner
-     * ({@link RocksStore#MAX_MEMTABLE_RANGE_DELETIONS}), and during a rebalance those flushes made
-     * every source compact its whole data again and again. Larger buckets, and FLUSHALL, take one
-     * range tombstone.
-     */
-    void dropBucket(int bucket, boolean keyByKey) {
+    /** Deletes every key of {@code bucket} (one range tombstone), keeping the key count exact. */
+    void dropBucket(int bucket) {
         if (marksChanges.test(bucket)) markEveryKeyChanged(bucket);
-        boolean droppedBefore = droppedBuckets.contains(bucket);
-        List<byte[]> stored = droppedBefore || !keyByKey ? List.of() : store.dataKeys(bucket, POINT_DELETE_MAX_KEYS + 1);
-        boolean pointDeletes = keyByKey && stored.size() <= POINT_DELETE_MAX_KEYS;
-        long present = droppedBefore ? 0 : pointDeletes ? stored.size() : store.countKeys(bucket);
+        long present = droppedBuckets.contains(bucket) ? 0 : store.countKeys(bucket);
         // Writes made earlier in this entry (e.g. another move command of the same MOVE_BATCH) change what is there now.
         Map<ByteBuffer, byte[]> written = overlay.remove(bucket);
         if (written != null) {
             for (var e : written.entrySet()) {
-                boolean inStore = !droppedBefore && store.get(store.data, e.getKey().array()) != null;
+                boolean inStore = !droppedBuckets.contains(bucket) && store.get(store.data, e.getKey().array()) != null;
                 present += (e.getValue() != DELETED ? 1 : 0) - (inStore ? 1 : 0);
             }
         }
         keyCountDelta -= present;
         droppedBuckets.add(bucket);
         try {
-            if (pointDeletes) {
-                for (byte[] dataKey : stored) batch.delete(store.data, dataKey);
-                if (written != null) for (ByteBuffer dataKey : written.keySet()) batch.delete(store.data, dataKey.array());
-            } else {
-                batch.deleteRange(store.data, RocksStore.dataKey(bucket, new byte[0]), RocksStore.dataKey(bucket + 1, new byte[0]));
-            }
+            batch.deleteRange(store.data, RocksStore.dataKey(bucket, new byte[0]), RocksStore.dataKey(bucket + 1, new byte[0]));
         } catch (RocksDBException e) {
-            throw new RocksStore.StorageFailure("batch delete failed", e);
+            throw new RocksStore.StorageFailure("batch delete range failed", e);
         }
     }
 

@@ -104,7 +104,7 @@ final class MoveLedgerStore implements BucketLedger.Store {
 
     @Override
     public void dropData(int bucket) {
-        view.dropBucket(bucket, true);
+        view.dropBucket(bucket);
     }
 
     @Override

@@ -237,7 +237,7 @@ final class ReplicasetState {
         for (BucketRecord r : new java.util.TreeMap<>(buckets).values()) {
             // A contained doubled copy refuses writes, FLUSHALL included: its data stays for the operator to compare and export.
             boolean flushable = r.state().isRoutable() && r.state() != BucketState.READONLY;
-            if (flushable && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) view.dropBucket(r.id(), false);
+            if (flushable && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) view.dropBucket(r.id());
         }
         return OpCodec.encodeResults(List.of(OpResult.integer(-view.keyCountDelta())));
     }

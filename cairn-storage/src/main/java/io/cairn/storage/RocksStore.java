@@ -177,24 +177,6 @@ final class RocksStore implements AutoCloseable {
         return n;
     }
 
-    /** The data keys of {@code bucket}, at most {@code limit} of them, in order. */
-    List<byte[]> dataKeys(int bucket, int limit) {
-        List<byte[]> keys = new ArrayList<>();
-        try (RocksIterator it = db.newIterator(data)) {
-            for (it.seek(dataKey(bucket, new byte[0])); it.isValid() && bucketOf(it.key()) == bucket && keys.size() < limit; it.next()) keys.add(it.key());
-        }
-        return keys;
-    }
-
-    /** Point deletions in the data's mutable memtable (RocksDB's count; range tombstones are not counted). */
-    long pointDeletionsInMemtable() {
-        try {
-            return db.getLongProperty(data, "rocksdb.num-deletes-active-mem-table");
-        } catch (RocksDBException e) {
-            throw new StorageFailure("cannot read a RocksDB property", e);
-        }
-    }
-
     static int bucketOf(byte[] dataKey) {
         return ByteBuffer.wrap(dataKey).getInt();
     }
