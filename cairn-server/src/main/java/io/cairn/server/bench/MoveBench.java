@@ -166,12 +166,13 @@ public final class MoveBench {
                 + ", last " + String.format("%.1f", bytesPerSecond.get(bytesPerSecond.size() - 1) / 1e6);
     }
 
-    /** Milliseconds this JVM's JIT compilers have spent so far. */
+    /** CPU time this JVM has used so far (all threads), in ns; 0 where the JVM cannot tell. */
     private static long cpuNanos() {
         return java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
                 ? os.getProcessCpuTime() : 0;
     }
 
+    /** Milliseconds this JVM's JIT compilers have spent so far. */
     private static long jitMs() {
         var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
