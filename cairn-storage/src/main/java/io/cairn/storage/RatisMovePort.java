@@ -67,7 +67,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     static final int MAX_ENTRY_BYTES = Math.max(1, Integer.getInteger("cairn.move.maxEntryBytes", 1 << 20));
 
     /** @param copy a chunk copied ahead; anything else is a step, whose latency steers an adaptive budget */
-    private record Queued(byte[] command, Consumer<MoveReply> reply, boolean copy, long submittedAtMs) {}
+    private record Queued(byte[] command, Consumer<MoveReply> reply, boolean copy) {}
     private Topology topology;
     private final TransferBudget budget;
     /** Replicasets whose chunks wait for the budget with a flush already scheduled (driver thread only). */
@@ -133,7 +133,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     private void enqueue(String replicaset, MoveCommand command, Consumer<MoveReply> reply, boolean copy) {
         var q = queues.computeIfAbsent(replicaset, id -> new MoveEntryQueue<>(ENTRIES_IN_FLIGHT, MAX_COMMANDS_PER_ENTRY, MAX_ENTRY_BYTES, budget));
         byte[] encoded = StorageRequest.encodeCommand(command);
-        q.add(new Queued(encoded, reply, copy, nowMs()), encoded.length, copy);
+        q.add(new Queued(encoded, reply, copy), encoded.length, copy);
         flush(replicaset, q);
     }
 
@@ -143,12 +143,15 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
         while ((entry = q.next(nowMs())) != null) {
             MoveEntryQueue.Entry<Queued> inFlight = entry;
             List<Queued> sent = entry.commands();
+            long sentAtMs = nowMs();
             call(replicaset, StorageRequest.moveBatchOfEncoded(sent.stream().map(Queued::command).toList()), false,
                     StorageRequest::decodeMoveBatchReplies, answers -> {
                 q.sent(inFlight);
                 boolean answered = answers != null && answers.size() == sent.size();
                 long now = nowMs();
-                for (Queued c : sent) if (answered && !c.copy()) budget.stepAnswered(now - c.submittedAtMs(), now);
+                // The entry's round trip, not the step's wait in this queue: that wait grows with the
+                // number of moves in flight, and the adaptive rate would slow the copy for it.
+                for (Queued c : sent) if (answered && !c.copy()) budget.stepAnswered(now - sentAtMs, now);
                 for (int i = 0; i < sent.size(); i++) {
                     sent.get(i).reply().accept(answered ? answers.get(i) : MoveReply.unavailable("replicaset " + replicaset + " did not answer"));
                 }

@@ -67,7 +67,7 @@ final class TransferBudget {
         available -= bytes;
     }
 
-    /** A move step (not a chunk copied ahead) was answered {@code latencyMs} after it was submitted. */
+    /** A move step (not a chunk copied ahead) was answered {@code latencyMs} after its entry was sent. */
     void stepAnswered(long latencyMs, long nowMs) {
         if (adaptive == null) return;
         adaptive.stepAnswered(latencyMs, nowMs);
