@@ -17,8 +17,12 @@ import java.util.List;
  * @param <T> what the caller keeps per command (its encoded bytes and where the reply goes)
  */
 final class MoveEntryQueue<T> {
-    /** One entry to send; {@link #sent} must be called with it when its answer (or its failure) arrives. */
-    record Entry<T>(List<T> commands, boolean express) {}
+    /**
+     * One entry to send; {@link #sent} must be called with it when its answer (or its failure)
+     * arrives. Its round trip from {@code sentAtMs} is its steps' latency for the adaptive rate:
+     * the time they waited here grows with the moves in flight, not with the copy.
+     */
+    record Entry<T>(List<T> commands, boolean express, long sentAtMs) {}
 
     private record Waiting<T>(T command, int bytes) {}
 
@@ -59,7 +63,7 @@ final class MoveEntryQueue<T> {
         if (chunks) budget.spend(take(bulk, commands, bytes) - bytes, nowMs);
         if (express) expressInFlight = true;
         else inFlight++;
-        return new Entry<>(commands, express);
+        return new Entry<>(commands, express, nowMs);
     }
 
     @Override

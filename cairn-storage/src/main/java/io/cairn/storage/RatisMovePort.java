@@ -143,15 +143,12 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
         while ((entry = q.next(nowMs())) != null) {
             MoveEntryQueue.Entry<Queued> inFlight = entry;
             List<Queued> sent = entry.commands();
-            long sentAtMs = nowMs();
             call(replicaset, StorageRequest.moveBatchOfEncoded(sent.stream().map(Queued::command).toList()), false,
                     StorageRequest::decodeMoveBatchReplies, answers -> {
                 q.sent(inFlight);
                 boolean answered = answers != null && answers.size() == sent.size();
                 long now = nowMs();
-                // The entry's round trip, not the step's wait in this queue: that wait grows with the
-                // number of moves in flight, and the adaptive rate would slow the copy for it.
-                for (Queued c : sent) if (answered && !c.copy()) budget.stepAnswered(now - sentAtMs, now);
+                for (Queued c : sent) if (answered && !c.copy()) budget.stepAnswered(now - inFlight.sentAtMs(), now);
                 for (int i = 0; i < sent.size(); i++) {
                     sent.get(i).reply().accept(answered ? answers.get(i) : MoveReply.unavailable("replicaset " + replicaset + " did not answer"));
                 }

@@ -36,6 +36,23 @@ class MoveEntryQueueTest {
     }
 
     @Test
+    void anEntryIsStampedWhenItLeavesNotWhenItsCommandsQueued() {
+        queue.add("chunk-1", 90, true);
+        queue.add("chunk-2", 90, true);
+        queue.add("chunk-3", 90, true);
+        MoveEntryQueue.Entry<String> first = queue.next(0);
+        queue.next(0);
+        queue.add("verdict", 10, false);
+        assertThat(queue.next(5).sentAtMs()).isEqualTo(5);
+        queue.add("mark-sent", 10, false);
+        assertThat(queue.next(10)).as("slots and the express lane taken").isNull();
+        queue.sent(first);
+        MoveEntryQueue.Entry<String> later = queue.next(40);
+        assertThat(later.commands()).startsWith("mark-sent");
+        assertThat(later.sentAtMs()).isEqualTo(40);
+    }
+
+    @Test
     void withEverySlotTakenOnlyOneExpressEntryOfStepsMayGo() {
         queue.add("chunk-1", 90, true);
         queue.add("chunk-2", 90, true);
