@@ -37,11 +37,7 @@ class MoveEntryQueueTest {
 
     @Test
     void anEntryIsStampedWhenItLeavesNotWhenItsCommandsQueued() {
-        queue.add("chunk-1", 90, true);
-        queue.add("chunk-2", 90, true);
-        queue.add("chunk-3", 90, true);
-        MoveEntryQueue.Entry<String> first = queue.next(0);
-        queue.next(0);
+        MoveEntryQueue.Entry<String> first = chunksInBothSlots().get(0);
         queue.add("verdict", 10, false);
         assertThat(queue.next(5).sentAtMs()).isEqualTo(5);
         queue.add("mark-sent", 10, false);
@@ -54,11 +50,9 @@ class MoveEntryQueueTest {
 
     @Test
     void withEverySlotTakenOnlyOneExpressEntryOfStepsMayGo() {
-        queue.add("chunk-1", 90, true);
-        queue.add("chunk-2", 90, true);
-        queue.add("chunk-3", 90, true);
-        MoveEntryQueue.Entry<String> first = queue.next(0);
-        MoveEntryQueue.Entry<String> second = queue.next(0);
+        java.util.List<MoveEntryQueue.Entry<String>> slots = chunksInBothSlots();
+        MoveEntryQueue.Entry<String> first = slots.get(0);
+        MoveEntryQueue.Entry<String> second = slots.get(1);
         assertThat(queue.next(0)).as("both slots taken, only chunks wait").isNull();
 
         queue.add("activate", 10, false);
@@ -133,5 +127,11 @@ class MoveEntryQueueTest {
         budget.spend(1_000, 60_000);
         assertThat(budget.waitMs(60_000)).as("a long idle spell saved only 1,000 bytes").isEqualTo(100);
         assertThat(TransferBudget.unlimited().waitMs(0)).isZero();
+    }
+
+    /** Three chunks queued at 0, two of them in flight (one entry each): both slots are taken. */
+    private java.util.List<MoveEntryQueue.Entry<String>> chunksInBothSlots() {
+        for (int i = 1; i <= 3; i++) queue.add("chunk-" + i, 90, true);
+        return java.util.List.of(queue.next(0), queue.next(0));
     }
 }
