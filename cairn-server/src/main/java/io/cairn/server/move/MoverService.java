@@ -204,14 +204,16 @@ public final class MoverService implements AutoCloseable {
         m.put("targets", p.targets());
         m.put("problems", p.problems());
         progress = m;
-        logProblemChanges(p.problems());
+        logProblemChanges(p.problems(), now);
     }
 
-    private final ProblemChanges problemChanges = new ProblemChanges();
+    /** A problem shorter than this (a leader election, a shutdown) is not logged. */
+    private static final long LOG_PROBLEMS_AFTER_MS = 5_000;
+    private final ProblemChanges problemChanges = new ProblemChanges(LOG_PROBLEMS_AFTER_MS);
 
-    /** One line when a problem appears (with the move port's queues for a stalled move) and one when it clears. */
-    private void logProblemChanges(List<String> problems) {
-        for (ProblemChanges.Change c : problemChanges.update(problems)) {
+    /** One line when a problem has lasted 5 s (with the move port's queues for a stalled move) and one when it clears. */
+    private void logProblemChanges(List<String> problems, long nowMs) {
+        for (ProblemChanges.Change c : problemChanges.update(problems, nowMs)) {
             if (!c.appeared()) log.info("rebalancer problem cleared: {}", c.kind());
             else if (c.kind().equals("STALLED_MOVE")) log.warn("rebalancer problem: {}; move queues: {}", c.text(), port.describe());
             else log.warn("rebalancer problem: {}", c.text());
