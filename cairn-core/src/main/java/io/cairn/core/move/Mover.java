@@ -82,6 +82,8 @@ public final class Mover {
      * copy waiting for a tiny transfer budget gets here.
      */
     static final long STALLED_AFTER_MS = 20_000;
+    /** The kind of problem (the text before its colon) reported for such a move. */
+    public static final String STALLED_MOVE = "STALLED_MOVE";
 
     public Mover(MovePort port, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance) {
         this.port = port;
@@ -208,7 +210,7 @@ public final class Mover {
         for (SendMove m : inFlight.values()) {
             long idleMs = now - m.lastStepMs();
             if (idleMs >= STALLED_AFTER_MS) {
-                found.add("STALLED_MOVE: bucket " + m.bucket() + " (" + m.source() + " -> " + m.destination() + ") has taken no step for "
+                found.add(STALLED_MOVE + ": bucket " + m.bucket() + " (" + m.source() + " -> " + m.destination() + ") has taken no step for "
                         + idleMs / 1000 + " s in " + m.phase() + " (" + m.keysSent() + " keys sent)");
             }
         }

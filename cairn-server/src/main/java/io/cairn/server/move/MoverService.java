@@ -215,7 +215,7 @@ public final class MoverService implements AutoCloseable {
     private void logProblemChanges(List<String> problems, long nowMs) {
         for (ProblemChanges.Change c : problemChanges.update(problems, nowMs)) {
             if (!c.appeared()) log.info("rebalancer problem cleared: {}", c.kind());
-            else if (c.kind().equals("STALLED_MOVE")) log.warn("rebalancer problem: {}; move queues: {}", c.text(), port.describe());
+            else if (c.kind().equals(Mover.STALLED_MOVE)) log.warn("rebalancer problem: {}; move queues: {}", c.text(), port.describe());
             else log.warn("rebalancer problem: {}", c.text());
         }
     }
