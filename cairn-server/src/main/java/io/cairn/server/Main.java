@@ -26,6 +26,11 @@ public final class Main implements Runnable {
     public static void main(String[] args) {
         // gRPC inside Ratis logs through java.util.logging; keep it to warnings.
         java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty").setLevel(java.util.logging.Level.WARNING);
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line as a user runs it: a {@link CairnException} is one line on stderr and exit code 2. */
+    static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Main());
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (e instanceof CairnException ce) {
@@ -34,7 +39,7 @@ public final class Main implements Runnable {
             }
             throw e;
         });
-        System.exit(cli.execute(args));
+        return cli;
     }
 
     @Override

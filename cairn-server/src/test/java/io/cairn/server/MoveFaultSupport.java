@@ -5,7 +5,10 @@ import io.cairn.core.move.MoveQuery.BucketDigest;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.Topology;
 import io.cairn.storage.RatisMovePort;
+import io.cairn.core.wire.StorageStats;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 import java.time.Duration;
@@ -21,7 +24,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** Helpers for {@link MoveFaultTest}: leader lookup, a read-only view of bucket records, a recording writer. */
@@ -137,8 +142,11 @@ final class MoveFaultSupport {
         final Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
         final AtomicInteger acks = new AtomicInteger();
         final AtomicInteger attempts = new AtomicInteger();
+        /** Reads right after an acknowledged SET that returned something else (key=read, expected). */
+        final List<String> wrongReads = java.util.Collections.synchronizedList(new ArrayList<>());
         private final AtomicBoolean stop = new AtomicBoolean();
         private final Thread thread;
+        private volatile boolean verifyReads;
 
         RecordingWriter(String name, int port, List<String> keys, int maxWrites, Duration maxTime) {
             thread = new Thread(() -> run(port, keys, maxWrites, maxTime), name);
@@ -147,6 +155,12 @@ final class MoveFaultSupport {
 
         RecordingWriter start() {
             thread.start();
+            return this;
+        }
+
+        /** Also GETs each key right after its SET was acknowledged: it must read that value (a failed GET is an error). */
+        RecordingWriter verifyingReads() {
+            verifyReads = true;
             return this;
         }
 
@@ -164,6 +178,10 @@ final class MoveFaultSupport {
                         acknowledged.put(key, value);
                         uncertain.remove(key);
                         acks.incrementAndGet();
+                        if (verifyReads) {
+                            String read = jedis.get(key);
+                            if (!value.equals(read)) wrongReads.add(key + "=" + read + ", expected " + value);
+                        }
                     } catch (RuntimeException e) {
                         uncertain.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(value);
                         String kind = e.getClass().getSimpleName() + ": " + firstWords(e.getMessage());
@@ -215,6 +233,62 @@ final class MoveFaultSupport {
         allowed.add(acked != null ? acked : initial);
         for (RecordingWriter w : writers) allowed.addAll(w.uncertain.getOrDefault(key, Set.of()));
         return allowed;
+    }
+
+    static Jedis jedis(LocalCluster cluster) {
+        return new Jedis("127.0.0.1", cluster.router().respPort(), 15_000);
+    }
+
+    /** No DOUBLED_BUCKETS or unreachable replicaset reported once the moves ended (bounded: a round may be under way). */
+    static void assertNoProblems(Supplier<Map<String, Object>> progress) {
+        await("no rebalancer problems").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertThat((List<?>) progress.get().get("problems")).as("problems").isEmpty());
+    }
+
+    static void assertEveryKeyReadsBack(LocalCluster cluster, Map<String, String> initial, List<RecordingWriter> writers) {
+        try (Jedis jedis = jedis(cluster)) {
+            List<String> keys = new ArrayList<>(initial.keySet());
+            List<String> wrong = new ArrayList<>();
+            for (int from = 0; from < keys.size(); from += 500) {
+                List<String> batch = keys.subList(from, Math.min(keys.size(), from + 500));
+                Pipeline p = jedis.pipelined();
+                List<Response<String>> got = new ArrayList<>();
+                for (String k : batch) got.add(p.get(k));
+                p.sync();
+                for (int i = 0; i < batch.size(); i++) {
+                    String k = batch.get(i);
+                    List<String> allowed = allowedValues(k, initial.get(k), writers);
+                    String value = got.get(i).get();
+                    if (!allowed.contains(value)) wrong.add(k + "=" + value + " (allowed " + allowed + ")");
+                }
+            }
+            assertThat(wrong).as("keys not reading back their last acknowledged value").isEmpty();
+        }
+    }
+
+    static void assertDbSize(LocalCluster cluster, long expected) {
+        await("DBSIZE").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            try (Jedis jedis = jedis(cluster)) {
+                assertThat(jedis.dbSize()).isEqualTo(expected);
+            }
+        });
+    }
+
+    /** After a restarted node caught up, every member of each replicaset has the same keys and buckets. */
+    static void assertReplicasAgree(LocalCluster cluster, List<String> replicasets) {
+        for (String rs : replicasets) {
+            List<String> ids = nodeIds(cluster, rs);
+            await(rs + " members agree").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+                List<String> views = new ArrayList<>();
+                for (String id : ids) {
+                    StorageProcess p = cluster.storage(id);
+                    assertThat(p).as(id + " running").isNotNull();
+                    StorageStats st = p.node().localStats();
+                    views.add(st.keyCount() + " keys/" + st.ownedBuckets() + " buckets/bsn " + st.lastBsn());
+                }
+                assertThat(views.stream().distinct().count()).as(rs + " members " + ids + ": " + views).isEqualTo(1);
+            });
+        }
     }
 
     /** Every thread's stack, for a move that stood still: what it waits on is the diagnosis. */

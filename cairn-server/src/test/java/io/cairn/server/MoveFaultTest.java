@@ -30,6 +30,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import static io.cairn.server.MoveFaultSupport.assertDbSize;
+import static io.cairn.server.MoveFaultSupport.assertEveryKeyReadsBack;
+import static io.cairn.server.MoveFaultSupport.assertNoProblems;
+import static io.cairn.server.MoveFaultSupport.assertReplicasAgree;
+import static io.cairn.server.MoveFaultSupport.jedis;
 import static io.cairn.server.MoveFaultSupport.leaderOf;
 import static io.cairn.server.MoveFaultSupport.localKeys;
 import static io.cairn.server.MoveFaultSupport.longOf;
@@ -238,7 +243,7 @@ class MoveFaultTest {
                 assertEveryKeyReadsBack(cluster, s.expected, writers);
                 assertDbSize(cluster, s.expected.size());
                 phase("keys checked");
-                assertReplicasAgree(cluster);
+                assertReplicasAgree(cluster, REPLICASETS);
                 assertBigBucketTakesWrites(cluster, s);
                 phase("replicas agree");
                 assertEachMoveCountedOnce(mover::progress, 1);
@@ -326,10 +331,6 @@ class MoveFaultTest {
         return new Setup(bucket, source, destination, expected, before);
     }
 
-    private static Jedis jedis(LocalCluster cluster) {
-        return new Jedis("127.0.0.1", cluster.router().respPort(), 15_000);
-    }
-
     /**
      * Waits until the first chunks (20 keys) landed on the destination leader, then checks with
      * the replicated records that the copy is RECEIVING and incomplete (a transfer under way).
@@ -379,12 +380,6 @@ class MoveFaultTest {
         } catch (ConditionTimeoutException e) {
             throw new AssertionError(moves + " move(s) requested, but the rebalancer reports " + progress.get(), e);
         }
-    }
-
-    /** No DOUBLED_BUCKETS or unreachable replicaset reported once the move ended (bounded: a round may be under way). */
-    private static void assertNoProblems(Supplier<Map<String, Object>> progress) {
-        await("no rebalancer problems").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
-                .untilAsserted(() -> assertThat((List<?>) progress.get().get("problems")).as("problems").isEmpty());
     }
 
     private static long bucketKeys(Setup s) {
@@ -439,52 +434,6 @@ class MoveFaultTest {
             return stats.size() == REPLICASETS.size() && stats.values().stream().mapToInt(StorageStats::ownedBuckets).sum() == BUCKETS;
         });
         return owner;
-    }
-
-    private static void assertEveryKeyReadsBack(LocalCluster cluster, Map<String, String> initial, List<RecordingWriter> writers) {
-        try (Jedis jedis = jedis(cluster)) {
-            List<String> keys = new ArrayList<>(initial.keySet());
-            List<String> wrong = new ArrayList<>();
-            for (int from = 0; from < keys.size(); from += 500) {
-                List<String> batch = keys.subList(from, Math.min(keys.size(), from + 500));
-                Pipeline p = jedis.pipelined();
-                List<Response<String>> got = new ArrayList<>();
-                for (String k : batch) got.add(p.get(k));
-                p.sync();
-                for (int i = 0; i < batch.size(); i++) {
-                    String k = batch.get(i);
-                    List<String> allowed = MoveFaultSupport.allowedValues(k, initial.get(k), writers);
-                    String value = got.get(i).get();
-                    if (!allowed.contains(value)) wrong.add(k + "=" + value + " (allowed " + allowed + ")");
-                }
-            }
-            assertThat(wrong).as("keys not reading back their last acknowledged value").isEmpty();
-        }
-    }
-
-    private static void assertDbSize(LocalCluster cluster, long expected) {
-        await("DBSIZE").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            try (Jedis jedis = jedis(cluster)) {
-                assertThat(jedis.dbSize()).isEqualTo(expected);
-            }
-        });
-    }
-
-    /** After the restarted node caught up, every member of a replicaset has the same keys and buckets. */
-    private static void assertReplicasAgree(LocalCluster cluster) {
-        for (String rs : REPLICASETS) {
-            List<String> ids = MoveFaultSupport.nodeIds(cluster, rs);
-            await(rs + " members agree").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-                List<String> views = new ArrayList<>();
-                for (String id : ids) {
-                    StorageProcess p = cluster.storage(id);
-                    assertThat(p).as(id + " running").isNotNull();
-                    StorageStats st = p.node().localStats();
-                    views.add(st.keyCount() + " keys/" + st.ownedBuckets() + " buckets/bsn " + st.lastBsn());
-                }
-                assertThat(views.stream().distinct().count()).as(rs + " members " + ids + ": " + views).isEqualTo(1);
-            });
-        }
     }
 
     private static void assertBigBucketTakesWrites(LocalCluster cluster, Setup s) {

@@ -19,7 +19,15 @@ final class TestClusters {
 
     /** A config for {@code replicasets x replicas} in {@code dir}, with optional extra sections. */
     static ClusterConfig config(Path dir, int replicasets, int replicas, int buckets, Map<String, Object> extra) throws IOException {
-        int ports = 12 + 2 * replicasets * replicas;
+        return config(dir, replicasets, replicas, buckets, 0, extra);
+    }
+
+    /**
+     * As above, with {@code spareNodes} free ports pairs after the nodes' for nodes added later
+     * ({@code cairn topology add-replicaset} takes the ports after the highest node port).
+     */
+    static ClusterConfig config(Path dir, int replicasets, int replicas, int buckets, int spareNodes, Map<String, Object> extra) throws IOException {
+        int ports = 12 + 2 * (replicasets * replicas + spareNodes);
         int base = Ports.freeRange(ports);
         Map<String, Object> tree = new LinkedHashMap<>(LocalCluster.configTree(
                 new LocalCluster.Shape(replicasets, replicas, buckets, base + ports - 1, base)));

@@ -1,0 +1,231 @@
+package io.cairn.server;
+
+import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.core.BucketRecord;
+import io.cairn.core.move.MoveQuery.BucketDigest;
+import io.cairn.core.topology.Topology;
+import io.cairn.core.wire.StorageStats;
+import io.cairn.server.MoveFaultSupport.Records;
+import io.cairn.server.MoveFaultSupport.RecordingWriter;
+import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.move.MoverService;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import picocli.CommandLine;
+import redis.clients.jedis.Jedis;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static io.cairn.server.MoveFaultSupport.assertDbSize;
+import static io.cairn.server.MoveFaultSupport.assertEveryKeyReadsBack;
+import static io.cairn.server.MoveFaultSupport.assertNoProblems;
+import static io.cairn.server.MoveFaultSupport.assertReplicasAgree;
+import static io.cairn.server.MoveFaultSupport.jedis;
+import static io.cairn.server.MoveFaultSupport.leaderOf;
+import static io.cairn.server.MoveFaultSupport.localKeys;
+import static io.cairn.server.MoveFaultSupport.longOf;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Topology changes through the real stack and the {@code cairn topology} commands a user types:
+ * a third replicaset joins a loaded two-replicaset cluster while a source or the destination
+ * loses its Raft leader mid-rebalance, and a drained replicaset is removed. Afterwards every
+ * bucket is owned exactly once with all its keys (SYSTEM.md invariants 1-4), no acknowledged
+ * write is lost, and no client saw an error or a wrong value.
+ */
+class TopologyChangeTest {
+    private static final int BUCKETS = 60;
+    private static final int KEYS = 1_800;
+
+    @TempDir
+    Path dir;
+
+    private enum Victim { SOURCE_LEADER, DESTINATION_LEADER }
+
+    @ParameterizedTest
+    @EnumSource(Victim.class)
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aThirdReplicasetJoinsUnderLoadWhileALeaderIsKilledMidRebalance(Victim victim) throws Exception {
+        // One move into rs3 at a time, chunks of 2 keys, the copy paced at 12 KB/s: the 20 moves
+        // take several seconds, so the kill lands among them.
+        ClusterConfig config = TestClusters.config(dir, 2, 3, BUCKETS, 3, Map.of("rebalancer", Map.of(
+                "chunkKeys", 2, "roundIntervalMs", 100, "maxReceivingPerReplicaset", 1, "maxBytesPerSecond", 12_000)));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            Map<String, String> initial = load(cluster);
+            List<RecordingWriter> writers = new ArrayList<>();
+            int port = cluster.router().respPort();
+            for (int w = 0; w < 2; w++) {
+                List<String> keys = new ArrayList<>();
+                for (int i = w; i < KEYS; i += 4) keys.add(key(i)); // disjoint sets: one writer per key
+                writers.add(new RecordingWriter("writer-" + w, port, keys, 50_000, Duration.ofSeconds(120)).verifyingReads().start());
+            }
+            try {
+                await("writers under way").atMost(Duration.ofSeconds(30)).until(() -> writers.stream().allMatch(w -> w.acks.get() >= 20));
+
+                assertThat(cairn("topology", "add-replicaset", "--config", config.source().toString(), "--replicas", "3").exitCode)
+                        .as("add-replicaset").isZero();
+                MoverService mover = cluster.coordinator().mover();
+                await("moves to rs3 under way").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> longOf(mover.progress(), "inFlight") > 0 && longOf(mover.progress(), "moved") >= 2);
+
+                String victimRs = victim == Victim.SOURCE_LEADER ? "rs1" : "rs3";
+                String killed = leaderOf(cluster, victimRs);
+                Map<String, Object> atKill = mover.progress();
+                cluster.stopNode(killed);
+                System.out.printf("%s: stopped %s (leader of %s) with %s%n", victim, killed, victimRs, atKill);
+                assertThat(longOf(atKill, "moved")).as("moves done when the leader was killed").isLessThan(BUCKETS / 3 - 2);
+
+                await("balanced").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                    Map<String, Integer> counts = cluster.router().router().bucketsByReplicaset();
+                    return counts.getOrDefault("rs3", 0) == BUCKETS / 3 && longOf(mover.progress(), "inFlight") == 0
+                            && counts.values().stream().mapToInt(Integer::intValue).sum() == BUCKETS;
+                });
+                cluster.startNode(killed);
+                for (RecordingWriter w : writers) w.stopAndJoin();
+
+                for (RecordingWriter w : writers) {
+                    System.out.printf("%s: %d attempts, %d acknowledged, errors %s%n", w.name(), w.attempts.get(), w.acks.get(), w.errors);
+                    assertThat(w.errors).as(w.name() + ": client-visible errors").isEmpty();
+                    assertThat(w.wrongReads).as(w.name() + ": reads after an acknowledged write").isEmpty();
+                    assertThat(w.acks.get()).isPositive();
+                }
+                assertNoProblems(mover::progress);
+                List<String> replicasets = List.of("rs1", "rs2", "rs3");
+                Map<String, Integer> counts = cluster.router().router().bucketsByReplicaset();
+                for (String rs : replicasets) assertThat(counts.get(rs)).as(rs + " buckets, within the 1 % threshold").isEqualTo(BUCKETS / 3);
+                assertEachBucketOwnedOnce(cluster, config, replicasets);
+                assertEveryKeyReadsBack(cluster, initial, writers);
+                assertDbSize(cluster, KEYS);
+                assertReplicasAgree(cluster, replicasets);
+            } finally {
+                for (RecordingWriter w : writers) w.stopAndJoin();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aDrainedReplicasetIsRemovedAndItsDataIsGone() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 3, 1, BUCKETS, Map.of("rebalancer", Map.of("roundIntervalMs", 100)));
+        String file = config.source().toString();
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            Map<String, String> initial = load(cluster);
+            assertThat(localKeys(cluster, "s3-1")).as("rs3's share of the keys").isPositive();
+
+            Cli refused = cairn("topology", "remove-replicaset", "--config", file, "rs3");
+            assertThat(refused.exitCode).isEqualTo(2);
+            assertThat(refused.err).contains("has weight 1").contains("set-weight rs3 0");
+
+            Cli drain = cairn("topology", "set-weight", "--config", file, "rs3", "0", "--wait", "--wait-seconds", "120");
+            assertThat(drain.exitCode).as(drain.err).isZero();
+            assertThat(cluster.router().router().bucketsByReplicaset().getOrDefault("rs3", 0)).isZero();
+            // Its buckets stay as SENT tombstones; their data is dropped by the garbage collector.
+            await("rs3's data dropped").atMost(Duration.ofSeconds(30)).until(() -> localKeys(cluster, "s3-1") == 0);
+            Path rs3Data = config.nodeDir("s3-1");
+            assertThat(rs3Data).exists();
+
+            Cli removed = cairn("topology", "remove-replicaset", "--config", file, "rs3");
+            assertThat(removed.exitCode).as(removed.err).isZero();
+            assertThat(cluster.storage("s3-1")).as("rs3's node stopped").isNull();
+            assertThat(rs3Data).as("rs3's data folder").doesNotExist();
+            assertThat(Files.readString(config.source())).doesNotContain("rs3");
+            try (CoordinatorClient coordinator = new CoordinatorClient(config.topology().coordinators())) {
+                Topology t = coordinator.get().topology();
+                assertThat(t.replicaset("rs3")).as("rs3 at epoch " + t.epoch()).isEmpty();
+            }
+            Map<String, Integer> counts = cluster.router().router().bucketsByReplicaset();
+            assertThat(counts.get("rs1") + counts.get("rs2")).isEqualTo(BUCKETS);
+            assertEveryKeyReadsBack(cluster, initial, List.of());
+            assertDbSize(cluster, KEYS);
+            try (Jedis jedis = jedis(cluster)) {
+                assertThat(jedis.set(key(0), "after-removal")).isEqualTo("OK");
+                assertThat(jedis.get(key(0))).isEqualTo("after-removal");
+            }
+        }
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------
+
+    private record Cli(int exitCode, String out, String err) {}
+
+    /** Runs a {@code cairn} command in this JVM, as Main does. */
+    private static Cli cairn(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        System.out.printf("cairn %s -> %d %s%n", String.join(" ", args), code, err);
+        return new Cli(code, out.toString(), err.toString());
+    }
+
+    private static String key(int i) {
+        return "key:" + i;
+    }
+
+    private static Map<String, String> load(LocalCluster cluster) {
+        Map<String, String> initial = new LinkedHashMap<>();
+        try (Jedis jedis = jedis(cluster)) {
+            List<String> kv = new ArrayList<>();
+            for (int i = 0; i < KEYS; i++) {
+                initial.put(key(i), "v" + i);
+                kv.add(key(i));
+                kv.add("v" + i);
+                if (kv.size() == 600 || i == KEYS - 1) {
+                    assertThat(jedis.mset(kv.toArray(String[]::new))).isEqualTo("OK");
+                    kv.clear();
+                }
+            }
+            assertThat(jedis.dbSize()).isEqualTo(KEYS);
+        }
+        return initial;
+    }
+
+    /**
+     * Asks every replicaset's leader for every bucket's record and key count: exactly one holds a
+     * writable copy, the others none that routes and no data of it; the owned counts add up.
+     */
+    private static void assertEachBucketOwnedOnce(LocalCluster cluster, ClusterConfig config, List<String> replicasets) throws Exception {
+        Topology topology;
+        try (CoordinatorClient coordinator = new CoordinatorClient(config.topology().coordinators())) {
+            topology = coordinator.get().topology();
+        }
+        List<String> wrong = new ArrayList<>();
+        try (Records records = new Records(topology)) {
+            for (int bucket = 1; bucket <= BUCKETS; bucket++) {
+                List<String> owners = new ArrayList<>();
+                Map<String, String> seen = new LinkedHashMap<>();
+                for (String rs : replicasets) {
+                    BucketDigest d = records.digest(rs, bucket);
+                    assertThat(d).as("digest of bucket " + bucket + " from " + rs).isNotNull();
+                    BucketRecord r = d.record();
+                    seen.put(rs, MoveFaultSupport.describe(r) + " keys=" + d.keyCount());
+                    if (r != null && r.state().servesWrites()) owners.add(rs);
+                    else if (r != null && r.state().isRoutable() || d.keyCount() != 0) wrong.add("bucket " + bucket + " left on " + rs + ": " + seen);
+                }
+                if (owners.size() != 1) wrong.add("bucket " + bucket + " has " + owners.size() + " writable copies: " + seen);
+            }
+        }
+        assertThat(wrong).as("buckets not owned exactly once").isEmpty();
+        await("owned buckets add up").atMost(Duration.ofSeconds(20)).until(() -> {
+            Map<String, StorageStats> stats = cluster.router().router().replicasetStats().get(20, TimeUnit.SECONDS);
+            return stats.size() == replicasets.size() && stats.values().stream().mapToInt(StorageStats::ownedBuckets).sum() == BUCKETS;
+        });
+    }
+}
