@@ -7,6 +7,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -147,12 +149,14 @@ public final class Main implements Runnable {
         @Option(names = "--dir", defaultValue = "cairn-data", description = "local cluster folder (default: ${DEFAULT-VALUE})") Path dir;
         @Option(names = "--config", description = "cluster config file (instead of --dir)") Path config;
         @Option(names = "--json", description = "print JSON") boolean json;
+        @Spec CommandSpec spec;
 
         @Override
         public Integer call() throws Exception {
             ClusterConfig c = ConfigLoader.load(config != null ? config : dir.resolve(LocalCluster.CONFIG_FILE));
             var status = StatusReport.collect(c);
-            System.out.print(json ? io.cairn.server.admin.AdminServer.JSON.writeValueAsString(status) + "\n" : StatusReport.render(status));
+            spec.commandLine().getOut().print(json ? io.cairn.server.admin.AdminServer.JSON.writeValueAsString(status) + "\n" : StatusReport.render(status));
+            spec.commandLine().getOut().flush();
             return 0;
         }
     }
@@ -235,6 +239,7 @@ public final class Main implements Runnable {
         @Parameters(index = "0", description = "stop or start") String action;
         @Parameters(index = "1", description = "storage node id, e.g. s1-1") String id;
         @Option(names = "--dir", defaultValue = "cairn-data", description = "local cluster folder (default: ${DEFAULT-VALUE})") Path dir;
+        @Spec CommandSpec spec;
 
         @Override
         public Integer call() throws Exception {
@@ -248,10 +253,12 @@ public final class Main implements Runnable {
             try {
                 resp = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofString());
             } catch (java.net.ConnectException e) {
-                System.err.println("cairn: no local cluster answers at " + r.host() + ":" + r.adminPort() + " (is `cairn up` running?)");
+                spec.commandLine().getErr().println("cairn: no local cluster answers at " + r.host() + ":" + r.adminPort() + " (is `cairn up` running?)");
                 return 1;
             }
-            (resp.statusCode() == 200 ? System.out : System.err).print(resp.body());
+            java.io.PrintWriter to = resp.statusCode() == 200 ? spec.commandLine().getOut() : spec.commandLine().getErr();
+            to.print(resp.body());
+            to.flush();
             return resp.statusCode() == 200 ? 0 : 1;
         }
     }

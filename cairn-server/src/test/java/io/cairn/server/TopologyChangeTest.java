@@ -14,11 +14,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import picocli.CommandLine;
 import redis.clients.jedis.Jedis;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,7 +73,7 @@ class TopologyChangeTest {
             try {
                 await("writers under way").atMost(Duration.ofSeconds(30)).until(() -> writers.stream().allMatch(w -> w.acks.get() >= 20));
 
-                assertThat(cairn("topology", "add-replicaset", "--config", config.source().toString(), "--replicas", "3").exitCode)
+                assertThat(Cli.run("topology", "add-replicaset", "--config", config.source().toString(), "--replicas", "3").exitCode())
                         .as("add-replicaset").isZero();
                 MoverService mover = cluster.coordinator().mover();
                 await("moves to rs3 under way").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
@@ -127,20 +124,20 @@ class TopologyChangeTest {
             Map<String, String> initial = load(cluster);
             assertThat(localKeys(cluster, "s3-1")).as("rs3's share of the keys").isPositive();
 
-            Cli refused = cairn("topology", "remove-replicaset", "--config", file, "rs3");
-            assertThat(refused.exitCode).isEqualTo(2);
-            assertThat(refused.err).contains("has weight 1").contains("set-weight rs3 0");
+            Cli refused = Cli.run("topology", "remove-replicaset", "--config", file, "rs3");
+            assertThat(refused.exitCode()).isEqualTo(2);
+            assertThat(refused.err()).contains("has weight 1").contains("set-weight rs3 0");
 
-            Cli drain = cairn("topology", "set-weight", "--config", file, "rs3", "0", "--wait", "--wait-seconds", "120");
-            assertThat(drain.exitCode).as(drain.err).isZero();
+            Cli drain = Cli.run("topology", "set-weight", "--config", file, "rs3", "0", "--wait", "--wait-seconds", "120");
+            assertThat(drain.exitCode()).as(drain.err()).isZero();
             assertThat(cluster.router().router().bucketsByReplicaset().getOrDefault("rs3", 0)).isZero();
             // Its buckets stay as SENT tombstones; their data is dropped by the garbage collector.
             await("rs3's data dropped").atMost(Duration.ofSeconds(30)).until(() -> localKeys(cluster, "s3-1") == 0);
             Path rs3Data = config.nodeDir("s3-1");
             assertThat(rs3Data).exists();
 
-            Cli removed = cairn("topology", "remove-replicaset", "--config", file, "rs3");
-            assertThat(removed.exitCode).as(removed.err).isZero();
+            Cli removed = Cli.run("topology", "remove-replicaset", "--config", file, "rs3");
+            assertThat(removed.exitCode()).as(removed.err()).isZero();
             assertThat(cluster.storage("s3-1")).as("rs3's node stopped").isNull();
             assertThat(rs3Data).as("rs3's data folder").doesNotExist();
             assertThat(Files.readString(config.source())).doesNotContain("rs3");
@@ -160,20 +157,6 @@ class TopologyChangeTest {
     }
 
     // ---- helpers -------------------------------------------------------------------------------
-
-    private record Cli(int exitCode, String out, String err) {}
-
-    /** Runs a {@code cairn} command in this JVM, as Main does. */
-    private static Cli cairn(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = Main.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int code = cli.execute(args);
-        System.out.printf("cairn %s -> %d %s%n", String.join(" ", args), code, err);
-        return new Cli(code, out.toString(), err.toString());
-    }
 
     private static String key(int i) {
         return "key:" + i;

@@ -92,6 +92,15 @@ final class StorageStateMachine extends BaseStateMachine {
         // configuration), so the snapshot's index is just as valid a starting point.
         if (snap != null && snap.getIndex() > applied.getIndex()) applied = snap.getTermIndex();
         setLastAppliedTermIndex(applied.getIndex() > 0 ? applied : null);
+        // Ratis applies the log from its latest snapshot on, but the database holds every entry up to
+        // its own applied index (written atomically with it), which after a crash is past the snapshot.
+        // Applying those again would apply them twice (Ratis stopped this replica on the first one), so
+        // the database as it stands becomes the latest snapshot before Ratis reads which that is.
+        if (applied.getIndex() > 0 && (snap == null || snap.getIndex() < applied.getIndex())) {
+            takeSnapshot();
+            log.info("the database is at index {}, past the latest snapshot ({}): checkpointed it, so the log is applied from there",
+                    applied.getIndex(), snap == null ? "none" : snap.getIndex());
+        }
     }
 
     @Override
