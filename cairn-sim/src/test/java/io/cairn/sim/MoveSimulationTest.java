@@ -97,5 +97,6 @@ class MoveSimulationTest {
         Sim.Result second = new Sim(Scenario.ADD_REPLICASET, 7, Sim.Options.DEFAULT).run();
         assertThat(second).isEqualTo(first);
         assertThat(first.events()).isPositive();
+        assertThat(first.lostToPartitions()).as("the replayed seed has partitions").isPositive();
     }
 }
