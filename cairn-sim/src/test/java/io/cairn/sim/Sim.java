@@ -16,16 +16,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * One simulated run of the bucket-move protocol, from one seed: replicasets
- * ({@link SimReplicaset}), a faulty network ({@link SimNetwork}), a driver node running the
- * production Mover that crashes and is sometimes doubled ({@link SimDriver}), and writing
+ * ({@link SimReplicaset}), a faulty network that also partitions ({@link SimNetwork}), a driver
+ * node running the production Mover that crashes and is sometimes doubled ({@link SimDriver}), and writing
  * clients ({@link SimClients}), plus an operator who pins and unpins buckets. Everything runs on
  * one thread from one {@link Random}, so a seed replays exactly.
  *
  * <p>Phases: bootstrap; CHAOS (faults on, the scenario's change applied, clients writing,
- * {@link Invariants} checked after every event); HEAL (faults stop, one fresh driver, clients
+ * {@link Invariants} checked after every event); HEAL (faults stop, partitions heal, one fresh driver, clients
  * stop, the operator resolves an injected double); then at most {@link #MAX_HEAL_ROUNDS}
  * driver rounds to converge: every bucket ACTIVE exactly once, nothing SENDING, RECEIVING or
  * SENT with data, and the disbalance within the plan threshold (liveness).
@@ -39,7 +41,8 @@ final class Sim {
 
     /** What a run did, for the summary line. */
     record Result(long events, long virtualMs, long acknowledged, long moved, long rolledBack, int driverStarts,
-                  boolean sawDoubledProblem, int falseDoubledReports, boolean doubledStuckSending, long containedCopies) {}
+                  boolean sawDoubledProblem, int falseDoubledReports, boolean doubledStuckSending, long containedCopies,
+                  int partitions, long lostToPartitions) {}
 
     /**
      * Knobs a reproduction may change; the defaults are the CI run. Buckets start with 0 to 3
@@ -72,6 +75,7 @@ final class Sim {
     private int driverStarts;
     private long moved;
     private long rolledBack;
+    private int partitions;
     /** Scenario (e): the storage leaders' verification, and per replicaset the generation at which its copy of the double was contained. */
     private SimVerifier verifier;
     private final Map<String, Long> containedAt = new LinkedHashMap<>();
@@ -99,7 +103,8 @@ final class Sim {
             heal();
             converge();
             return new Result(scheduler.events(), scheduler.nowMs(), clients.acknowledged(), moved, rolledBack, driverStarts,
-                    sawDoubledProblem, falseDoubledReports, doubledStuckSending, verifier == null ? 0 : verifier.contained());
+                    sawDoubledProblem, falseDoubledReports, doubledStuckSending, verifier == null ? 0 : verifier.contained(),
+                    partitions, network.lostToPartitions());
         } catch (Throwable t) {
             throw new AssertionError(scenario + " seed " + seed + " failed at event #" + scheduler.events() + " (" + scheduler.nowMs()
                     + " ms, " + scheduler.current() + "): " + t + "\nlast events:\n" + scheduler.recentEvents(), t);
@@ -126,6 +131,8 @@ final class Sim {
         SimNetwork.Faults faults = new SimNetwork.Faults(random.nextDouble() * 0.1, random.nextDouble() * 0.1,
                 random.nextDouble() * 0.05, random.nextDouble() * 0.03, 5 + random.nextInt(40));
         network = new SimNetwork(scheduler, random, byId, faults);
+        // One seed in four runs without partitions, so the other faults are also seen alone.
+        int partitionGapMs = random.nextInt(4) == 0 ? 0 : 300 + random.nextInt(1_700);
         PlanLimits planLimits = new PlanLimits(PlanLimits.DEFAULT_THRESHOLD_PERCENT, 1 + random.nextInt(3), 1 + random.nextInt(4),
                 2 + random.nextInt(7));
         SendMove.Limits moveLimits = new SendMove.Limits(1 + random.nextInt(4), 1 << 16, 30 + random.nextInt(50), random.nextBoolean());
@@ -135,6 +142,7 @@ final class Sim {
         startDriver();
         scheduleLeaderLoss();
         scheduleDriverFaults();
+        if (partitionGapMs > 0) schedulePartitions(partitionGapMs);
         if (scenario == Scenario.MANUAL_BACK_AND_FORTH) scheduleManualMoves(1 + random.nextInt(bucketCount));
         if (!doubledScenario()) schedulePins();
         if (scenario == Scenario.DOUBLED_CONTAINED) {
@@ -153,7 +161,8 @@ final class Sim {
         scheduler.after(10 + random.nextInt(40), "stale write", () -> {
             if (!chaos) return;
             String key = "b" + doubled + "-k" + random.nextInt(SimClients.KEYS_PER_BUCKET);
-            network.call(stale.id, "stale write " + key + " to " + stale.id, true, rs -> rs.write(doubled, key, "stale-" + n), r -> { }, () -> true);
+            network.call(SimNetwork.OUTSIDE, stale.id, "stale write " + key + " to " + stale.id, true,
+                    rs -> rs.write(doubled, key, "stale-" + n), r -> { }, () -> true);
             scheduleStaleWrites(stale, n + 1);
         });
     }
@@ -245,6 +254,32 @@ final class Sim {
         });
     }
 
+    /**
+     * Every {@code gapMs} or so, a cut isolates a random set of nodes (live Mover incarnations and
+     * replicaset leaders, each in it with odds 1/2) from the others for 20 ms to 2.5 s: from
+     * shorter than a request's timeout to many driver rounds. Cuts may overlap.
+     */
+    private void schedulePartitions(int gapMs) {
+        scheduler.after(gapMs / 2 + random.nextInt(gapMs), "partition", () -> {
+            if (!chaos) return;
+            List<String> nodes = new ArrayList<>();
+            for (SimDriver.Incarnation i : driver.alive()) nodes.add(i.node());
+            for (SimReplicaset rs : replicasets) nodes.add(rs.id);
+            Set<String> cut = new TreeSet<>();
+            for (String node : nodes) if (random.nextBoolean()) cut.add(node);
+            if (cut.isEmpty() || cut.size() == nodes.size()) cut = Set.of(nodes.get(random.nextInt(nodes.size())));
+            Set<String> isolated = cut;
+            // an event of its own, so a failure's trace names the nodes cut off
+            scheduler.after(0, "cut off " + isolated, () -> {
+                if (!chaos) return;  // the event that ends the chaos phase may be the one that scheduled this
+                network.partition(isolated);
+                partitions++;
+                scheduler.after(20 + random.nextInt(2_500), "heal the cut around " + isolated, () -> network.heal(isolated));
+            });
+            schedulePartitions(gapMs);
+        });
+    }
+
     private void scheduleManualMoves(int bucket) {
         scheduler.after(50 + random.nextInt(400), "manual move", () -> {
             if (!chaos) return;
@@ -258,8 +293,9 @@ final class Sim {
     }
 
     /**
-     * An operator pins and unpins random buckets (a Pin command sent straight to the owner, not
-     * through Mover.pin, which throws on a lost reply: see MoverPinLostReplyRepro in cairn-core).
+     * An operator pins and unpins random buckets: a Pin command sent straight to the owner, so
+     * pins go on while no driver is alive or reachable (Mover.pin, lost reply included, is
+     * covered by MoverPinLostReplyTest in cairn-core).
      */
     private void schedulePins() {
         scheduler.after(100 + random.nextInt(800), "operator pin", () -> {
@@ -269,7 +305,7 @@ final class Sim {
             for (SimReplicaset rs : replicasets) {
                 BucketRecord r = rs.record(bucket);
                 if (r == null || !r.state().servesWrites()) continue;
-                network.call(rs.id, "operator Pin(" + bucket + ", " + pin + ") to " + rs.id, true,
+                network.call(SimNetwork.OUTSIDE, rs.id, "operator Pin(" + bucket + ", " + pin + ") to " + rs.id, true,
                         s -> s.apply(new MoveCommand.Pin(bucket, pin)), reply -> { }, () -> true);
             }
             schedulePins();
@@ -299,6 +335,7 @@ final class Sim {
     private void heal() {
         chaos = false;
         network.setFaults(SimNetwork.Faults.NONE);
+        network.healAll();
         clients.stop();
         for (SimReplicaset rs : replicasets) rs.loseLeader(scheduler.nowMs());  // a last election, then leaders stay
         for (SimDriver.Incarnation i : driver.alive()) driver.crash(i);

@@ -76,7 +76,7 @@ final class SimClients {
             scheduler.after(10, "client " + client + " waits for a route", () -> attempt(client, bucket, key, value, n + 1));
             return;
         }
-        network.call(owner.id, "client " + client + " write " + key + "=" + value + " to " + owner.id, true,
+        network.call(SimNetwork.OUTSIDE, owner.id, "client " + client + " write " + key + "=" + value + " to " + owner.id, true,
                 rs -> rs.write(bucket, key, value), applied -> {
                     if (applied != null && applied) {
                         acknowledged++;

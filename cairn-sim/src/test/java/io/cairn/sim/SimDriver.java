@@ -37,6 +37,11 @@ final class SimDriver {
             return alive;
         }
 
+        /** Its network name: each incarnation is a node of its own (a restart is a fail-over to another coordinator node). */
+        String node() {
+            return "mover" + number;
+        }
+
         long roundsStarted() {
             return roundsStarted;
         }
@@ -51,31 +56,31 @@ final class SimDriver {
 
         @Override
         public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-            network.call(replicaset, "mover" + number + " " + command.getClass().getSimpleName() + "(" + command.bucket() + ") to " + replicaset,
-                    true, rs -> rs.apply(command), reply, this::alive);
+            network.call(node(), replicaset, node() + " " + command.getClass().getSimpleName() + "(" + command.bucket() + ") to "
+                    + replicaset, true, rs -> rs.apply(command), reply, this::alive);
         }
 
         @Override
         public void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<MoveQuery.ChunkPage> reply) {
-            network.call(replicaset, "mover" + number + " ReadChunk(" + query.bucket() + ") to " + replicaset,
+            network.call(node(), replicaset, node() + " ReadChunk(" + query.bucket() + ") to " + replicaset,
                     false, rs -> rs.readChunk(query), reply, this::alive);
         }
 
         @Override
         public void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply) {
-            network.call(replicaset, "mover" + number + " ReadChanges(" + query.bucket() + ") to " + replicaset,
+            network.call(node(), replicaset, node() + " ReadChanges(" + query.bucket() + ") to " + replicaset,
                     false, rs -> rs.readChanges(query), reply, this::alive);
         }
 
         @Override
         public void digest(String replicaset, int bucket, Consumer<MoveQuery.BucketDigest> reply) {
-            network.call(replicaset, "mover" + number + " Digest(" + bucket + ") to " + replicaset,
+            network.call(node(), replicaset, node() + " Digest(" + bucket + ") to " + replicaset,
                     false, rs -> rs.digest(bucket), reply, this::alive);
         }
 
         @Override
         public void status(String replicaset, int maxCandidates, Consumer<MoveQuery.MoveStatus> reply) {
-            network.call(replicaset, "mover" + number + " Status to " + replicaset,
+            network.call(node(), replicaset, node() + " Status to " + replicaset,
                     false, rs -> rs.status(maxCandidates), reply, this::alive);
         }
 

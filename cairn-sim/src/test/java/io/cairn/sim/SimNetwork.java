@@ -1,7 +1,10 @@
 package io.cairn.sim;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -14,6 +17,12 @@ import java.util.function.Function;
  * commit event a little after delivery; if its replicaset lost the leader in between, it is
  * applied or not at random and its reply is lost. Every call is answered exactly once: by the
  * reply or, if that does not come in time, by {@code null} at the timeout (MovePort's "no answer").
+ *
+ * <p>Partitions: each cut isolates a set of nodes (Mover incarnations, replicaset leaders) from
+ * every other node until it heals; a message whose sender and receiver a cut separates, when it
+ * is sent or when it would arrive, is lost, requests and replies alike (a command that arrived
+ * before the cut still applies). Clients, routers and the operator ({@link #OUTSIDE}) are never
+ * cut off: the route is an oracle here, and a partitioned client is only a client whose writes time out.
  */
 final class SimNetwork {
     /** Fault probabilities and delays; {@link #NONE} once the faults stop. */
@@ -22,11 +31,15 @@ final class SimNetwork {
     }
 
     static final long TIMEOUT_MS = 120;
+    /** The sender name of clients and the operator, which no partition cuts off. */
+    static final String OUTSIDE = "outside";
 
     private final SimScheduler scheduler;
     private final Random random;
     private final Map<String, SimReplicaset> replicasets;
     private Faults faults;
+    private final List<Set<String>> cuts = new ArrayList<>();
+    private long lostToPartitions;
 
     SimNetwork(SimScheduler scheduler, Random random, Map<String, SimReplicaset> replicasets, Faults faults) {
         this.scheduler = scheduler;
@@ -39,15 +52,45 @@ final class SimNetwork {
         this.faults = faults;
     }
 
+    /** Cuts {@code isolated} off from every other node until {@link #heal} (cuts may overlap). */
+    void partition(Set<String> isolated) {
+        cuts.add(isolated);
+    }
+
+    void heal(Set<String> cut) {
+        cuts.removeIf(c -> c == cut);  // by identity: two equal cuts heal one at a time
+    }
+
+    void healAll() {
+        cuts.clear();
+    }
+
+    /** Messages lost because a partition separated their sender and receiver. */
+    long lostToPartitions() {
+        return lostToPartitions;
+    }
+
+    /** False, and the message counted as lost, when a cut separates {@code from} and {@code to}. */
+    private boolean passes(String from, String to) {
+        if (from.equals(OUTSIDE) || to.equals(OUTSIDE)) return true;
+        for (Set<String> cut : cuts) {
+            if (cut.contains(from) != cut.contains(to)) {
+                lostToPartitions++;
+                return false;
+            }
+        }
+        return true;
+    }
+
     private long delay() {
         return 1 + random.nextInt(faults.maxDelayMs());
     }
 
     /**
-     * Sends {@code op} to the leader of {@code replicaset}; {@code mutating} ops are log entries.
-     * {@code reply} runs only while {@code callerAlive} (a crashed driver hears nothing).
+     * Sends {@code op} from node {@code from} to the leader of {@code replicaset}; {@code mutating}
+     * ops are log entries. {@code reply} runs only while {@code callerAlive} (a crashed driver hears nothing).
      */
-    <T> void call(String replicaset, String what, boolean mutating, Function<SimReplicaset, T> op, Consumer<T> reply,
+    <T> void call(String from, String replicaset, String what, boolean mutating, Function<SimReplicaset, T> op, Consumer<T> reply,
                   BooleanSupplier callerAlive) {
         boolean[] answered = {false};
         Consumer<T> answer = v -> {
@@ -56,20 +99,23 @@ final class SimNetwork {
             if (callerAlive.getAsBoolean()) reply.accept(v);
         };
         scheduler.after(TIMEOUT_MS, "timeout " + what, () -> answer.accept(null));
+        if (!passes(from, replicaset)) return;
         if (random.nextDouble() < faults.dropRequest()) return;
-        deliver(replicaset, what, mutating, op, answer);
+        deliver(from, replicaset, what, mutating, op, answer);
         if (mutating && random.nextDouble() < faults.duplicate()) {
-            scheduler.after(delay() * 4, "duplicate " + what, () -> deliver(replicaset, "dup " + what, true, op, v -> { }));
+            scheduler.after(delay() * 4, "duplicate " + what, () -> deliver(from, replicaset, "dup " + what, true, op, v -> { }));
         }
     }
 
-    private <T> void deliver(String replicaset, String what, boolean mutating, Function<SimReplicaset, T> op, Consumer<T> answer) {
+    private <T> void deliver(String from, String replicaset, String what, boolean mutating, Function<SimReplicaset, T> op,
+                             Consumer<T> answer) {
         long delayMs = random.nextDouble() < faults.strayDelay() ? TIMEOUT_MS + random.nextInt(1_500) : delay();
         scheduler.after(delayMs, "deliver " + what, () -> {
+            if (!passes(from, replicaset)) return;
             SimReplicaset rs = replicasets.get(replicaset);
             if (!rs.leaderUp(scheduler.nowMs())) return;  // no leader: no answer, nothing applied
             if (!mutating) {
-                reply(op.apply(rs), answer, what);
+                reply(op.apply(rs), replicaset, from, answer, what);
                 return;
             }
             int term = rs.term();
@@ -78,13 +124,16 @@ final class SimNetwork {
                     if (random.nextBoolean()) op.apply(rs);
                     return;
                 }
-                reply(op.apply(rs), answer, what);
+                reply(op.apply(rs), replicaset, from, answer, what);
             });
         });
     }
 
-    private <T> void reply(T value, Consumer<T> answer, String what) {
+    private <T> void reply(T value, String from, String to, Consumer<T> answer, String what) {
+        if (!passes(from, to)) return;
         if (random.nextDouble() < faults.dropReply()) return;
-        scheduler.after(delay(), "reply " + what, () -> answer.accept(value));
+        scheduler.after(delay(), "reply " + what, () -> {
+            if (passes(from, to)) answer.accept(value);
+        });
     }
 }

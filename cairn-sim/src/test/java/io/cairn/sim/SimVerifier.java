@@ -103,12 +103,12 @@ final class SimVerifier {
 
         @Override
         public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-            network.call(replicaset, "verifier of " + owner + " " + command, true, s -> s.apply(command), reply, () -> true);
+            network.call(owner, replicaset, "verifier of " + owner + " " + command, true, s -> s.apply(command), reply, () -> true);
         }
 
         @Override
         public void inspect(String replicaset, MoveQuery.Inspect query, Consumer<List<MoveQuery.BucketReport>> reply) {
-            network.call(replicaset, "verifier of " + owner + " inspects " + query.buckets() + " on " + replicaset, false, s -> {
+            network.call(owner, replicaset, "verifier of " + owner + " inspects " + query.buckets() + " on " + replicaset, false, s -> {
                 List<MoveQuery.BucketReport> out = new ArrayList<>();
                 for (int b : query.buckets()) {
                     BucketRecord r = s.record(b);

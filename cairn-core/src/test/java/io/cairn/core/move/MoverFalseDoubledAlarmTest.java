@@ -11,14 +11,14 @@ import java.util.function.Consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Regression, kept out of the default run on purpose (the class name does not match surefire's
- * *Test pattern). Run: mvn -o -pl cairn-core verify -Dtest=MoverFalseDoubledAlarmTest -Dsurefire.failIfNoSpecifiedTests=false
+ * Regression test, found by cairn-sim; runs in the default build. Alone:
+ * mvn -o -pl cairn-core verify -Dtest=MoverFalseDoubledAlarmTest -Dsurefire.failIfNoSpecifiedTests=false
  *
- * <p>Mover reports DOUBLED_BUCKETS when active + pinned + sending summed over the statuses of one
- * round exceeds bucket_count. The statuses are answered at different moments, so a bucket that
- * finishes a move between two answers is counted twice: SENDING in the source's status, ACTIVE
- * in the destination's. A healthy cluster raises a false alarm (cairn-sim saw it in about 0.2%
- * of seeds of every rebalancing scenario).
+ * <p>Mover reported DOUBLED_BUCKETS when active + pinned + sending summed over the statuses of
+ * one round exceeded bucket_count. The statuses are answered at different moments, so a bucket
+ * that finishes a move between two answers was counted twice: SENDING in the source's status,
+ * ACTIVE in the destination's. A healthy cluster raised a false alarm (cairn-sim saw it in about
+ * 0.2% of seeds of every rebalancing scenario).
  */
 class MoverFalseDoubledAlarmTest {
     @Test

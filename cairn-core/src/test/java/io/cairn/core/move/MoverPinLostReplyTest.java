@@ -11,12 +11,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 /**
- * Regression, kept out of the default run on purpose (the class name does not match surefire's
- * *Test pattern). Run: mvn -o -pl cairn-core verify -Dtest=MoverPinLostReplyTest -Dsurefire.failIfNoSpecifiedTests=false
+ * Regression test, found by cairn-sim; runs in the default build. Alone:
+ * mvn -o -pl cairn-core verify -Dtest=MoverPinLostReplyTest -Dsurefire.failIfNoSpecifiedTests=false
  *
- * <p>{@code Mover.pin} dereferences the Pin reply without checking for {@code null} (MovePort's
- * "no answer"): a lost reply throws NullPointerException on the driver thread instead of
- * answering the operator, and the answer callback is never called.
+ * <p>{@code Mover.pin} used to dereference the Pin reply without checking for {@code null}
+ * (MovePort's "no answer"): a lost reply threw NullPointerException on the driver thread instead
+ * of answering the operator, and the answer callback was never called.
  */
 class MoverPinLostReplyTest {
     @Test

@@ -10,12 +10,13 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Regression test, found by cairn-sim. Mover keeps planning while it reports DOUBLED_BUCKETS (vshard refuses to rebalance while
- * the owned sum differs from bucket_count). Here it sends the doubled bucket from one holder to
- * the other: the destination refuses a second copy (ReceiveChunk and FinishReceive REFUSED),
- * SendMove retries FinishReceive forever, and the sending copy stays SENDING (refusing writes,
- * holding a send slot) until an operator drops one copy. cairn-sim's DOUBLED_BUCKET scenario
- * ends with the doubled bucket stuck SENDING in about half of its seeds.
+ * Regression test, found by cairn-sim. Mover used to keep planning while it reported
+ * DOUBLED_BUCKETS (vshard refuses to rebalance while the owned sum differs from bucket_count).
+ * Here it sent the doubled bucket from one holder to the other: the destination refuses a second
+ * copy (ReceiveChunk and FinishReceive REFUSED), SendMove retried FinishReceive forever, and the
+ * sending copy stayed SENDING (refusing writes, holding a send slot) until an operator dropped one
+ * copy. cairn-sim's DOUBLED_BUCKET scenario ended with the doubled bucket stuck SENDING in about
+ * half of its seeds.
  */
 class MoverPlansWhileDoubledTest {
     @Test
