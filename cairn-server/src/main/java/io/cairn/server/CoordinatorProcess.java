@@ -56,6 +56,10 @@ public final class CoordinatorProcess implements AutoCloseable {
         return this;
     }
 
+    public boolean isLeader() {
+        return server.isLeader();
+    }
+
     public MoverService mover() {
         return mover;
     }

@@ -178,6 +178,16 @@ public final class LocalCluster implements AutoCloseable {
         return coordinators.get(0);
     }
 
+    /** The running coordinator node that is the Raft leader (it runs the rebalancer), or null. */
+    public synchronized CoordinatorProcess coordinatorLeader() {
+        return coordinators.stream().filter(CoordinatorProcess::isLeader).findFirst().orElse(null);
+    }
+
+    /** Stops one coordinator node (its Raft group elects another leader, whose rebalancer takes over). */
+    public synchronized void stopCoordinator(CoordinatorProcess c) {
+        if (coordinators.remove(c)) c.close();
+    }
+
     public ClusterConfig config() {
         return config;
     }

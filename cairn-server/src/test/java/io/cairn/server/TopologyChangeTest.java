@@ -8,6 +8,7 @@ import io.cairn.core.wire.StorageStats;
 import io.cairn.server.MoveFaultSupport.Records;
 import io.cairn.server.MoveFaultSupport.RecordingWriter;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.config.ConfigLoader;
 import io.cairn.server.move.MoverService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -115,6 +116,51 @@ class TopologyChangeTest {
     }
 
     @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aRebalanceGoesOnWhenTheCoordinatorLeaderRunningItIsKilled() throws Exception {
+        ClusterConfig config = threeCoordinatorsAndAnEmptyRs3(TestClusters.config(dir, 3, 1, BUCKETS, Map.of("rebalancer", Map.of(
+                "chunkKeys", 2, "roundIntervalMs", 100, "maxReceivingPerReplicaset", 1, "maxBytesPerSecond", 12_000))));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            Map<String, String> initial = load(cluster);
+            List<String> keys = new ArrayList<>(initial.keySet());
+            RecordingWriter writer = new RecordingWriter("writer", cluster.router().respPort(), keys, 50_000, Duration.ofSeconds(120))
+                    .verifyingReads().start();
+            try {
+                assertThat(Cli.run("topology", "set-weight", "--config", config.source().toString(), "rs3", "1").exitCode()).isZero();
+                CoordinatorProcess first = cluster.coordinatorLeader();
+                assertThat(first).isNotNull();
+                await("moves to rs3 under way").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> longOf(first.mover().progress(), "inFlight") > 0 && longOf(first.mover().progress(), "moved") >= 2);
+                Map<String, Object> atKill = first.mover().progress();
+                cluster.stopCoordinator(first);
+                System.out.printf("stopped the coordinator leader with %s%n", atKill);
+                assertThat(longOf(atKill, "moved")).as("moves done when the coordinator was killed").isLessThan(BUCKETS / 3 - 2);
+
+                await("another coordinator leads").atMost(Duration.ofSeconds(60)).until(() -> cluster.coordinatorLeader() != null);
+                CoordinatorProcess second = cluster.coordinatorLeader();
+                await("balanced by the new leader's rebalancer").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                    Map<String, Integer> counts = cluster.router().router().bucketsByReplicaset();
+                    return counts.getOrDefault("rs3", 0) == BUCKETS / 3 && longOf(second.mover().progress(), "inFlight") == 0
+                            && counts.values().stream().mapToInt(Integer::intValue).sum() == BUCKETS;
+                });
+                writer.stopAndJoin();
+                System.out.printf("%d attempts, %d acknowledged, errors %s; new leader: %s%n",
+                        writer.attempts.get(), writer.acks.get(), writer.errors, second.mover().progress());
+                assertThat(writer.errors).as("client-visible errors").isEmpty();
+                assertThat(writer.wrongReads).as("reads after an acknowledged write").isEmpty();
+                assertThat(longOf(second.mover().progress(), "moved")).as("moves finished by the new leader").isPositive();
+                assertNoProblems(second.mover()::progress);
+                assertEachBucketOwnedOnce(cluster, config, List.of("rs1", "rs2", "rs3"));
+                assertEveryKeyReadsBack(cluster, initial, List.of(writer));
+                assertDbSize(cluster, KEYS);
+            } finally {
+                writer.stopAndJoin();
+            }
+        }
+    }
+
+    @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aDrainedReplicasetIsRemovedAndItsDataIsGone() throws Exception {
         ClusterConfig config = TestClusters.config(dir, 3, 1, BUCKETS, Map.of("rebalancer", Map.of("roundIntervalMs", 100)));
@@ -157,6 +203,25 @@ class TopologyChangeTest {
     }
 
     // ---- helpers -------------------------------------------------------------------------------
+
+    /** Rewrites the config file: three coordinator nodes (c2, c3 on free ports of the test's range) and rs3 at weight 0. */
+    @SuppressWarnings("unchecked")
+    private static ClusterConfig threeCoordinatorsAndAnEmptyRs3(ClusterConfig config) throws Exception {
+        Map<String, Object> tree = ConfigLoader.readTree(config.source());
+        int base = config.topology().coordinators().get(0).raftPort(); // c1: base, base + 1; router admin: base + 2; nodes from base + 10
+        List<Object> coordinators = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            int raft = i == 0 ? base : base + 1 + 2 * i;
+            coordinators.add(Map.of("id", "c" + (i + 1), "host", "127.0.0.1", "raftPort", raft, "adminPort", raft + 1));
+        }
+        tree.put("coordinators", coordinators);
+        for (Object rs : (List<Object>) tree.get("replicasets")) {
+            Map<String, Object> set = (Map<String, Object>) rs;
+            if ("rs3".equals(set.get("id"))) set.put("weight", 0);
+        }
+        ConfigLoader.write(config.source(), tree);
+        return ConfigLoader.load(config.source());
+    }
 
     private static String key(int i) {
         return "key:" + i;
