@@ -25,6 +25,8 @@ final class GroupCommitQueue {
     private int inflight;
     private final java.util.concurrent.atomic.LongAdder batchesSent = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder opsSent = new java.util.concurrent.atomic.LongAdder();
+    /** Calls to {@link #drain} not yet served; non-zero while one thread is draining. */
+    private final java.util.concurrent.atomic.AtomicInteger drainRequests = new java.util.concurrent.atomic.AtomicInteger();
 
     GroupCommitQueue(RouterConfig config, Function<List<KvOp>, CompletableFuture<List<OpResult>>> sender) {
         this.config = config;
@@ -42,28 +44,41 @@ final class GroupCommitQueue {
         return unit.result();
     }
 
+    /**
+     * Sends batches while a slot is free. One thread drains at a time; a call that finds another
+     * draining (on another thread, or lower on its own stack when a reply arrives synchronously)
+     * only asks it to look again. Without this, a sender that answers at once (a closed client
+     * fails inline) recursed once per queued batch, and a StackOverflowError swallowed by the
+     * future left units unanswered and a slot taken for good.
+     */
     private void drain() {
-        while (true) {
-            List<Unit> batch = takeBatch();
-            if (batch == null) return;
-            List<KvOp> ops = new ArrayList<>();
-            for (Unit u : batch) ops.addAll(u.ops());
-            batchesSent.increment();
-            opsSent.add(ops.size());
-            CompletableFuture<List<OpResult>> sent;
-            try {
-                sent = sender.apply(ops);
-            } catch (RuntimeException e) {
-                sent = CompletableFuture.failedFuture(e);
-            }
-            sent.whenComplete((results, error) -> {
-                synchronized (this) {
-                    inflight--;
-                }
-                complete(batch, results, error);
-                drain();
-            });
+        if (drainRequests.getAndIncrement() != 0) return;
+        int missed = 1;
+        do {
+            List<Unit> batch;
+            while ((batch = takeBatch()) != null) send(batch);
+            missed = drainRequests.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    private void send(List<Unit> batch) {
+        List<KvOp> ops = new ArrayList<>();
+        for (Unit u : batch) ops.addAll(u.ops());
+        batchesSent.increment();
+        opsSent.add(ops.size());
+        CompletableFuture<List<OpResult>> sent;
+        try {
+            sent = sender.apply(ops);
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
         }
+        sent.whenComplete((results, error) -> {
+            synchronized (this) {
+                inflight--;
+            }
+            complete(batch, results, error);
+            drain();
+        });
     }
 
     /** Raft entries sent so far. */
