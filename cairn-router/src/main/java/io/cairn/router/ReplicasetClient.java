@@ -152,8 +152,8 @@ final class ReplicasetClient implements AutoCloseable {
         if (!followerReads) {
             return raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r)));
         }
-        // Any member that has applied this router's own writes may answer (read-your-writes, lag
-        // bounded by replication); a member that is behind refuses and the leader answers instead.
+        // Any member that has applied this router's own writes, and heard from its leader within the
+        // election timeout, may answer (StorageStateMachine.queryStale); otherwise the leader answers.
         RaftPeer member = peers.get(ThreadLocalRandom.current().nextInt(peers.size()));
         return followerReader.async().sendStaleRead(message, lastWriteIndex.get(), member.getId())
                 .orTimeout(FOLLOWER_READ_TIMEOUT_MS, TimeUnit.MILLISECONDS)

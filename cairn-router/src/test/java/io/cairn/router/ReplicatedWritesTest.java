@@ -1,18 +1,32 @@
 package io.cairn.router;
 
 import io.cairn.core.BucketHasher;
+import io.cairn.core.GroupIds;
 import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.wire.StorageRequest;
+import io.cairn.storage.StorageNode;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class ReplicatedWritesTest {
     @TempDir
@@ -56,6 +70,57 @@ class ReplicatedWritesTest {
             }
             // A member that has not applied the write yet refuses and the leader answers, so only some are served there.
             assertThat(router.followerReadsServed()).as("reads served without the leader fallback").isPositive();
+        }
+    }
+
+    /**
+     * Follower reads have a bounded lag: a member left alone (its leader and the third member
+     * stopped) answers them only until its last word from a leader is an election timeout old,
+     * then refuses (the router then asks the leader), instead of serving its copy indefinitely.
+     */
+    @Test
+    void aFollowerCutOffFromItsLeaderStopsAnsweringFollowerReads() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, 60).start().bootstrap()) {
+            Router router = cluster.startRouter(RouterConfig.defaults());
+            byte[] key = "lag".getBytes(StandardCharsets.UTF_8);
+            int bucket = BucketHasher.bucketOf(key, 60);
+            router.execute(List.of(KvOp.set(bucket, key, "v1".getBytes(StandardCharsets.UTF_8)))).get(10, TimeUnit.SECONDS);
+            String leader = cluster.leaderOf("rs1").id();
+            List<String> followers = cluster.topology.replicaset("rs1").orElseThrow().nodes().stream()
+                    .map(n -> n.id()).filter(id -> !id.equals(leader)).toList();
+            String lone = followers.get(0);
+            var spec = cluster.topology.replicaset("rs1").orElseThrow();
+            RaftGroup group = RaftGroup.valueOf(
+                    RaftGroupId.valueOf(GroupIds.replicaset("rs1")),
+                    StorageNode.peers(spec.nodes()));
+            Message read = Message.valueOf(ByteString.copyFrom(StorageRequest.read(List.of(KvOp.get(bucket, key)))));
+            RaftPeerId loneId = RaftPeerId.valueOf(lone);
+            try (RaftClient client = RaftClient.newBuilder()
+                    .setRaftGroup(group).setProperties(new RaftProperties())
+                    .setRetryPolicy(RetryPolicies.noRetry()).build()) {
+                await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+                    var reply = client.async().sendStaleRead(read, 0, loneId).get(5, TimeUnit.SECONDS);
+                    return reply.isSuccess() && "v1".equals(new String(OpCodec.decodeResults(
+                            reply.getMessage().getContent().asReadOnlyByteBuffer()).get(0).bytes(), StandardCharsets.UTF_8));
+                });
+                long stoppedAt = System.nanoTime();
+                cluster.stopNode(leader);
+                cluster.stopNode(followers.get(1));
+                String[] refusal = new String[1];
+                await().atMost(Duration.ofSeconds(20)).until(() -> {
+                    try {
+                        var reply = client.async().sendStaleRead(read, 0, loneId).get(5, TimeUnit.SECONDS);
+                        if (reply.isSuccess()) return false;
+                        refusal[0] = String.valueOf(reply.getException());
+                    } catch (java.util.concurrent.ExecutionException refused) {
+                        refusal[0] = refused.getCause().toString();
+                    }
+                    return true;
+                });
+                assertThat(refusal[0]).contains("StaleReadException").contains(lone + " has not heard from a leader for");
+                System.out.printf("%s refused follower reads %d ms after its leader began to stop: %s%n", lone,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt), refusal[0]);
+            }
         }
     }
 

@@ -54,7 +54,9 @@ public final class StorageNode implements AutoCloseable {
         Path ratisDir = config.dataDir().resolve("ratis");
         boolean fresh = !Files.isDirectory(ratisDir.resolve(groupId.getUuid().toString()));
         Files.createDirectories(ratisDir);
-        this.stateMachine = new StorageStateMachine(config.dataDir().resolve("db"), config.maxValueBytes(), System::currentTimeMillis);
+        this.stateMachine = new StorageStateMachine(config.dataDir().resolve("db"), config.maxValueBytes(), System::currentTimeMillis,
+                // a follower that has not heard from its leader for this long would start an election
+                config.electionTimeoutMin().toMillis());
         RaftGroup group = RaftGroup.valueOf(groupId, peers(replicaset.nodes()));
         RaftPeer selfPeer = group.getPeer(RaftPeerId.valueOf(self.id()));
         this.rejoin = fresh ? new WipedNodeRejoin(selfPeer, group, this::raftAppliedIndex) : null;

@@ -8,6 +8,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.protocol.exceptions.StaleReadException;
 import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
@@ -52,10 +53,14 @@ final class StorageStateMachine extends BaseStateMachine {
     private final java.util.concurrent.atomic.AtomicLong snapshotInstalls = new java.util.concurrent.atomic.AtomicLong();
     private volatile java.util.function.Supplier<String> dataPlaneEndpoint = () -> "";
 
-    StorageStateMachine(Path dbDir, int maxValueBytes, LongSupplier clock) {
+    /** Longest a follower may go without hearing from its leader and still answer a follower read. */
+    private final long followerReadMaxLagMs;
+
+    StorageStateMachine(Path dbDir, int maxValueBytes, LongSupplier clock, long followerReadMaxLagMs) {
         this.dbDir = dbDir;
         this.maxValueBytes = maxValueBytes;
         this.clock = clock;
+        this.followerReadMaxLagMs = followerReadMaxLagMs;
     }
 
     long snapshotInstalls() {
@@ -161,6 +166,42 @@ final class StorageStateMachine extends BaseStateMachine {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * A read a router sends to any member (follower reads). A follower answers only while it has
+     * heard from its leader within {@code followerReadMaxLagMs}, and only after applying every entry
+     * that leader told it was committed: so the answer misses at most the writes of that last
+     * stretch, never the backlog of a member cut off from its group. Otherwise it refuses, and the
+     * router asks the leader. The data-plane endpoint question is always answered.
+     */
+    @Override
+    public CompletableFuture<Message> queryStale(Message request, long minIndex) {
+        if (DataPlane.isEndpointQuery(request.getContent().asReadOnlyByteBuffer())) return query(request);
+        RaftServer.Division division;
+        try {
+            division = getServer().get().getDivision(getGroupId());
+        } catch (IOException | java.util.concurrent.ExecutionException e) {
+            return CompletableFuture.failedFuture(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return CompletableFuture.failedFuture(e);
+        }
+        if (!division.getInfo().isLeader()) {
+            long sinceLeaderMs = msSinceLeaderContact(division.getInfo().getRoleInfoProto());
+            if (sinceLeaderMs > followerReadMaxLagMs) {
+                return CompletableFuture.failedFuture(new StaleReadException(division.getId() + " has not heard from a leader for "
+                        + (sinceLeaderMs == Long.MAX_VALUE ? "its whole term" : sinceLeaderMs + " ms") + "; ask the leader"));
+            }
+            minIndex = Math.max(minIndex, division.getRaftLog().getLastCommittedIndex());
+        }
+        return super.queryStale(request, minIndex);
+    }
+
+    /** Milliseconds since this follower last heard from its leader; MAX_VALUE when it follows none. */
+    static long msSinceLeaderContact(org.apache.ratis.proto.RaftProtos.RoleInfoProto role) {
+        if (!role.hasFollowerInfo() || !role.getFollowerInfo().hasLeaderInfo()) return Long.MAX_VALUE;
+        return role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
     }
 
     @Override
