@@ -24,9 +24,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * The {@code cairn} command as separate operating-system processes: a cluster of one process
  * per node started from one config file (a multi-host deployment on one machine), a storage
- * process killed with SIGKILL and restarted, and {@code cairn up} with its ready line, Ctrl-C
- * (SIGTERM) and a restart on the same folder. Operator commands run in this JVM, as a user's
- * second terminal would.
+ * process and then the coordinator killed with SIGKILL and restarted, and {@code cairn up}
+ * with its ready line, Ctrl-C (SIGTERM) and a restart on the same folder. Operator commands
+ * run in this JVM, as a user's second terminal would.
  */
 class ProcessesTest {
     private static final int BUCKETS = 60;
@@ -56,10 +56,10 @@ class ProcessesTest {
 
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
-    void aClusterOfOneProcessPerNodeKeepsEveryKeyThroughAStorageProcessKilledWithSigkill() throws Exception {
+    void aClusterOfOneProcessPerNodeKeepsEveryKeyAndItsTopologyThroughProcessesKilledWithSigkill() throws Exception {
         ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of());
         String file = config.source().toString();
-        start("c1", "coordinator", "--config", file, "--node", "c1");
+        Process c1 = start("c1", "coordinator", "--config", file, "--node", "c1");
         Process s11 = start("s1-1", "storage", "--config", file, "--node", "s1-1");
         start("s2-1", "storage", "--config", file, "--node", "s2-1");
         start("r1", "router", "--config", file, "--node", "r1");
@@ -90,6 +90,18 @@ class ProcessesTest {
                 assertThat(jedis.dbSize()).isEqualTo(300);
             }
         });
+
+        // The coordinator too: after SIGKILL and a restart it has the topology, takes a change and pushes it.
+        c1.destroyForcibly();
+        assertThat(c1.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        start("c1", "coordinator", "--config", file, "--node", "c1");
+        await("the restarted coordinator takes a topology change").atMost(READY).pollInterval(Duration.ofMillis(500)).until(() ->
+                Cli.run("topology", "set-weight", "--config", file, "rs2", "2").exitCode() == 0);
+        await("epoch 2 pushed to the storage nodes and the router").atMost(READY).untilAsserted(() ->
+                assertThat(((Number) statusJson("--config", file).get("epoch")).longValue()).isEqualTo(2));
+        try (Jedis jedis = new Jedis("127.0.0.1", port, 15_000)) {
+            assertThat(jedis.get("k:1")).isEqualTo("v1");
+        }
         stopAllCleanly();
         passed = true;
     }
