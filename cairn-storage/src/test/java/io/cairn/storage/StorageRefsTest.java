@@ -96,6 +96,32 @@ class StorageRefsTest {
         assertThat(result(StorageRequest.ref(7, TTL_MS), 2_400).isError()).isFalse();
     }
 
+    /**
+     * Garbage collection waits for read refs: a reader holds its bucket's read ref from the state
+     * check to its last key, so DropData's write of the deletion waits until it lets go, and the
+     * reader never finds the bucket served here but its keys gone.
+     */
+    @Test
+    void droppingABucketsDataWaitsForAReadRefHeldOnIt() throws Exception {
+        set(3, "k");
+        long generation = move(new MoveCommand.StartSend(3, "rs2"), 2_000).record().generation();
+        assertThat(move(new MoveCommand.MarkSent(3, generation), 2_100).isOk()).isTrue();
+        java.util.concurrent.locks.Lock readRef = state.readRef(3);
+        readRef.lock();
+        java.util.concurrent.CompletableFuture<MoveReply> drop;
+        try {
+            drop = java.util.concurrent.CompletableFuture.supplyAsync(() -> move(new MoveCommand.DropData(3, generation), 2_200));
+            // The apply thread reaches the write and blocks there; the data is still readable meanwhile.
+            org.awaitility.Awaitility.await().during(java.time.Duration.ofMillis(300)).atMost(java.time.Duration.ofSeconds(5))
+                    .until(() -> !drop.isDone());
+            assertThat(state.store().get(state.store().data, RocksStore.dataKey(3, bytes("k")))).as("data under a held read ref").isNotNull();
+        } finally {
+            readRef.unlock();
+        }
+        assertThat(drop.get(10, java.util.concurrent.TimeUnit.SECONDS).isOk()).isTrue();
+        assertThat(state.store().get(state.store().data, RocksStore.dataKey(3, bytes("k")))).as("data after the drop").isNull();
+    }
+
     @Test
     void anExpiredRefNoLongerBlocksMoves() {
         result(StorageRequest.ref(7, 1_000), 2_000);
