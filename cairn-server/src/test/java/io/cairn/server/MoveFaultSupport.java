@@ -274,6 +274,14 @@ final class MoveFaultSupport {
         });
     }
 
+    /** Every replicaset answers, and the buckets they own add up to {@code buckets}: none doubled, none lost. */
+    static void awaitOwnedBucketsAddUp(LocalCluster cluster, int replicasets, int buckets) {
+        await("owned buckets add up").atMost(Duration.ofSeconds(20)).until(() -> {
+            Map<String, StorageStats> stats = cluster.router().router().replicasetStats().get(20, TimeUnit.SECONDS);
+            return stats.size() == replicasets && stats.values().stream().mapToInt(StorageStats::ownedBuckets).sum() == buckets;
+        });
+    }
+
     /** After a restarted node caught up, every member of each replicaset has the same keys and buckets. */
     static void assertReplicasAgree(LocalCluster cluster, List<String> replicasets) {
         for (String rs : replicasets) {

@@ -5,7 +5,6 @@ import io.cairn.core.BucketHasher;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.move.MoveQuery.BucketDigest;
 import io.cairn.core.topology.Topology;
-import io.cairn.core.wire.StorageStats;
 import io.cairn.server.MoveFaultSupport.Records;
 import io.cairn.server.MoveFaultSupport.RecordingWriter;
 import io.cairn.server.config.ClusterConfig;
@@ -431,10 +430,7 @@ class MoveFaultTest {
         String expectedOwner = owner;
         await("router follows the owner").atMost(Duration.ofSeconds(20))
                 .until(() -> expectedOwner.equals(cluster.router().router().ownerOf(s.bucket)));
-        await("owned buckets add up").atMost(Duration.ofSeconds(20)).until(() -> {
-            Map<String, StorageStats> stats = cluster.router().router().replicasetStats().get(20, TimeUnit.SECONDS);
-            return stats.size() == REPLICASETS.size() && stats.values().stream().mapToInt(StorageStats::ownedBuckets).sum() == BUCKETS;
-        });
+        MoveFaultSupport.awaitOwnedBucketsAddUp(cluster, REPLICASETS.size(), BUCKETS);
         return owner;
     }
 

@@ -4,7 +4,6 @@ import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.move.MoveQuery.BucketDigest;
 import io.cairn.core.topology.Topology;
-import io.cairn.core.wire.StorageStats;
 import io.cairn.server.MoveFaultSupport.Records;
 import io.cairn.server.MoveFaultSupport.RecordingWriter;
 import io.cairn.server.config.ClusterConfig;
@@ -77,8 +76,7 @@ class TopologyChangeTest {
                 assertThat(Cli.run("topology", "add-replicaset", "--config", config.source().toString(), "--replicas", "3").exitCode())
                         .as("add-replicaset").isZero();
                 MoverService mover = cluster.coordinator().mover();
-                await("moves to rs3 under way").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
-                        .until(() -> longOf(mover.progress(), "inFlight") > 0 && longOf(mover.progress(), "moved") >= 2);
+                awaitMovesToRs3UnderWay(mover);
 
                 String victimRs = victim == Victim.SOURCE_LEADER ? "rs1" : "rs3";
                 String killed = leaderOf(cluster, victimRs);
@@ -87,11 +85,7 @@ class TopologyChangeTest {
                 System.out.printf("%s: stopped %s (leader of %s) with %s%n", victim, killed, victimRs, atKill);
                 assertThat(longOf(atKill, "moved")).as("moves done when the leader was killed").isLessThan(BUCKETS / 3 - 2);
 
-                await("balanced").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                    Map<String, Integer> counts = cluster.router().router().bucketsByReplicaset();
-                    return counts.getOrDefault("rs3", 0) == BUCKETS / 3 && longOf(mover.progress(), "inFlight") == 0
-                            && counts.values().stream().mapToInt(Integer::intValue).sum() == BUCKETS;
-                });
+                awaitRs3HasItsShare(cluster, mover, "balanced");
                 cluster.startNode(killed);
                 for (RecordingWriter w : writers) w.stopAndJoin();
 
@@ -130,8 +124,7 @@ class TopologyChangeTest {
                 assertThat(Cli.run("topology", "set-weight", "--config", config.source().toString(), "rs3", "1").exitCode()).isZero();
                 CoordinatorProcess first = cluster.coordinatorLeader();
                 assertThat(first).isNotNull();
-                await("moves to rs3 under way").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
-                        .until(() -> longOf(first.mover().progress(), "inFlight") > 0 && longOf(first.mover().progress(), "moved") >= 2);
+                awaitMovesToRs3UnderWay(first.mover());
                 Map<String, Object> atKill = first.mover().progress();
                 cluster.stopCoordinator(first);
                 System.out.printf("stopped the coordinator leader with %s%n", atKill);
@@ -139,11 +132,7 @@ class TopologyChangeTest {
 
                 await("another coordinator leads").atMost(Duration.ofSeconds(60)).until(() -> cluster.coordinatorLeader() != null);
                 CoordinatorProcess second = cluster.coordinatorLeader();
-                await("balanced by the new leader's rebalancer").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                    Map<String, Integer> counts = cluster.router().router().bucketsByReplicaset();
-                    return counts.getOrDefault("rs3", 0) == BUCKETS / 3 && longOf(second.mover().progress(), "inFlight") == 0
-                            && counts.values().stream().mapToInt(Integer::intValue).sum() == BUCKETS;
-                });
+                awaitRs3HasItsShare(cluster, second.mover(), "balanced by the new leader's rebalancer");
                 writer.stopAndJoin();
                 System.out.printf("%d attempts, %d acknowledged, errors %s; new leader: %s%n",
                         writer.attempts.get(), writer.acks.get(), writer.errors, second.mover().progress());
@@ -271,9 +260,20 @@ class TopologyChangeTest {
             }
         }
         assertThat(wrong).as("buckets not owned exactly once").isEmpty();
-        await("owned buckets add up").atMost(Duration.ofSeconds(20)).until(() -> {
-            Map<String, StorageStats> stats = cluster.router().router().replicasetStats().get(20, TimeUnit.SECONDS);
-            return stats.size() == replicasets.size() && stats.values().stream().mapToInt(StorageStats::ownedBuckets).sum() == BUCKETS;
+        MoveFaultSupport.awaitOwnedBucketsAddUp(cluster, replicasets.size(), BUCKETS);
+    }
+
+    private static void awaitMovesToRs3UnderWay(MoverService mover) {
+        await("moves to rs3 under way").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
+                .until(() -> longOf(mover.progress(), "inFlight") > 0 && longOf(mover.progress(), "moved") >= 2);
+    }
+
+    /** rs3 owns its third of the buckets, every bucket has one owner in the router's map, and no move is in flight. */
+    private static void awaitRs3HasItsShare(LocalCluster cluster, MoverService mover, String what) {
+        await(what).atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            Map<String, Integer> counts = cluster.router().router().bucketsByReplicaset();
+            return counts.getOrDefault("rs3", 0) == BUCKETS / 3 && longOf(mover.progress(), "inFlight") == 0
+                    && counts.values().stream().mapToInt(Integer::intValue).sum() == BUCKETS;
         });
     }
 }
