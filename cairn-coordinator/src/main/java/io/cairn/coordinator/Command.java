@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.cairn.core.topology.Topology;
 
+import java.util.List;
+
 /**
  * A message to the coordinator group. On the wire each command is one UTF-8 JSON object whose
  * {@code "op"} field names it (Jackson, see {@link Codec}); the answer is a JSON {@link Reply}.
@@ -12,7 +14,7 @@ import io.cairn.core.topology.Topology;
  * writes (Raft log, applied on every node):
  *   {"op":"INIT","topology":{...}}
  *   {"op":"PROPOSE","expectedEpoch":7,"topology":{...},"force":false,"reason":"add rs4",
- *    "actor":"ops@host","requestedAtMs":1764500000000}
+ *    "actor":"ops@host","requestedAtMs":1764500000000,"leaderFindings":["..."]}
  *   {"op":"CLAIM_BOOTSTRAP","replicasetId":"rs1","incarnation":123}
  * queries (StateMachine.query on the leader, never logged):
  *   {"op":"GET"}   {"op":"HISTORY"}   {"op":"WATCH","afterEpoch":7,"maxWaitMs":2000}
@@ -33,9 +35,21 @@ sealed interface Command {
     /** Store {@code topology} at epoch 1 unless a topology exists; answer the current one. */
     record Init(Topology topology) implements Command {}
 
-    /** Compare-and-set: publish {@code topology} at epoch {@code expectedEpoch + 1}. */
+    /**
+     * Compare-and-set: publish {@code topology} at epoch {@code expectedEpoch + 1}.
+     * {@code leaderFindings}: what the leader found about replicasets the change removes (set by the
+     * leader, whatever the client sent; see {@link RemovalCheck}); guardrails like the others.
+     */
     record Propose(long expectedEpoch, Topology topology, boolean force, String reason, String actor,
-                   long requestedAtMs) implements Command {}
+                   long requestedAtMs, List<String> leaderFindings) implements Command {
+        Propose(long expectedEpoch, Topology topology, boolean force, String reason, String actor, long requestedAtMs) {
+            this(expectedEpoch, topology, force, reason, actor, requestedAtMs, null);
+        }
+
+        Propose withLeaderFindings(List<String> findings) {
+            return new Propose(expectedEpoch, topology, force, reason, actor, requestedAtMs, findings);
+        }
+    }
 
     /** A replicaset (at this incarnation) asks to create its initial buckets; see {@link BootstrapClaim}. */
     record ClaimBootstrap(String replicasetId, long incarnation) implements Command {}

@@ -46,6 +46,11 @@ public final class CoordinatorServer implements AutoCloseable {
      * @param dataDir      this node's data folder
      */
     public CoordinatorServer(String nodeId, List<NodeAddress> coordinators, Path dataDir) throws IOException {
+        this(nodeId, coordinators, dataDir, RemovalCheck.NONE);
+    }
+
+    /** @param removalCheck asked by the leader about each replicaset a proposal removes */
+    public CoordinatorServer(String nodeId, List<NodeAddress> coordinators, Path dataDir, RemovalCheck removalCheck) throws IOException {
         this.group = CoordinatorGroup.of(coordinators);
         this.self = coordinators.stream().filter(n -> n.id().equals(nodeId)).findFirst()
                 .orElseThrow(() -> new CairnException(ErrorCode.UNKNOWN_NODE,
@@ -54,7 +59,7 @@ public final class CoordinatorServer implements AutoCloseable {
         this.server = RaftServer.newBuilder()
                 .setServerId(CoordinatorGroup.peerId(nodeId))
                 .setGroup(group)
-                .setStateMachine(new CoordinatorStateMachine(nodeId))
+                .setStateMachine(new CoordinatorStateMachine(nodeId, removalCheck))
                 .setProperties(properties(self, storageDir))
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();

@@ -2,9 +2,11 @@ package io.cairn.coordinator;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -14,10 +16,12 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -55,9 +59,11 @@ final class CoordinatorStateMachine extends BaseStateMachine {
     private final TopologyLedger ledger = new TopologyLedger();
     private final WatchHub watches;
     private final String nodeId;
+    private final RemovalCheck removalCheck;
 
-    CoordinatorStateMachine(String nodeId) {
+    CoordinatorStateMachine(String nodeId, RemovalCheck removalCheck) {
         this.nodeId = nodeId;
+        this.removalCheck = removalCheck;
         this.watches = new WatchHub(Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-coordinator-watch-" + nodeId);
             t.setDaemon(true);
@@ -80,6 +86,32 @@ final class CoordinatorStateMachine extends BaseStateMachine {
     @Override
     public SimpleStateMachineStorage getStateMachineStorage() {
         return storage;
+    }
+
+    /**
+     * On the leader, before a proposal enters the log: asks {@link RemovalCheck} about every
+     * replicaset it removes and writes the findings into the logged command (replacing any the
+     * client sent), so every node applies the same decision. Blocks the caller's gRPC thread for
+     * at most the check's timeout; removals are rare.
+     */
+    @Override
+    public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+        Command command;
+        try {
+            command = Codec.command(request.getMessage().getContent());
+        } catch (CairnException e) {
+            return super.startTransaction(request); // applied as a PROTOCOL refusal
+        }
+        if (!(command instanceof Command.Propose p) || p.topology() == null) return super.startTransaction(request);
+        Topology current = currentState().topology();
+        List<String> findings = new ArrayList<>();
+        if (current != null) {
+            for (ReplicasetSpec rs : current.replicasets()) {
+                if (p.topology().replicaset(rs.id()).isEmpty()) findings.addAll(removalCheck.findings(rs));
+            }
+        }
+        return TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request)
+                .setLogData(UnsafeByteOperations.unsafeWrap(Codec.toBytes(p.withLeaderFindings(findings)))).build();
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.cairn.core.topology.Topology;
 import io.cairn.core.topology.TopologyValidator;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -101,7 +102,8 @@ final class TopologyLedger {
         if (!invalid.isEmpty()) {
             return Reply.refused(ErrorCode.INVALID_CONFIG, "invalid topology: " + String.join("; ", invalid));
         }
-        List<String> guardrails = TopologyValidator.changeProblems(current, p.topology());
+        List<String> guardrails = new ArrayList<>(TopologyValidator.changeProblems(current, p.topology()));
+        if (p.leaderFindings() != null) guardrails.addAll(p.leaderFindings());
         if (!guardrails.isEmpty() && !p.force()) {
             return Reply.refused(ErrorCode.GUARDRAIL, "refused by guardrails (use force to override): "
                     + String.join("; ", guardrails));

@@ -25,17 +25,23 @@ final class CoordinatorCluster implements AutoCloseable {
     private final Path root;
     private final List<NodeAddress> addresses;
     private final CoordinatorServer[] servers;
+    private final RemovalCheck removalCheck;
 
-    private CoordinatorCluster(Path root, List<NodeAddress> addresses) {
+    private CoordinatorCluster(Path root, List<NodeAddress> addresses, RemovalCheck removalCheck) {
         this.root = root;
         this.addresses = addresses;
+        this.removalCheck = removalCheck;
         this.servers = new CoordinatorServer[addresses.size()];
     }
 
     static CoordinatorCluster start(int size, Path root) throws IOException {
+        return start(size, root, RemovalCheck.NONE);
+    }
+
+    static CoordinatorCluster start(int size, Path root, RemovalCheck removalCheck) throws IOException {
         for (int attempt = 1; ; attempt++) {
             Path attemptDir = root.resolve("attempt-" + attempt);
-            CoordinatorCluster cluster = new CoordinatorCluster(attemptDir, freeAddresses(size));
+            CoordinatorCluster cluster = new CoordinatorCluster(attemptDir, freeAddresses(size), removalCheck);
             try {
                 for (int i = 0; i < size; i++) cluster.startNode(i);
                 return cluster;
@@ -92,7 +98,7 @@ final class CoordinatorCluster implements AutoCloseable {
     }
 
     private void startNode(int index) throws IOException {
-        CoordinatorServer server = new CoordinatorServer(addresses.get(index).id(), addresses, dataDir(index));
+        CoordinatorServer server = new CoordinatorServer(addresses.get(index).id(), addresses, dataDir(index), removalCheck);
         try {
             server.start();
         } catch (IOException | RuntimeException e) {

@@ -49,8 +49,8 @@ class MalformedInputTest {
 
     @Test
     void storageStatsRejectsABooleanByteOtherThanZeroOrOne() {
-        byte[] bytes = new StorageStats(1, 2, 3, 4, 5, true).encode();
-        bytes[bytes.length - 1] = 7;
+        byte[] bytes = new StorageStats(1, 2, 3, 4, 5, true, 2).encode();
+        bytes[8 + 4 + 8 + 8 + 8] = 7;
         assertThatThrownBy(() -> StorageStats.decode(ByteBuffer.wrap(bytes))).isInstanceOf(RuntimeException.class);
     }
 

@@ -5,6 +5,9 @@ import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.coordinator.CoordinatorServer;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
+import io.cairn.core.CairnException;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.storage.StorageAdmin;
 import io.cairn.server.move.MoverService;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.server.admin.AdminServer;
@@ -12,7 +15,9 @@ import io.cairn.server.config.ClusterConfig;
 import io.micrometer.core.instrument.Gauge;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,10 +34,22 @@ public final class CoordinatorProcess implements AutoCloseable {
 
     public CoordinatorProcess(ClusterConfig config, String nodeId) throws IOException {
         this.self = Nodes.coordinator(config, nodeId);
-        this.server = new CoordinatorServer(nodeId, config.topology().coordinators(), config.nodeDir(nodeId));
+        this.server = new CoordinatorServer(nodeId, config.topology().coordinators(), config.nodeDir(nodeId),
+                CoordinatorProcess::removalFindings);
         this.topologyWatch = new CoordinatorClient(config.topology().coordinators());
         this.mover = new MoverService(server::isLeader, config.rebalancer().moverSettings());
         this.doubledAdmin = new DoubledAdmin(mover);
+    }
+
+    /** Asks the replicaset's leader what it still holds; the coordinator refuses its removal unless nothing. */
+    static List<String> removalFindings(ReplicasetSpec rs) {
+        try (StorageAdmin admin = new StorageAdmin(rs, Duration.ofSeconds(5))) {
+            int held = admin.stats().heldBuckets();
+            return held == 0 ? List.of() : List.of("replicaset '" + rs.id() + "' still holds " + held
+                    + " buckets (data or moves in flight); wait until the drain is done (cairn status)");
+        } catch (CairnException | IOException e) {
+            return List.of("could not confirm that replicaset '" + rs.id() + "' holds no buckets: " + e.getMessage());
+        }
     }
 
     public CoordinatorProcess start() throws IOException {

@@ -7,10 +7,8 @@ import io.cairn.core.ErrorCode;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
-import io.cairn.core.wire.StorageStats;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
-import io.cairn.storage.StorageAdmin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -45,8 +43,12 @@ final class TopologyCommand implements Runnable {
     }
 
     static Topology propose(CoordinatorClient coordinator, Topology current, List<ReplicasetSpec> sets, String reason) {
+        return propose(coordinator, current, sets, false, reason);
+    }
+
+    static Topology propose(CoordinatorClient coordinator, Topology current, List<ReplicasetSpec> sets, boolean force, String reason) {
         Topology next = new Topology(current.epoch(), current.bucketCount(), current.coordinators(), sets, current.routers());
-        Topology published = coordinator.propose(current.epoch(), next, false, reason).topology();
+        Topology published = coordinator.propose(current.epoch(), next, force, reason).topology();
         System.out.println("epoch " + published.epoch() + ": " + reason);
         return published;
     }
@@ -154,6 +156,9 @@ final class TopologyCommand implements Runnable {
     static final class RemoveReplicaset implements Callable<Integer> {
         @Mixin ClusterAccess access;
         @Parameters(index = "0", description = "replicaset id") String id;
+        @Option(names = "--force", description = "Remove it even when the coordinator cannot confirm it holds nothing "
+                + "(its nodes are gone for good); buckets still on it are lost. Recorded as a forced change.")
+        boolean force;
 
         @Override
         public Integer call() throws Exception {
@@ -162,21 +167,14 @@ final class TopologyCommand implements Runnable {
                 Topology t = current(coordinator);
                 ReplicasetSpec rs = t.replicaset(id).orElseThrow(
                         () -> new CairnException(ErrorCode.INVALID_CONFIG, "no replicaset '" + id + "' at epoch " + t.epoch()));
-                if (rs.weight() != 0) {
+                if (rs.weight() != 0 && !force) {
                     throw new CairnException(ErrorCode.GUARDRAIL, "replicaset " + id + " has weight " + rs.weight()
                             + "; drain it first: cairn topology set-weight " + id + " 0 --wait");
                 }
-                StorageStats stats;
-                try (StorageAdmin admin = new StorageAdmin(rs, Duration.ofSeconds(10))) {
-                    stats = admin.stats();
-                }
-                if (stats.ownedBuckets() > 0) {
-                    throw new CairnException(ErrorCode.GUARDRAIL, "replicaset " + id + " still holds " + stats.ownedBuckets()
-                            + " buckets; wait for the drain to finish (cairn status)");
-                }
                 List<ReplicasetSpec> sets = new ArrayList<>(t.replicasets());
                 sets.remove(rs);
-                propose(coordinator, t, sets, "replicaset " + id + " removed (drained)");
+                // The coordinator leader asks the replicaset itself whether it still holds anything.
+                propose(coordinator, t, sets, force, "replicaset " + id + " removed" + (force ? " (forced)" : " (drained)"));
                 removeFromConfigFile(access.configFile(), id);
                 Object[] r = ClusterAccess.post(localAdmin(c) + "/local/replicasets/" + id + "/remove");
                 System.out.print((int) r[0] == 200 ? r[1] : "not a local cluster (or it is not running): stop " + id + "'s nodes yourself\n");

@@ -34,6 +34,7 @@ import static io.cairn.server.MoveFaultSupport.leaderOf;
 import static io.cairn.server.MoveFaultSupport.localKeys;
 import static io.cairn.server.MoveFaultSupport.longOf;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -162,6 +163,15 @@ class TopologyChangeTest {
             Cli refused = Cli.run("topology", "remove-replicaset", "--config", file, "rs3");
             assertThat(refused.exitCode()).isEqualTo(2);
             assertThat(refused.err()).contains("has weight 1").contains("set-weight rs3 0");
+            try (CoordinatorClient coordinator = new CoordinatorClient(config.topology().coordinators())) {
+                // Past the command line too: the coordinator's leader asks rs3 what it holds.
+                Topology t = coordinator.get().topology();
+                Topology withoutRs3 = new Topology(t.epoch(), t.bucketCount(), t.coordinators(),
+                        t.replicasets().stream().filter(rs -> !rs.id().equals("rs3")).toList(), t.routers());
+                int rs3Buckets = cluster.router().router().bucketsByReplicaset().get("rs3");
+                assertThatThrownBy(() -> coordinator.propose(t.epoch(), withoutRs3, false, "around the command line"))
+                        .hasMessageContaining("replicaset 'rs3' still holds " + rs3Buckets + " buckets");
+            }
 
             Cli drain = Cli.run("topology", "set-weight", "--config", file, "rs3", "0", "--wait", "--wait-seconds", "120");
             assertThat(drain.exitCode()).as(drain.err()).isZero();

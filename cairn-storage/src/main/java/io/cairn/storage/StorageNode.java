@@ -217,7 +217,7 @@ public final class StorageNode implements AutoCloseable {
     /** This member's own view (may lag the leader's). */
     public StorageStats localStats() {
         ReplicasetState s = stateMachine.state();
-        return s == null ? new StorageStats(0, 0, 0, 0, 0, false) : s.stats();
+        return s == null ? new StorageStats(0, 0, 0, 0, 0, false, 0) : s.stats();
     }
 
     @Override

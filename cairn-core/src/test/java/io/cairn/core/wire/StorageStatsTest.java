@@ -18,7 +18,7 @@ class StorageStatsTest {
         Random random = new Random(seed);
         for (int i = 0; i < 200; i++) {
             StorageStats stats = new StorageStats(random.nextLong(), random.nextInt(), random.nextLong(),
-                    random.nextLong(), random.nextLong(), random.nextBoolean());
+                    random.nextLong(), random.nextLong(), random.nextBoolean(), random.nextInt());
             ByteBuffer in = ByteBuffer.wrap(stats.encode());
             assertThat(StorageStats.decode(in)).as("seed %d", seed).isEqualTo(stats);
             assertThat(in.remaining()).as("seed %d", seed).isZero();
@@ -27,12 +27,21 @@ class StorageStatsTest {
 
     @Test
     void everyTruncationOfStatsFails() {
-        byte[] full = new StorageStats(10, 3000, 77, 123, 5, true).encode();
-        assertThat(full).hasSize(8 + 4 + 8 + 8 + 8 + 1);
-        for (int length = 0; length < full.length; length++) {
+        byte[] full = new StorageStats(10, 3000, 77, 123, 5, true, 3001).encode();
+        assertThat(full).hasSize(8 + 4 + 8 + 8 + 8 + 1 + 4);
+        for (int length = 0; length < OLD_LENGTH; length++) {
             ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
             assertThatThrownBy(() -> StorageStats.decode(prefix)).as("length %d", length)
                     .isInstanceOf(BufferUnderflowException.class);
         }
+    }
+
+    /** Stats from a node older than the held count (2026-12-02). */
+    private static final int OLD_LENGTH = 8 + 4 + 8 + 8 + 8 + 1;
+
+    @Test
+    void statsFromAnOlderNodeCountItsOwnedBucketsAsHeld() {
+        byte[] old = Arrays.copyOf(new StorageStats(10, 3000, 77, 123, 5, true, 3001).encode(), OLD_LENGTH);
+        assertThat(StorageStats.decode(ByteBuffer.wrap(old))).isEqualTo(new StorageStats(10, 3000, 77, 123, 5, true, 3000));
     }
 }
