@@ -112,9 +112,15 @@ final class DataPlaneClient implements AutoCloseable {
         this.budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
     }
 
-    /** Sends one request (a {@link DataPlane} type and a StorageRequest message) and answers its reply. */
-    CompletableFuture<Reply> call(byte type, byte[] message) {
-        Call call = new Call(callIds.incrementAndGet(), type, message, System.nanoTime() + budgetNs);
+    /**
+     * Sends one request (a {@link DataPlane} type and a StorageRequest message) and answers its
+     * reply, giving up at {@code deadlineNs} ({@link System#nanoTime}) or after this client's
+     * budget, whichever comes first.
+     */
+    CompletableFuture<Reply> call(byte type, byte[] message, long deadlineNs) {
+        long now = System.nanoTime();
+        long budgetDeadline = now + budgetNs;
+        Call call = new Call(callIds.incrementAndGet(), type, message, deadlineNs - budgetDeadline < 0 ? deadlineNs : budgetDeadline);
         String target = leader;
         dispatch(call, target != null ? target : members.get(0));
         return call.result;
@@ -132,7 +138,7 @@ final class DataPlaneClient implements AutoCloseable {
             return;
         }
         if (System.nanoTime() - call.deadlineNs > 0) {
-            fail(call, "no answer from replicaset " + replicasetId + " within " + TimeUnit.NANOSECONDS.toMillis(budgetNs) + " ms");
+            fail(call, "no answer from replicaset " + replicasetId + " within the request's deadline");
             return;
         }
         int generation = call.generation.incrementAndGet();
@@ -153,6 +159,7 @@ final class DataPlaneClient implements AutoCloseable {
     }
 
     private void retry(Call call, String target, long delayMs) {
+        delayMs = Math.min(delayMs, Math.max(0, TimeUnit.NANOSECONDS.toMillis(call.deadlineNs - System.nanoTime())));
         if (delayMs <= 0) {
             dispatch(call, target);
             return;
@@ -346,8 +353,9 @@ final class DataPlaneClient implements AutoCloseable {
         }
 
         void send(Call call, int generation) {
-            ScheduledFuture<?> timeout = loop.schedule(() -> timedOut(call.callId, generation),
-                    ATTEMPT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            // Not past the call's deadline: the last attempt ends when the call does.
+            long waitNs = Math.min(TimeUnit.MILLISECONDS.toNanos(ATTEMPT_TIMEOUT_MS), Math.max(0, call.deadlineNs - System.nanoTime()));
+            ScheduledFuture<?> timeout = loop.schedule(() -> timedOut(call.callId, generation), waitNs, TimeUnit.NANOSECONDS);
             pending.put(call.callId, new Attempt(call, generation, timeout));
             InProcessDataPlane.Session local = session;
             if (local != null) {
@@ -385,7 +393,7 @@ final class DataPlaneClient implements AutoCloseable {
         }
 
         private void timedOut(long callId, int generation) {
-            if (lost(callId, generation)) log.debug("call {} to {} unanswered after {} ms", callId, member, ATTEMPT_TIMEOUT_MS);
+            if (lost(callId, generation)) log.debug("call {} to {} unanswered within its attempt's time", callId, member);
         }
 
         private boolean lost(long callId, int generation) {

@@ -1,26 +1,40 @@
 package io.cairn.router;
 
+import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * Packs units of operations into batches with at most {@code maxInflightBatches} outstanding.
  * A unit (the ops of one command for one replicaset) is never split across batches, so it is
  * applied atomically. Bounded: a batch holds at most maxBatchOps ops / maxBatchBytes bytes
  * (a single larger unit travels alone).
+ *
+ * <p>Deadlines: each unit carries its request's deadline ({@link System#nanoTime} based). A
+ * batch is sent with the earliest deadline of its units, and a unit whose deadline passed while
+ * it waited for a slot is answered TIMEOUT without being sent (nothing applied). So a request
+ * queued behind a batch that used up its time is not given a second full budget.
  */
 final class GroupCommitQueue {
-    private record Unit(List<KvOp> ops, int bytes, CompletableFuture<List<OpResult>> result) {}
+    /** Sends one batch; the call gives up (failing the future) at {@code deadlineNs}. */
+    @FunctionalInterface
+    interface Sender {
+        CompletableFuture<List<OpResult>> send(List<KvOp> ops, long deadlineNs);
+    }
+
+    private record Unit(List<KvOp> ops, int bytes, long deadlineNs, CompletableFuture<List<OpResult>> result) {}
 
     private final RouterConfig config;
-    private final Function<List<KvOp>, CompletableFuture<List<OpResult>>> sender;
+    private final Sender sender;
+    private final LongSupplier nanoTime;
     private final ArrayDeque<Unit> queue = new ArrayDeque<>();
     private int inflight;
     private final java.util.concurrent.atomic.LongAdder batchesSent = new java.util.concurrent.atomic.LongAdder();
@@ -28,15 +42,16 @@ final class GroupCommitQueue {
     /** Calls to {@link #drain} not yet served; non-zero while one thread is draining. */
     private final java.util.concurrent.atomic.AtomicInteger drainRequests = new java.util.concurrent.atomic.AtomicInteger();
 
-    GroupCommitQueue(RouterConfig config, Function<List<KvOp>, CompletableFuture<List<OpResult>>> sender) {
+    GroupCommitQueue(RouterConfig config, Sender sender, LongSupplier nanoTime) {
         this.config = config;
         this.sender = sender;
+        this.nanoTime = nanoTime;
     }
 
-    CompletableFuture<List<OpResult>> enqueue(List<KvOp> ops) {
+    CompletableFuture<List<OpResult>> enqueue(List<KvOp> ops, long deadlineNs) {
         int bytes = 0;
         for (KvOp op : ops) bytes += OpCodec.encodedSize(op);
-        Unit unit = new Unit(ops, bytes, new CompletableFuture<>());
+        Unit unit = new Unit(ops, bytes, deadlineNs, new CompletableFuture<>());
         synchronized (this) {
             queue.add(unit);
         }
@@ -61,14 +76,33 @@ final class GroupCommitQueue {
         } while (missed != 0);
     }
 
-    private void send(List<Unit> batch) {
+    private void send(List<Unit> units) {
+        List<Unit> batch = new ArrayList<>(units.size());
+        long now = nanoTime.getAsLong();
+        for (Unit u : units) {
+            if (now - u.deadlineNs() >= 0) {
+                u.result().complete(new ArrayList<>(Collections.nCopies(u.ops().size(), EXPIRED)));
+            } else {
+                batch.add(u);
+            }
+        }
+        if (batch.isEmpty()) {
+            synchronized (this) {
+                inflight--;
+            }
+            return; // the drain loop looks at the queue again
+        }
         List<KvOp> ops = new ArrayList<>();
-        for (Unit u : batch) ops.addAll(u.ops());
+        long deadline = batch.get(0).deadlineNs();
+        for (Unit u : batch) {
+            ops.addAll(u.ops());
+            if (u.deadlineNs() - deadline < 0) deadline = u.deadlineNs();
+        }
         batchesSent.increment();
         opsSent.add(ops.size());
         CompletableFuture<List<OpResult>> sent;
         try {
-            sent = sender.apply(ops);
+            sent = sender.send(ops, deadline);
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
         }
@@ -80,6 +114,9 @@ final class GroupCommitQueue {
             drain();
         });
     }
+
+    private static final OpResult EXPIRED = OpResult.error(ErrorCode.TIMEOUT,
+            "the request's deadline passed while it waited to be sent; it was not applied");
 
     /** Raft entries sent so far. */
     long batches() {

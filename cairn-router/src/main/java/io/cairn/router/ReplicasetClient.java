@@ -83,8 +83,8 @@ final class ReplicasetClient implements AutoCloseable {
                         .setProperties(p).setRetryPolicy(RetryPolicies.noRetry()).build(),
                         Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops)
                 : null;
-        this.writes = new GroupCommitQueue(config, this::sendWrites);
-        this.reads = new GroupCommitQueue(config, this::sendReads);
+        this.writes = new GroupCommitQueue(config, this::sendWrites, System::nanoTime);
+        this.reads = new GroupCommitQueue(config, this::sendReads, System::nanoTime);
         this.followerReads = config.followerReads();
     }
 
@@ -111,10 +111,14 @@ final class ReplicasetClient implements AutoCloseable {
         return replicasetId;
     }
 
-    /** Applies {@code ops} (one unit: applied in one entry, atomically) and answers per op. */
-    CompletableFuture<List<OpResult>> submit(List<KvOp> ops) {
+    /**
+     * Applies {@code ops} (one unit: applied in one entry, atomically) and answers per op, by
+     * {@code deadlineNs} ({@link System#nanoTime}): later, each op fails (TIMEOUT if never sent,
+     * UNAVAILABLE with an unknown outcome if sent).
+     */
+    CompletableFuture<List<OpResult>> submit(List<KvOp> ops, long deadlineNs) {
         boolean allReads = ops.stream().allMatch(KvOp::readOnly);
-        return (allReads ? reads : writes).enqueue(ops);
+        return (allReads ? reads : writes).enqueue(ops, deadlineNs);
     }
 
     /** A read-only request outside group commit (discovery, stats), linearizable through the leader. */
@@ -130,39 +134,46 @@ final class ReplicasetClient implements AutoCloseable {
         return leader == null ? null : leader.toString();
     }
 
-    private CompletableFuture<List<OpResult>> sendWrites(List<KvOp> batch) {
+    private CompletableFuture<List<OpResult>> sendWrites(List<KvOp> batch, long deadlineNs) {
         if (dataPlane != null) {
-            return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch)).thenApply(reply -> {
+            return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch), deadlineNs).thenApply(reply -> {
                 lastWriteIndex.accumulateAndGet(reply.logIndex(), Math::max);
                 return OpCodec.decodeResults(reply.body());
             });
         }
-        return raft.async().send(Message.valueOf(ByteString.copyFrom(StorageRequest.write(batch))))
+        return within(deadlineNs, raft.async().send(Message.valueOf(ByteString.copyFrom(StorageRequest.write(batch))))
                 .thenApply(reply -> {
                     lastWriteIndex.accumulateAndGet(reply.getLogIndex(), Math::max);
                     return OpCodec.decodeResults(replyContent(reply));
-                });
+                }));
     }
 
-    private CompletableFuture<List<OpResult>> sendReads(List<KvOp> batch) {
+    private CompletableFuture<List<OpResult>> sendReads(List<KvOp> batch, long deadlineNs) {
         if (dataPlane != null && !followerReads) {
-            return dataPlane.call(DataPlane.READ, StorageRequest.read(batch)).thenApply(reply -> OpCodec.decodeResults(reply.body()));
+            return dataPlane.call(DataPlane.READ, StorageRequest.read(batch), deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
         }
         Message message = Message.valueOf(ByteString.copyFrom(StorageRequest.read(batch)));
         if (!followerReads) {
-            return raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r)));
+            return within(deadlineNs, raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r))));
         }
         // Any member that has applied this router's own writes, and heard from its leader within the
         // election timeout, may answer (StorageStateMachine.queryStale); otherwise the leader answers.
         RaftPeer member = peers.get(ThreadLocalRandom.current().nextInt(peers.size()));
-        return followerReader.async().sendStaleRead(message, lastWriteIndex.get(), member.getId())
+        return within(deadlineNs, followerReader.async().sendStaleRead(message, lastWriteIndex.get(), member.getId())
                 .orTimeout(FOLLOWER_READ_TIMEOUT_MS, TimeUnit.MILLISECONDS)
                 .thenApply(r -> {
                     List<OpResult> results = OpCodec.decodeResults(replyContent(r));
                     followerReadsServed.increment();
                     return results;
                 })
-                .exceptionallyCompose(e -> raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r))));
+                .exceptionallyCompose(e -> raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r)))));
+    }
+
+    /** The Ratis client paths (the data plane keeps its own deadline): unanswered at the deadline is unavailable. */
+    private static <T> CompletableFuture<T> within(long deadlineNs, CompletableFuture<T> call) {
+        long leftNs = Math.max(0, deadlineNs - System.nanoTime());
+        return call.orTimeout(leftNs, TimeUnit.NANOSECONDS).exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                e instanceof java.util.concurrent.TimeoutException ? new ReplicasetUnavailable("no answer within the request's deadline") : e));
     }
 
     private static ByteBuffer replyContent(RaftClientReply reply) {

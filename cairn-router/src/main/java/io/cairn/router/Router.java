@@ -175,7 +175,7 @@ public final class Router implements KvBackend, AutoCloseable {
         for (Map.Entry<String, List<Integer>> e : byOwner.entrySet()) {
             List<Integer> idx = e.getValue();
             List<KvOp> unit = idx.stream().map(ops::get).toList();
-            sent.add(clients.get(e.getKey()).submit(unit).thenAccept(rs -> {
+            sent.add(clients.get(e.getKey()).submit(unit, deadline).thenAccept(rs -> {
                 for (int k = 0; k < idx.size(); k++) results[idx.get(k)] = rs.get(k);
             }));
         }

@@ -1,6 +1,7 @@
 package io.cairn.router;
 
 import io.cairn.core.BucketHasher;
+import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.cairn.storage.StorageAdmin;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -60,6 +62,36 @@ class FailoverTest {
 
             cluster.startNode(killed);
             assertAllReadBack(router, acknowledged);
+        }
+    }
+
+    /**
+     * A write queued behind a batch its replicaset cannot commit (it lost its majority) is
+     * answered by its own deadline: it is not sent with a fresh budget once the stuck batch gives up.
+     */
+    @Test
+    void aWriteQueuedBehindAStuckBatchIsAnsweredByItsOwnDeadline() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, BUCKETS).start().bootstrap()) {
+            Duration timeout = Duration.ofSeconds(3);
+            RouterConfig d = RouterConfig.defaults();
+            Router router = cluster.startRouter(new RouterConfig(timeout, d.discoveryInterval(), d.discoveryPageLimit(),
+                    d.maxBatchOps(), d.maxBatchBytes(), 1, false));
+            assertThat(router.execute(List.of(set("before", "ok"))).get(30, TimeUnit.SECONDS)).containsExactly(OpResult.OK);
+            StorageNode leader = cluster.leaderOf("rs1");
+            for (String id : List.copyOf(cluster.running.keySet())) if (!id.equals(leader.id())) cluster.stopNode(id);
+
+            long start = System.nanoTime();
+            CompletableFuture<List<OpResult>> stuck = router.execute(List.of(set("stuck", "1")));
+            CompletableFuture<List<OpResult>> queued = router.execute(List.of(set("queued", "2")));
+            OpResult queuedResult = queued.get(30, TimeUnit.SECONDS).get(0);
+            long queuedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+            assertThat(stuck.get(30, TimeUnit.SECONDS).get(0).isError()).isTrue();
+            // TIMEOUT when it was still waiting at its deadline; UNAVAILABLE when the stuck batch gave
+            // up a moment before it and it left with what remained of its time.
+            assertThat(queuedResult.error()).as(queuedResult.message()).isIn(ErrorCode.TIMEOUT, ErrorCode.UNAVAILABLE);
+            // 3 s deadline; before, the queued write waited out the stuck batch's 3 s and then its own.
+            assertThat(queuedMs).as("answered after %d ms", queuedMs).isBetween(timeout.toMillis(), timeout.toMillis() + 1_500);
         }
     }
 

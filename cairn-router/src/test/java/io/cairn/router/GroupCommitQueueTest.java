@@ -21,7 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,19 +31,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  * arrive meanwhile leave together; a batch holds at most maxBatchOps ops and maxBatchBytes bytes
  * unless a single unit is larger (it then travels alone); a unit is never split; every unit is
  * answered exactly once with its own slice of the reply, or with UNAVAILABLE for each of its ops
- * when its batch fails.
+ * when its batch fails; a batch carries its units' earliest deadline, and a unit that waited past
+ * its deadline is answered TIMEOUT without being sent.
  */
 class GroupCommitQueueTest {
     private static final int NO_LIMIT_OPS = 100_000;
     private static final int NO_LIMIT_BYTES = 64 << 20;
+    private static final long NO_DEADLINE = Long.MAX_VALUE / 2;
+    /** The queue's clock (nanoseconds); tests move it by hand. */
+    private final AtomicLong clock = new AtomicLong();
 
     @Test
     void aLoneUnitLeavesAtOnceAndGetsItsOwnResults() {
         ManualSender sender = new ManualSender();
-        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender);
+        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender, clock::get);
 
         List<KvOp> unit = unit("a", "b");
-        CompletableFuture<List<OpResult>> result = queue.enqueue(unit);
+        CompletableFuture<List<OpResult>> result = queue.enqueue(unit, NO_DEADLINE);
 
         assertThat(sender.count()).as("sent without waiting for anything").isEqualTo(1);
         assertThat(sender.batch(0).ops()).containsExactlyElementsOf(unit);
@@ -57,12 +61,12 @@ class GroupCommitQueueTest {
     @Test
     void unitsArrivingWhileTheInflightLimitIsReachedWaitAndThenLeaveTogetherInOneBatch() {
         ManualSender sender = new ManualSender();
-        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender);
-        CompletableFuture<List<OpResult>> first = queue.enqueue(unit("first"));
+        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender, clock::get);
+        CompletableFuture<List<OpResult>> first = queue.enqueue(unit("first"), NO_DEADLINE);
 
         List<List<KvOp>> waiting = List.of(unit("b"), unit("c", "d", "e"), unit("f"));
         List<CompletableFuture<List<OpResult>>> results = new ArrayList<>();
-        for (List<KvOp> u : waiting) results.add(queue.enqueue(u));
+        for (List<KvOp> u : waiting) results.add(queue.enqueue(u, NO_DEADLINE));
         assertThat(sender.count()).as("the in-flight slot is taken, so they wait").isEqualTo(1);
         assertThat(results).allSatisfy(r -> assertThat(r).isNotDone());
 
@@ -82,17 +86,17 @@ class GroupCommitQueueTest {
     @Test
     void aBatchHoldsAtMostMaxBatchOpsAndNeverSplitsAUnit() {
         ManualSender sender = new ManualSender();
-        GroupCommitQueue queue = new GroupCommitQueue(config(4, NO_LIMIT_BYTES, 1), sender);
-        queue.enqueue(unit("blocker"));
-        for (int i = 0; i < 10; i++) queue.enqueue(unit("k" + i));
+        GroupCommitQueue queue = new GroupCommitQueue(config(4, NO_LIMIT_BYTES, 1), sender, clock::get);
+        queue.enqueue(unit("blocker"), NO_DEADLINE);
+        for (int i = 0; i < 10; i++) queue.enqueue(unit("k" + i), NO_DEADLINE);
 
         sender.answerInOrderUntilIdle();
         assertThat(sender.batchSizes()).containsExactly(1, 4, 4, 2);
 
         // Units of three ops: two would make six, so each batch holds one whole unit.
-        queue.enqueue(unit("blocker-2"));
+        queue.enqueue(unit("blocker-2"), NO_DEADLINE);
         List<List<KvOp>> threes = List.of(unit("x1", "x2", "x3"), unit("y1", "y2", "y3"), unit("z1", "z2", "z3"));
-        threes.forEach(queue::enqueue);
+        threes.forEach(u -> queue.enqueue(u, NO_DEADLINE));
         sender.answerInOrderUntilIdle();
         assertThat(sender.batchSizes()).containsExactly(1, 4, 4, 2, 1, 3, 3, 3);
         assertThat(sender.batch(5).ops()).containsExactlyElementsOf(threes.get(0));
@@ -101,9 +105,9 @@ class GroupCommitQueueTest {
     @Test
     void aBatchHoldsAtMostMaxBatchBytes() {
         ManualSender sender = new ManualSender();
-        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, 1024, 1), sender);
-        queue.enqueue(unit("blocker"));
-        for (int i = 0; i < 7; i++) queue.enqueue(List.of(opOfSize("k" + i, 300)));
+        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, 1024, 1), sender, clock::get);
+        queue.enqueue(unit("blocker"), NO_DEADLINE);
+        for (int i = 0; i < 7; i++) queue.enqueue(List.of(opOfSize("k" + i, 300)), NO_DEADLINE);
 
         sender.answerInOrderUntilIdle();
         assertThat(sender.batchSizes()).as("three 300-byte ops fit in 1024 bytes, four do not").containsExactly(1, 3, 3, 1);
@@ -115,14 +119,14 @@ class GroupCommitQueueTest {
     @Test
     void aUnitLargerThanABatchLeavesAloneWithoutHoldingUpOthers() {
         ManualSender sender = new ManualSender();
-        GroupCommitQueue queue = new GroupCommitQueue(config(4, 1024, 1), sender);
+        GroupCommitQueue queue = new GroupCommitQueue(config(4, 1024, 1), sender, clock::get);
         List<KvOp> tooManyOps = unit("m1", "m2", "m3", "m4", "m5");
         List<KvOp> tooManyBytes = List.of(opOfSize("big", 2000));
 
-        CompletableFuture<List<OpResult>> alone = queue.enqueue(tooManyOps);
+        CompletableFuture<List<OpResult>> alone = queue.enqueue(tooManyOps, NO_DEADLINE);
         assertThat(sender.count()).as("an oversized unit with nothing in flight leaves at once").isEqualTo(1);
         List<CompletableFuture<List<OpResult>>> results = new ArrayList<>();
-        for (List<KvOp> u : List.of(unit("s1"), tooManyBytes, unit("s2"), tooManyOps, unit("s3"))) results.add(queue.enqueue(u));
+        for (List<KvOp> u : List.of(unit("s1"), tooManyBytes, unit("s2"), tooManyOps, unit("s3"))) results.add(queue.enqueue(u, NO_DEADLINE));
 
         sender.answerInOrderUntilIdle();
         assertThat(sender.batchSizes()).containsExactly(5, 1, 1, 1, 5, 1);
@@ -136,9 +140,9 @@ class GroupCommitQueueTest {
     @Test
     void batchesInFlightNeverExceedTheLimitAndAFreedSlotIsFilledAtOnce() {
         ManualSender sender = new ManualSender();
-        GroupCommitQueue queue = new GroupCommitQueue(config(1, NO_LIMIT_BYTES, 3), sender);
+        GroupCommitQueue queue = new GroupCommitQueue(config(1, NO_LIMIT_BYTES, 3), sender, clock::get);
         List<CompletableFuture<List<OpResult>>> results = new ArrayList<>();
-        for (int i = 0; i < 10; i++) results.add(queue.enqueue(unit("k" + i)));
+        for (int i = 0; i < 10; i++) results.add(queue.enqueue(unit("k" + i), NO_DEADLINE));
         assertThat(sender.count()).isEqualTo(3);
         assertThat(sender.outstanding()).isEqualTo(3);
 
@@ -160,12 +164,12 @@ class GroupCommitQueueTest {
     @Test
     void unitsQueuedOneAfterAnotherLeaveInThatOrder() {
         ManualSender sender = new ManualSender();
-        GroupCommitQueue queue = new GroupCommitQueue(config(3, NO_LIMIT_BYTES, 1), sender);
+        GroupCommitQueue queue = new GroupCommitQueue(config(3, NO_LIMIT_BYTES, 1), sender, clock::get);
         List<KvOp> expected = new ArrayList<>();
         for (int i = 0; i < 11; i++) {
             List<KvOp> u = unit("k" + i);
             expected.addAll(u);
-            queue.enqueue(u);
+            queue.enqueue(u, NO_DEADLINE);
         }
         sender.answerInOrderUntilIdle();
         assertThat(sender.allSentOps()).containsExactlyElementsOf(expected);
@@ -174,10 +178,10 @@ class GroupCommitQueueTest {
     @Test
     void aFailedBatchAnswersEveryOpOfEveryUnitInItWithUnavailableAndFreesItsSlot() {
         ManualSender sender = new ManualSender();
-        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender);
-        queue.enqueue(unit("blocker"));
-        CompletableFuture<List<OpResult>> two = queue.enqueue(unit("a", "b"));
-        CompletableFuture<List<OpResult>> one = queue.enqueue(unit("c"));
+        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender, clock::get);
+        queue.enqueue(unit("blocker"), NO_DEADLINE);
+        CompletableFuture<List<OpResult>> two = queue.enqueue(unit("a", "b"), NO_DEADLINE);
+        CompletableFuture<List<OpResult>> one = queue.enqueue(unit("c"), NO_DEADLINE);
         sender.batch(0).answerEach();
 
         sender.batch(1).reply().completeExceptionally(new RuntimeException("leader lost"));
@@ -185,7 +189,7 @@ class GroupCommitQueueTest {
         assertThat(answered(one)).hasSize(1).allSatisfy(GroupCommitQueueTest::assertUnavailable);
         assertThat(answered(two).get(0).message()).contains("leader lost");
 
-        CompletableFuture<List<OpResult>> after = queue.enqueue(unit("d"));
+        CompletableFuture<List<OpResult>> after = queue.enqueue(unit("d"), NO_DEADLINE);
         assertThat(sender.count()).as("the failed batch gave its slot back").isEqualTo(3);
         sender.batch(2).answerEach();
         assertThat(after).isCompletedWithValue(echo(unit("d")));
@@ -195,16 +199,16 @@ class GroupCommitQueueTest {
     void aSenderThatThrowsFailsOnlyItsBatchAndTheQueueKeepsGoing() {
         AtomicInteger calls = new AtomicInteger();
         ManualSender manual = new ManualSender();
-        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), ops -> {
+        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), (ops, deadlineNs) -> {
             if (calls.getAndIncrement() == 0) throw new IllegalStateException("connection refused");
-            return manual.apply(ops);
-        });
+            return manual.send(ops, deadlineNs);
+        }, clock::get);
 
-        CompletableFuture<List<OpResult>> failed = queue.enqueue(unit("a", "b"));
+        CompletableFuture<List<OpResult>> failed = queue.enqueue(unit("a", "b"), NO_DEADLINE);
         assertThat(answered(failed)).hasSize(2).allSatisfy(GroupCommitQueueTest::assertUnavailable);
         assertThat(answered(failed).get(0).message()).contains("connection refused");
 
-        CompletableFuture<List<OpResult>> next = queue.enqueue(unit("c"));
+        CompletableFuture<List<OpResult>> next = queue.enqueue(unit("c"), NO_DEADLINE);
         assertThat(manual.count()).isEqualTo(1);
         manual.batch(0).answerEach();
         assertThat(next).isCompletedWithValue(echo(unit("c")));
@@ -222,14 +226,14 @@ class GroupCommitQueueTest {
         CompletableFuture<List<OpResult>> blocker = new CompletableFuture<>();
         AtomicInteger calls = new AtomicInteger();
         List<Long> stackDepths = Collections.synchronizedList(new ArrayList<>());
-        GroupCommitQueue queue = new GroupCommitQueue(config(1, NO_LIMIT_BYTES, 1), ops -> {
+        GroupCommitQueue queue = new GroupCommitQueue(config(1, NO_LIMIT_BYTES, 1), (ops, deadlineNs) -> {
             if (calls.getAndIncrement() == 0) return blocker;
             stackDepths.add(StackWalker.getInstance().walk(java.util.stream.Stream::count));
             throw new IllegalStateException("router closed");
-        });
-        queue.enqueue(unit("blocker"));
+        }, clock::get);
+        queue.enqueue(unit("blocker"), NO_DEADLINE);
         List<CompletableFuture<List<OpResult>>> results = new ArrayList<>();
-        for (int i = 0; i < backlog; i++) results.add(queue.enqueue(unit("k" + i)));
+        for (int i = 0; i < backlog; i++) results.add(queue.enqueue(unit("k" + i), NO_DEADLINE));
 
         blocker.complete(echo(unit("blocker")));
 
@@ -237,18 +241,72 @@ class GroupCommitQueueTest {
         assertThat(answered(results.get(backlog - 1))).allSatisfy(GroupCommitQueueTest::assertUnavailable);
         assertThat(stackDepths).hasSize(backlog);
         assertThat(Collections.max(stackDepths) - stackDepths.get(0)).as("stack growth over %d batches", backlog).isLessThan(20);
-        CompletableFuture<List<OpResult>> late = queue.enqueue(unit("late"));
+        CompletableFuture<List<OpResult>> late = queue.enqueue(unit("late"), NO_DEADLINE);
         assertThat(calls.get()).as("the slot is free again").isEqualTo(backlog + 2);
         assertThat(late).isDone();
     }
 
     @Test
+    void aUnitWhoseDeadlinePassedWhileItWaitedIsAnsweredTimeoutAndNotSent() {
+        ManualSender sender = new ManualSender();
+        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender, clock::get);
+        queue.enqueue(unit("blocker"), NO_DEADLINE);
+        CompletableFuture<List<OpResult>> late = queue.enqueue(unit("a", "b"), 100);
+        CompletableFuture<List<OpResult>> inTime = queue.enqueue(unit("c"), 1_000);
+
+        clock.set(500);
+        sender.batch(0).answerEach();
+
+        assertThat(late).isCompletedWithValueMatching(rs -> rs.size() == 2
+                && rs.stream().allMatch(r -> r.error() == ErrorCode.TIMEOUT && r.message().contains("not applied")));
+        assertThat(sender.batch(1).ops()).as("only the unit still in time leaves").containsExactlyElementsOf(unit("c"));
+        assertThat(sender.batch(1).deadlineNs()).isEqualTo(1_000);
+        sender.batch(1).answerEach();
+        assertThat(inTime).isCompletedWithValue(echo(unit("c")));
+    }
+
+    @Test
+    void aBatchIsSentWithTheEarliestDeadlineOfItsUnits() {
+        ManualSender sender = new ManualSender();
+        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender, clock::get);
+        queue.enqueue(unit("blocker"), 50);
+        assertThat(sender.batch(0).deadlineNs()).isEqualTo(50);
+        // A retried request joins behind newer ones with its older deadline.
+        queue.enqueue(unit("a"), 300);
+        queue.enqueue(unit("retried"), 200);
+        queue.enqueue(unit("b"), 400);
+
+        sender.batch(0).answerEach();
+
+        assertThat(sender.batch(1).ops()).hasSize(3);
+        assertThat(sender.batch(1).deadlineNs()).isEqualTo(200);
+    }
+
+    @Test
+    void whenEveryWaitingUnitExpiredNothingIsSentAndTheSlotIsFree() {
+        ManualSender sender = new ManualSender();
+        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender, clock::get);
+        queue.enqueue(unit("blocker"), NO_DEADLINE);
+        CompletableFuture<List<OpResult>> expired = queue.enqueue(unit("a"), 100);
+
+        clock.set(100);
+        sender.batch(0).answerEach();
+
+        assertThat(expired).isCompletedWithValueMatching(rs -> rs.get(0).error() == ErrorCode.TIMEOUT);
+        assertThat(sender.count()).isEqualTo(1);
+        CompletableFuture<List<OpResult>> next = queue.enqueue(unit("b"), 1_000);
+        assertThat(sender.count()).as("sent at once: no slot was kept").isEqualTo(2);
+        sender.batch(1).answerEach();
+        assertThat(next).isCompletedWithValue(echo(unit("b")));
+    }
+
+    @Test
     void aShortReplyAnswersTheUnitsItCoversAndFailsTheRest() {
         ManualSender sender = new ManualSender();
-        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender);
-        queue.enqueue(unit("blocker"));
-        CompletableFuture<List<OpResult>> covered = queue.enqueue(unit("a", "b"));
-        CompletableFuture<List<OpResult>> cut = queue.enqueue(unit("c", "d"));
+        GroupCommitQueue queue = new GroupCommitQueue(config(NO_LIMIT_OPS, NO_LIMIT_BYTES, 1), sender, clock::get);
+        queue.enqueue(unit("blocker"), NO_DEADLINE);
+        CompletableFuture<List<OpResult>> covered = queue.enqueue(unit("a", "b"), NO_DEADLINE);
+        CompletableFuture<List<OpResult>> cut = queue.enqueue(unit("c", "d"), NO_DEADLINE);
         sender.batch(0).answerEach();
 
         List<KvOp> batch = sender.batch(1).ops();
@@ -257,7 +315,7 @@ class GroupCommitQueueTest {
         assertThat(answered(cut)).hasSize(2).allSatisfy(GroupCommitQueueTest::assertUnavailable);
         assertThat(answered(cut).get(0).message()).contains("short reply");
 
-        CompletableFuture<List<OpResult>> nothing = queue.enqueue(unit("e"));
+        CompletableFuture<List<OpResult>> nothing = queue.enqueue(unit("e"), NO_DEADLINE);
         sender.batch(2).reply().complete(null);
         assertThat(answered(nothing)).hasSize(1).allSatisfy(GroupCommitQueueTest::assertUnavailable);
     }
@@ -304,14 +362,14 @@ class GroupCommitQueueTest {
         ExecutorService clients = Executors.newFixedThreadPool(threads);
         try {
             BoundsCheckingSender sender = new BoundsCheckingSender(maxOps, maxBytes, maxInflight, answerers);
-            GroupCommitQueue queue = new GroupCommitQueue(config(maxOps, maxBytes, maxInflight), sender);
+            GroupCommitQueue queue = new GroupCommitQueue(config(maxOps, maxBytes, maxInflight), sender, System::nanoTime);
             CountDownLatch start = new CountDownLatch(1);
             List<CompletableFuture<List<CompletableFuture<List<OpResult>>>>> perThread = new ArrayList<>();
             for (List<List<KvOp>> units : plan) {
                 perThread.add(CompletableFuture.supplyAsync(() -> {
                     await(start);
                     List<CompletableFuture<List<OpResult>>> results = new ArrayList<>();
-                    for (List<KvOp> u : units) results.add(queue.enqueue(u));
+                    for (List<KvOp> u : units) results.add(queue.enqueue(u, NO_DEADLINE));
                     return results;
                 }, clients));
             }
@@ -382,12 +440,12 @@ class GroupCommitQueueTest {
     // ---- fakes and helpers
 
     /** Records every batch and answers it only when the test says so. */
-    private static final class ManualSender implements Function<List<KvOp>, CompletableFuture<List<OpResult>>> {
+    private static final class ManualSender implements GroupCommitQueue.Sender {
         private final List<Sent> sent = new ArrayList<>();
 
         @Override
-        public synchronized CompletableFuture<List<OpResult>> apply(List<KvOp> ops) {
-            Sent s = new Sent(List.copyOf(ops), new CompletableFuture<>());
+        public synchronized CompletableFuture<List<OpResult>> send(List<KvOp> ops, long deadlineNs) {
+            Sent s = new Sent(List.copyOf(ops), deadlineNs, new CompletableFuture<>());
             sent.add(s);
             return s.reply();
         }
@@ -425,7 +483,7 @@ class GroupCommitQueueTest {
         }
     }
 
-    private record Sent(List<KvOp> ops, CompletableFuture<List<OpResult>> reply) {
+    private record Sent(List<KvOp> ops, long deadlineNs, CompletableFuture<List<OpResult>> reply) {
         void answerEach() {
             reply.complete(echo(ops));
         }
@@ -436,7 +494,7 @@ class GroupCommitQueueTest {
      * unit) and answers it from another thread. Violations are collected, not thrown: a throwing
      * sender would only fail the batch.
      */
-    private static final class BoundsCheckingSender implements Function<List<KvOp>, CompletableFuture<List<OpResult>>> {
+    private static final class BoundsCheckingSender implements GroupCommitQueue.Sender {
         final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
         private final int maxOps;
         private final int maxBytes;
@@ -453,7 +511,7 @@ class GroupCommitQueueTest {
         }
 
         @Override
-        public CompletableFuture<List<OpResult>> apply(List<KvOp> ops) {
+        public CompletableFuture<List<OpResult>> send(List<KvOp> ops, long deadlineNs) {
             List<KvOp> batch = List.copyOf(ops);
             sent.add(batch);
             int now = inflight.incrementAndGet();
