@@ -236,31 +236,41 @@ public final class MoveBench {
         private final long[] latenciesMicros;
         private final int count;
         private final double seconds;
+        /** The router's retries during the slowest operation: what the worst stall waited for. */
+        private final long worstRetries;
 
-        private Foreground(long[] latencies, int count, double seconds) {
+        private Foreground(long[] latencies, int count, double seconds, long worstRetries) {
             this.latenciesMicros = Arrays.copyOf(latencies, count);
             Arrays.sort(latenciesMicros);
             this.count = count;
             this.seconds = seconds;
+            this.worstRetries = worstRetries;
         }
 
         static Foreground measure(Router router, Options o, Duration max, AtomicBoolean keepGoing) {
             long[] lat = new long[2_000_000];
             int n = 0;
+            long worst = -1;
+            long worstRetries = 0;
             long start = System.nanoTime();
             long end = start + max.toNanos();
             byte[] value = new byte[o.valueBytes()];
             while (System.nanoTime() < end && n < lat.length - 1 && (keepGoing == null || keepGoing.get())) {
                 byte[] key = key(ThreadLocalRandom.current().nextInt(Math.max(1, o.keys())));
                 int bucket = BucketHasher.bucketOf(key, o.buckets());
-                long t = System.nanoTime();
-                router.execute(List.of(KvOp.set(bucket, key, value))).join();
-                lat[n++] = (System.nanoTime() - t) / 1_000;
-                t = System.nanoTime();
-                router.execute(List.of(KvOp.get(bucket, key))).join();
-                lat[n++] = (System.nanoTime() - t) / 1_000;
+                for (KvOp op : List.of(KvOp.set(bucket, key, value), KvOp.get(bucket, key))) {
+                    long retries = router.retries();
+                    long t = System.nanoTime();
+                    router.execute(List.of(op)).join();
+                    lat[n] = (System.nanoTime() - t) / 1_000;
+                    if (lat[n] > worst) {
+                        worst = lat[n];
+                        worstRetries = router.retries() - retries;
+                    }
+                    n++;
+                }
             }
-            return new Foreground(lat, n, (System.nanoTime() - start) / 1e9);
+            return new Foreground(lat, n, (System.nanoTime() - start) / 1e9, worstRetries);
         }
 
         double p(int percentile) {
@@ -273,8 +283,8 @@ public final class MoveBench {
         }
 
         String summary() {
-            return String.format("%,d ops, %.0f ops/s, p50 %.1f ms, p99 %.1f ms, worst %.1f ms", count, opsPerSecond(), p(50), p(99),
-                    count == 0 ? 0 : latenciesMicros[count - 1] / 1000.0);
+            return String.format("%,d ops, %.0f ops/s, p50 %.1f ms, p99 %.1f ms, worst %.1f ms (%d retries)", count, opsPerSecond(), p(50), p(99),
+                    count == 0 ? 0 : latenciesMicros[count - 1] / 1000.0, worstRetries);
         }
     }
 }
