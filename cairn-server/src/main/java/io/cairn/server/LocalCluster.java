@@ -127,16 +127,19 @@ public final class LocalCluster implements AutoCloseable {
         log.info("started replicaset {} ({} nodes)", id, rs.nodes().size());
     }
 
-    /** Stops a removed replicaset's nodes and deletes their data (it was drained before removal). */
-    public synchronized void removeReplicaset(String id) throws IOException {
+    /**
+     * Stops a removed replicaset's nodes and deletes their data (it was drained before removal);
+     * {@code keepData} leaves the folders (a forced removal: whatever it still held stays there).
+     */
+    public synchronized void removeReplicaset(String id, boolean keepData) throws IOException {
         ReplicasetSpec rs = config.topology().replicaset(id)
                 .orElseThrow(() -> new IllegalArgumentException("replicaset '" + id + "' is not part of this local cluster"));
         for (NodeAddress n : rs.nodes()) {
             stopNode(n.id());
-            deleteTree(config.nodeDir(n.id()));
+            if (!keepData) deleteTree(config.nodeDir(n.id()));
         }
         config = ConfigLoader.load(config.source());
-        log.info("removed replicaset {} and deleted its data", id);
+        log.info("removed replicaset {}{}", id, keepData ? "; its data folders are kept" : " and deleted its data");
     }
 
     static void deleteTree(Path root) throws IOException {
@@ -148,14 +151,14 @@ public final class LocalCluster implements AutoCloseable {
 
     private void replicasetControl(HttpExchange ex) throws IOException {
         String[] parts = ex.getRequestURI().getPath().split("/");
-        // /local/replicasets/{id}/{start|remove}
+        // /local/replicasets/{id}/{start|remove[?keepData=true]}
         if (parts.length != 5 || !"POST".equals(ex.getRequestMethod()) || !(parts[4].equals("start") || parts[4].equals("remove"))) {
             AdminServer.send(ex, 400, "text/plain", "use POST /local/replicasets/<id>/start or /remove\n");
             return;
         }
         try {
             if (parts[4].equals("start")) startReplicaset(parts[3]);
-            else removeReplicaset(parts[3]);
+            else removeReplicaset(parts[3], "keepData=true".equals(ex.getRequestURI().getQuery()));
         } catch (IllegalArgumentException e) {
             AdminServer.send(ex, 404, "text/plain", e.getMessage() + "\n");
             return;

@@ -157,7 +157,8 @@ final class TopologyCommand implements Runnable {
         @Mixin ClusterAccess access;
         @Parameters(index = "0", description = "replicaset id") String id;
         @Option(names = "--force", description = "Remove it even when the coordinator cannot confirm it holds nothing "
-                + "(its nodes are gone for good); buckets still on it are lost. Recorded as a forced change.")
+                + "(its nodes are gone for good); buckets still on it are lost to the cluster. Recorded as a forced change; "
+                + "a local cluster stops its nodes but keeps their data folders.")
         boolean force;
 
         @Override
@@ -176,7 +177,7 @@ final class TopologyCommand implements Runnable {
                 // The coordinator leader asks the replicaset itself whether it still holds anything.
                 propose(coordinator, t, sets, force, "replicaset " + id + " removed" + (force ? " (forced)" : " (drained)"));
                 removeFromConfigFile(access.configFile(), id);
-                Object[] r = ClusterAccess.post(localAdmin(c) + "/local/replicasets/" + id + "/remove");
+                Object[] r = ClusterAccess.post(localAdmin(c) + "/local/replicasets/" + id + "/remove" + (force ? "?keepData=true" : ""));
                 System.out.print((int) r[0] == 200 ? r[1] : "not a local cluster (or it is not running): stop " + id + "'s nodes yourself\n");
             }
             return 0;

@@ -201,6 +201,32 @@ class TopologyChangeTest {
         }
     }
 
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aForcedRemovalOfAReplicasetThatHoldsBucketsIsRecordedAndKeepsItsData() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 3, 1, BUCKETS, Map.of());
+        String file = config.source().toString();
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            load(cluster);
+            long rs3Keys = localKeys(cluster, "s3-1");
+            assertThat(rs3Keys).isPositive();
+
+            Cli forced = Cli.run("topology", "remove-replicaset", "--config", file, "--force", "rs3");
+
+            assertThat(forced.exitCode()).as(forced.err()).isZero();
+            assertThat(cluster.storage("s3-1")).as("rs3's node stopped").isNull();
+            assertThat(config.nodeDir("s3-1")).as("rs3's data folder, its buckets' last copy").exists();
+            try (CoordinatorClient coordinator = new CoordinatorClient(config.topology().coordinators())) {
+                var state = coordinator.get();
+                assertThat(state.topology().replicaset("rs3")).isEmpty();
+                assertThat(state.forcedChanges()).last().satisfies(f -> assertThat(f.overriddenProblems())
+                        .anyMatch(p -> p.contains("'rs3' has weight 1"))
+                        .anyMatch(p -> p.contains("'rs3' still holds")));
+            }
+        }
+    }
+
     // ---- helpers -------------------------------------------------------------------------------
 
     /** Rewrites the config file: three coordinator nodes (c2, c3 on free ports of the test's range) and rs3 at weight 0. */
