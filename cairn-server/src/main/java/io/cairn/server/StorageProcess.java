@@ -145,6 +145,8 @@ public final class StorageProcess implements AutoCloseable {
                 .description("keys in this node's copy, expired ones included until deleted").register(r);
         Gauge.builder("cairn_storage_buckets_owned", node, n -> n.localStats().ownedBuckets()).tag("replicaset", rs)
                 .description("buckets this replicaset owns (ACTIVE, PINNED or SENDING)").register(r);
+        Gauge.builder("cairn_storage_buckets_held", node, n -> n.localStats().heldBuckets()).tag("replicaset", rs)
+                .description("buckets whose data or move is still needed here; the replicaset may be removed only at 0").register(r);
         Gauge.builder("cairn_storage_applied_index", node, n -> n.localStats().appliedIndex()).tag("replicaset", rs)
                 .description("last Raft log index applied to RocksDB").register(r);
         Gauge.builder("cairn_storage_bsn", node, n -> n.localStats().lastBsn()).tag("replicaset", rs)
@@ -173,6 +175,7 @@ public final class StorageProcess implements AutoCloseable {
         info.put("epoch", epoch);
         info.put("keys", s.keyCount());
         info.put("bucketsOwned", s.ownedBuckets());
+        info.put("bucketsHeld", s.heldBuckets());
         info.put("lastBsn", s.lastBsn());
         info.put("horizonBsn", node.horizonBsn());
         info.put("tombstoneRetentionMs", tombstoneRetentionMs);

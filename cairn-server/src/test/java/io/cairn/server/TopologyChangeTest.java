@@ -159,6 +159,8 @@ class TopologyChangeTest {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
             Map<String, String> initial = load(cluster);
             assertThat(localKeys(cluster, "s3-1")).as("rs3's share of the keys").isPositive();
+            assertThat(cluster.storage("s3-1").node().localStats().heldBuckets()).as("rs3's buckets held")
+                    .isEqualTo(cluster.router().router().bucketsByReplicaset().get("rs3"));
 
             Cli refused = Cli.run("topology", "remove-replicaset", "--config", file, "rs3");
             assertThat(refused.exitCode()).isEqualTo(2);
@@ -177,7 +179,8 @@ class TopologyChangeTest {
             assertThat(drain.exitCode()).as(drain.err()).isZero();
             assertThat(cluster.router().router().bucketsByReplicaset().getOrDefault("rs3", 0)).isZero();
             // Its buckets stay as SENT tombstones; their data is dropped by the garbage collector.
-            await("rs3's data dropped").atMost(Duration.ofSeconds(30)).until(() -> localKeys(cluster, "s3-1") == 0);
+            await("rs3 holds nothing").atMost(Duration.ofSeconds(30)).until(() -> cluster.storage("s3-1").node().localStats().heldBuckets() == 0);
+            assertThat(localKeys(cluster, "s3-1")).as("rs3's keys once nothing is held").isZero();
             Path rs3Data = config.nodeDir("s3-1");
             assertThat(rs3Data).exists();
 
