@@ -57,6 +57,18 @@ public record BucketRecord(int id, BucketState state, long generation, long bsn,
         return state == BucketState.READONLY && has(FLAG_DOUBLED);
     }
 
+    /**
+     * Data or a move the cluster still needs on this replicaset: a replicaset holding such a
+     * record must not be removed (GARBAGE only while quarantined: its data is kept for export).
+     */
+    public boolean isHeld() {
+        return switch (state) {
+            case ACTIVE, PINNED, SENDING, RECEIVING, READONLY -> true;
+            case SENT -> !has(FLAG_DATA_DROPPED);
+            case GARBAGE -> has(FLAG_QUARANTINED);
+        };
+    }
+
     public BucketRecord {
         if (id <= 0) throw new IllegalArgumentException("bucket id must be positive: " + id);
         if (state == null) throw new IllegalArgumentException("state is required");

@@ -396,18 +396,9 @@ final class ReplicasetState {
         int owned = 0, held = 0;
         for (BucketRecord r : buckets.values()) {
             if (r.state().isOwned()) owned++;
-            if (isHeld(r)) held++;
+            if (r.isHeld()) held++;
         }
         return new StorageStats(keyCount, owned, lastBsn, appliedIndex, incarnation, bootstrapped, held);
-    }
-
-    /** Data or a move the cluster still needs here (GARBAGE only while quarantined, kept for export). */
-    private static boolean isHeld(BucketRecord r) {
-        return switch (r.state()) {
-            case ACTIVE, PINNED, SENDING, RECEIVING, READONLY -> true;
-            case SENT -> !r.has(BucketRecord.FLAG_DATA_DROPPED);
-            case GARBAGE -> r.has(BucketRecord.FLAG_QUARANTINED);
-        };
     }
 
     private void putLong(WriteBatch batch, byte[] key, long value) {
