@@ -35,7 +35,7 @@ final class RatisMember implements Member {
     @Override
     public boolean isLeader() {
         try {
-            return division().getInfo().isLeader();
+            return division().getInfo().isLeaderReady();
         } catch (IOException e) {
             return false;
         }
