@@ -16,5 +16,5 @@ if [[ ! -f "$JAR" || -n "$(find "$ROOT/cairn-raftbench/src/main" "$ROOT/cairn-ra
 fi
 WORK="$(mktemp -d /tmp/cairn-raftbench.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-exec java -Xmx3g -Djava.util.concurrent.ForkJoinPool.common.parallelism=4 \
+java -Xmx3g -Djava.util.concurrent.ForkJoinPool.common.parallelism=4 \
   -cp "$JAR:$ROOT/cairn-raftbench/target/lib/*" io.cairn.raftbench.RaftBench --dir "$WORK" "$@"

@@ -12,6 +12,8 @@ final class Engines {
         KNOWN.put("ratis", io.cairn.raftbench.ratis.RatisEngine::new);
         KNOWN.put("ratis-tuned", io.cairn.raftbench.ratis.RatisEngine.Tuned::new);
         KNOWN.put("ratis-netty", io.cairn.raftbench.ratis.RatisEngine.Netty::new);
+        KNOWN.put("sofajraft", io.cairn.raftbench.sofajraft.SofaJraftEngine::new);
+        KNOWN.put("microraft", io.cairn.raftbench.microraft.MicroRaftEngine::new);
     }
 
     private Engines() {

@@ -83,6 +83,8 @@ public final class RaftBench {
 
     /** How long the idle group's CPU is measured (heartbeats and timers: a cost every cell also pays). */
     private static final Duration IDLE = Duration.ofSeconds(3);
+    /** Longest the followers get to apply the last cell's entries before the members' counts are compared. */
+    private static final Duration CATCH_UP = Duration.ofSeconds(30);
 
     static final String HEADER = "| engine | placement | writes/entry | proposers | entries/s | writes/s | CPU µs/entry | CPU µs/write | p50 ms | p99 ms | errors |\n"
             + "|---|---|---|---|---|---|---|---|---|---|---|";
@@ -133,12 +135,24 @@ public final class RaftBench {
                     System.out.println(row.markdown());
                 }
             }
-            long[] applied = group.appliedWrites();
-            System.out.printf("%s in %s: writes applied per member %s%n", engine, placement, Arrays.toString(applied));
+            long[] applied = converged(group);
+            System.out.printf("%s in %s: writes applied per member %s%s%n", engine, placement, Arrays.toString(applied),
+                    Arrays.stream(applied).distinct().count() == 1 ? "" : " (NOT EQUAL after " + CATCH_UP + ")");
         } finally {
             deleteTree(dir);
         }
         return rows;
+    }
+
+    /** Each member's applied writes once all agree (followers catch up after the last cell), or as they stand after {@link #CATCH_UP}. */
+    private static long[] converged(Group group) throws Exception {
+        long deadline = System.nanoTime() + CATCH_UP.toNanos();
+        long[] applied = group.appliedWrites();
+        while (Arrays.stream(applied).distinct().count() > 1 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            applied = group.appliedWrites();
+        }
+        return applied;
     }
 
     static void deleteTree(Path dir) throws IOException {
