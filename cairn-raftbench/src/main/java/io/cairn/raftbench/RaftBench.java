@@ -101,6 +101,8 @@ public final class RaftBench {
         System.out.printf("raftbench: engines %s, placements %s, writes per entry %s, proposers %s, %s per cell after %s of warm-up, %d cores%n",
                 options.engines(), options.placements(), Arrays.toString(options.writes()), Arrays.toString(options.proposers()),
                 options.cell(), options.warmup(), Runtime.getRuntime().availableProcessors());
+        List<ApplyFloor.Row> floor = ApplyFloor.measure(options.dir().resolve("floor"), options.writes(), options.cell());
+        floor.forEach(r -> System.out.println(r.line()));
         List<Row> rows = new ArrayList<>();
         for (String placement : options.placements()) {
             for (String engine : options.engines()) {
@@ -110,6 +112,9 @@ public final class RaftBench {
         System.out.println();
         System.out.println(HEADER);
         rows.forEach(r -> System.out.println(r.markdown()));
+        System.out.println();
+        System.out.println("| baseline | writes/entry | entries | CPU µs/write |\n|---|---|---|---|");
+        floor.forEach(r -> System.out.println(r.line()));
     }
 
     static List<Row> measure(String engine, String placement, Options options) throws Exception {
