@@ -99,6 +99,19 @@ final class CheckpointStorage implements StateMachineStorage {
         invalidate();
     }
 
+    /** Replaces the (closed) live database in {@code dbDir} with the checkpoint in {@code checkpoint}. */
+    static void replaceDatabase(Path dbDir, Path checkpoint) throws IOException {
+        deleteTree(dbDir);
+        Files.createDirectories(dbDir);
+        try (Stream<Path> files = Files.list(checkpoint)) {
+            for (Path f : files.filter(p -> !p.toString().endsWith(".md5")).toList()) {
+                // SST files are immutable and may be shared; the others RocksDB may rewrite.
+                if (f.toString().endsWith(".sst")) Files.createLink(dbDir.resolve(f.getFileName()), f);
+                else Files.copy(f, dbDir.resolve(f.getFileName()));
+            }
+        }
+    }
+
     static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root)) return;
         try (Stream<Path> walk = Files.walk(root)) {

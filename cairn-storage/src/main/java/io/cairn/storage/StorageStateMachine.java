@@ -25,7 +25,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
-import java.util.stream.Stream;
 
 /**
  * Ratis adapter of a replicaset member: decodes entries and queries and hands them to
@@ -38,12 +37,6 @@ import java.util.stream.Stream;
  */
 final class StorageStateMachine extends BaseStateMachine {
     private static final Logger log = LoggerFactory.getLogger(StorageStateMachine.class);
-
-    /** Log entry kinds; the leader stamps its clock into each (bytes 1..8). */
-    private static final java.util.Set<StorageRequest.Kind> STAMPED = java.util.EnumSet.of(StorageRequest.Kind.WRITE,
-            StorageRequest.Kind.BOOTSTRAP, StorageRequest.Kind.MOVE, StorageRequest.Kind.REF, StorageRequest.Kind.UNREF,
-            StorageRequest.Kind.FLUSH, StorageRequest.Kind.COLLECT,
-            StorageRequest.Kind.MOVE_BATCH);
 
     private final Path dbDir;
     private final int maxValueBytes;
@@ -116,13 +109,11 @@ final class StorageStateMachine extends BaseStateMachine {
     @Override
     public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
         ByteString content = request.getMessage().getContent();
-        ByteBuffer in = content.asReadOnlyByteBuffer();
-        StorageRequest.Kind kind = StorageRequest.kindOf(in);
-        if (!STAMPED.contains(kind)) {
+        StorageRequest.Kind kind = StorageRequest.kindOf(content.asReadOnlyByteBuffer());
+        if (!StorageRequest.isLogged(kind)) {
             throw new IOException("not a write request: " + kind);
         }
-        byte[] stamped = content.toByteArray();
-        ByteBuffer.wrap(stamped).putLong(StorageRequest.STAMP_OFFSET, clock.getAsLong());
+        byte[] stamped = StorageRequest.stamp(content.toByteArray(), clock.getAsLong());
         return TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request)
                 .setLogData(ByteString.copyFrom(stamped)).build();
     }
@@ -223,15 +214,7 @@ final class StorageStateMachine extends BaseStateMachine {
         storage.invalidate();
         Path snapshot = storage.latest().orElseThrow(() -> new IOException("no snapshot to install"));
         closeState();
-        CheckpointStorage.deleteTree(dbDir);
-        Files.createDirectories(dbDir);
-        try (Stream<Path> files = Files.list(snapshot)) {
-            for (Path f : files.filter(p -> !p.toString().endsWith(".md5")).toList()) {
-                // SST files are immutable and may be shared; the others RocksDB may rewrite.
-                if (f.toString().endsWith(".sst")) Files.createLink(dbDir.resolve(f.getFileName()), f);
-                else Files.copy(f, dbDir.resolve(f.getFileName()));
-            }
-        }
+        CheckpointStorage.replaceDatabase(dbDir, snapshot);
         open();
         if (getLifeCycleState() == LifeCycle.State.PAUSED) {
             getLifeCycle().transition(LifeCycle.State.STARTING);

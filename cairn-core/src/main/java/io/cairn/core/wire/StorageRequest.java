@@ -43,6 +43,23 @@ public final class StorageRequest {
         return KINDS[message.get(0)];
     }
 
+    /** Kinds that are log entries, stamped with the leader's clock before they are appended. */
+    private static final java.util.Set<Kind> LOGGED = java.util.EnumSet.of(Kind.WRITE, Kind.BOOTSTRAP, Kind.MOVE, Kind.REF, Kind.UNREF,
+            Kind.FLUSH, Kind.COLLECT, Kind.MOVE_BATCH);
+
+    /** Whether {@code kind} goes through the log (the others are queries). */
+    public static boolean isLogged(Kind kind) {
+        return LOGGED.contains(kind);
+    }
+
+    /** Stamps the leader's clock {@code nowMs} into the log entry {@code request}, in place, and returns it; refuses a query. */
+    public static byte[] stamp(byte[] request, long nowMs) {
+        Kind kind = kindOf(ByteBuffer.wrap(request));
+        if (!isLogged(kind)) throw new IllegalArgumentException("not a log entry: " + kind);
+        ByteBuffer.wrap(request).putLong(STAMP_OFFSET, nowMs);
+        return request;
+    }
+
     public static byte[] write(List<KvOp> ops) {
         return encodeOps(Kind.WRITE, ops, 8);
     }

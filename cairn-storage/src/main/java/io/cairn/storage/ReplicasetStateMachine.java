@@ -1,0 +1,89 @@
+package io.cairn.storage;
+
+import io.cairn.replication.ReplicaStateMachine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.LongSupplier;
+import java.util.stream.Stream;
+
+/**
+ * A replicaset member's state behind the replication port ({@code cairn-replication}): the same
+ * {@link ReplicasetState} that {@link StorageStateMachine} drives for Ratis, with the engine's
+ * calls mapped onto it. This is step 2 of the engine change in docs/raft-engines.md; the node
+ * does not use it yet.
+ *
+ * <p>The database writes every applied entry with its index in the same batch, so after a crash
+ * it may be ahead of the engine's latest snapshot: entries at or below its applied index are
+ * already in it and are skipped when the engine replays them.
+ */
+final class ReplicasetStateMachine implements ReplicaStateMachine, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ReplicasetStateMachine.class);
+    private static final byte[] REPLAYED = new byte[0];
+
+    private final Path dbDir;
+    private final int maxValueBytes;
+    private final LongSupplier clock;
+    private volatile ReplicasetState state;
+
+    ReplicasetStateMachine(Path dbDir, int maxValueBytes, LongSupplier clock) throws IOException {
+        this.dbDir = dbDir;
+        this.maxValueBytes = maxValueBytes;
+        this.clock = clock;
+        this.state = new ReplicasetState(new RocksStore(dbDir), maxValueBytes);
+    }
+
+    ReplicasetState state() {
+        return state;
+    }
+
+    @Override
+    public byte[] apply(long index, long term, ByteBuffer command) {
+        ReplicasetState s = state;
+        if (index <= s.appliedIndex()) return REPLAYED;
+        return s.apply(command, term, index);
+    }
+
+    @Override
+    public byte[] query(ByteBuffer query) {
+        return state.query(query, clock.getAsLong());
+    }
+
+    @Override
+    public long appliedIndex() {
+        return state.appliedIndex();
+    }
+
+    @Override
+    public List<Path> checkpoint(Path dir) throws IOException {
+        // RocksDB creates the checkpoint's folder itself and refuses one that exists.
+        Files.deleteIfExists(dir);
+        state.store().checkpoint(dir);
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(dir::relativize).sorted().toList();
+        }
+    }
+
+    @Override
+    public void restore(Path dir, long index) throws IOException {
+        ReplicasetState old = state;
+        old.store().close();
+        CheckpointStorage.replaceDatabase(dbDir, dir);
+        ReplicasetState restored = new ReplicasetState(new RocksStore(dbDir), maxValueBytes);
+        state = restored;
+        if (restored.appliedIndex() != index) {
+            throw new IOException("the checkpoint in " + dir + " is at index " + restored.appliedIndex() + ", not " + index);
+        }
+        log.info("installed a snapshot at index {} from the leader", index);
+    }
+
+    @Override
+    public void close() {
+        state.store().close();
+    }
+}
