@@ -14,6 +14,7 @@ final class Engines {
         KNOWN.put("ratis-netty", io.cairn.raftbench.ratis.RatisEngine.Netty::new);
         KNOWN.put("sofajraft", io.cairn.raftbench.sofajraft.SofaJraftEngine::new);
         KNOWN.put("microraft", io.cairn.raftbench.microraft.MicroRaftEngine::new);
+        KNOWN.put("jgroups-raft", io.cairn.raftbench.jgroupsraft.JGroupsRaftEngine::new);
     }
 
     private Engines() {
