@@ -222,7 +222,12 @@ final class MicroRaftReplica implements Replica {
     @Override
     public CompletableFuture<Membership> changeMembership(String memberId, String address, MembershipChange change, long expectedMembershipIndex) {
         if (closed.get()) return CompletableFuture.failedFuture(new ReplicationException.Refused(selfId + " is stopped"));
-        String known = membership().addresses().get(memberId);
+        Membership current = membership();
+        if (current.index() != expectedMembershipIndex) { // refused here: MicroRaft would log an expected refusal as an ERROR
+            return CompletableFuture.failedFuture(new ReplicationException.Refused(
+                    "the membership changed since index " + expectedMembershipIndex + ": it is now at index " + current.index()));
+        }
+        String known = current.addresses().get(memberId);
         String at = address != null && !address.isEmpty() ? address : known;
         if (at == null && change != MembershipChange.REMOVE) {
             return CompletableFuture.failedFuture(new ReplicationException.Refused("no address for " + memberId));

@@ -62,6 +62,31 @@ class SnapshotTest {
         await().atMost(5, TimeUnit.SECONDS).until(() -> !firstSegmentExists(lagging)); // its log from before the snapshot went
     }
 
+    @Test
+    @Timeout(60)
+    void aGroupRestartedOnItsFoldersRestoresFromSnapshotsAndLogsAndGoesOn() throws Exception {
+        group = new TestGroup("r", dir, 3, SNAPSHOT_EVERY);
+        group.startAll();
+        String leader = group.awaitLeader();
+        for (int batch = 0; batch < 6; batch++) group.propose(leader, TestGroup.commands("first-" + batch, 40));
+        List<String> before = group.machine(leader).commands();
+        for (String id : group.runningIds()) await().atMost(5, TimeUnit.SECONDS).until(() -> group.machine(id).commands().equals(before));
+        group.close();
+
+        group.startAll(); // snapshots at 100 and 200 on disk, the log after them, state machines at 240
+        String next = group.awaitLeader();
+        for (String id : group.runningIds()) assertThat(group.machine(id).commands()).isEqualTo(before);
+        group.propose(next, TestGroup.commands("second", 80)); // past the next snapshot point
+        List<String> all = group.machine(next).commands();
+        assertThat(all).hasSize(before.size() + 80);
+        for (String id : group.runningIds()) {
+            await().atMost(5, TimeUnit.SECONDS).until(() -> group.machine(id).commands().equals(all));
+            assertThat(group.machine(id).reapplied()).isZero();
+            assertThat(group.machine(id).restores()).isZero(); // their own state was ahead of their snapshots: nothing to restore
+        }
+        assertThat(sealedSnapshots(next)).contains(3L * SNAPSHOT_EVERY);
+    }
+
     private List<Long> sealedSnapshots(String id) throws IOException {
         try (Stream<Path> s = Files.list(dir.resolve(id).resolve("snapshots"))) {
             return s.map(p -> p.getFileName().toString()).filter(n -> n.chars().allMatch(Character::isDigit)).map(Long::parseLong).toList();
