@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -263,7 +265,7 @@ final class MicroRaftReplica implements Replica {
         return members;
     }
 
-    private static Membership membershipAt(long index, java.util.Collection<RaftEndpoint> members, java.util.Collection<RaftEndpoint> voting) {
+    private static Membership membershipAt(long index, Collection<RaftEndpoint> members, Collection<RaftEndpoint> voting) {
         Map<String, String> voters = new HashMap<>();
         Map<String, String> addresses = new HashMap<>();
         for (RaftEndpoint e : members) {
@@ -271,7 +273,7 @@ final class MicroRaftReplica implements Replica {
             addresses.put(Endpoint.idOf(e), address);
             if (voting.contains(e)) voters.put(Endpoint.idOf(e), address);
         }
-        Set<String> learners = new java.util.HashSet<>(addresses.keySet());
+        Set<String> learners = new HashSet<>(addresses.keySet());
         learners.removeAll(voters.keySet());
         return new Membership(index, voters, learners, addresses, true);
     }

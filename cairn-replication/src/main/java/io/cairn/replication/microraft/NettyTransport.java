@@ -20,7 +20,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.MessageToByteEncoder;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -31,6 +30,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,7 +41,7 @@ import java.util.function.Consumer;
  * MicroRaft's transport over TCP: the member listens on its own address only, and keeps one
  * outgoing connection per peer ({@link PeerLink}) for what it sends; peers answer on their own
  * connections. Each connection opens with a hello frame naming the group and the sender, then
- * carries length-prefixed frames of at most {@link WireCodec#maxFrameBytes()}. A connection that
+ * carries length-prefixed frames of at most {@link WireCodec#maxFrameBytes()} ({@link FrameDecoder}). A connection that
  * sends a frame too long, a wrong hello or a frame that does not decode is closed with one WARN
  * line; the member goes on. Peers' addresses come from the configuration and from membership
  * changes ({@link #learnAddress}).
@@ -59,6 +59,7 @@ final class NettyTransport implements Transport, AutoCloseable {
     private final Map<String, PeerLink> links = new ConcurrentHashMap<>();
     private final ChannelGroup inbound = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final AtomicLong dropped = new AtomicLong();
+    private final Set<String> unknownWarned = ConcurrentHashMap.newKeySet();
     private final AtomicLong refusedConnections = new AtomicLong();
     private volatile Channel server;
     private volatile boolean closed;
@@ -96,8 +97,8 @@ final class NettyTransport implements Transport, AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         inbound.add(ch);
-                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(codec.maxFrameBytes(), 0, 4, 0, 4, true),
-                                new Incoming(received));
+                        FrameDecoder frames = new FrameDecoder(codec.maxFrameBytes());
+                        ch.pipeline().addLast(frames, new Incoming(received, frames));
                     }
                 })
                 .bind(bindAddress).syncUninterruptibly().channel();
@@ -137,6 +138,7 @@ final class NettyTransport implements Transport, AutoCloseable {
             String address = addresses.get(id);
             if (address == null) {
                 dropped.incrementAndGet();
+                if (unknownWarned.add(id)) LOG.warn("{}: no address known for {}; its messages are dropped", selfId, id);
                 return;
             }
             link = links.computeIfAbsent(id, k -> newLink(k, address));
@@ -221,10 +223,12 @@ final class NettyTransport implements Transport, AutoCloseable {
     /** Checks the hello, then decodes each frame and hands the message on; any fault closes the connection. */
     private final class Incoming extends ChannelInboundHandlerAdapter {
         private final Consumer<RaftMessage> received;
+        private final FrameDecoder frames;
         private String peer;
 
-        Incoming(Consumer<RaftMessage> received) {
+        Incoming(Consumer<RaftMessage> received, FrameDecoder frames) {
             this.received = received;
+            this.frames = frames;
         }
 
         @Override
@@ -233,6 +237,7 @@ final class NettyTransport implements Transport, AutoCloseable {
             try {
                 if (peer == null) {
                     peer = codec.readHello(frame);
+                    frames.helloAccepted();
                     return;
                 }
                 RaftMessage message = codec.decode(frame);
@@ -258,8 +263,8 @@ final class NettyTransport implements Transport, AutoCloseable {
             if (!ctx.channel().isOpen()) return;
             refusedConnections.incrementAndGet();
             if (!closed) {
-                LOG.warn("{}: closed the connection from {} ({}): {}", selfId, ctx.channel().remoteAddress(), peer == null ? "no hello yet" : peer,
-                        cause.toString());
+                String why = cause instanceof IndexOutOfBoundsException ? "a frame that ends inside its message" : cause.toString();
+                LOG.warn("{}: closed the connection from {} ({}): {}", selfId, ctx.channel().remoteAddress(), peer == null ? "no hello yet" : peer, why);
             }
             ctx.close();
         }

@@ -110,6 +110,7 @@ class CoreReplicaTest {
         String next = group.awaitLeader();
         assertThat(next).isNotEqualTo(leader);
         assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThan(Duration.ofSeconds(8));
+        await().atMost(5, TimeUnit.SECONDS).until(() -> group.internals(next).droppedMessages() > 0); // to the stopped one, counted
         List<String> more = TestGroup.commands("after", 30);
         group.propose(next, more);
         acknowledged.addAll(more);
@@ -168,11 +169,14 @@ class CoreReplicaTest {
         int port = Integer.parseInt(group.voters.get(follower).split(":")[1]);
 
         assertClosedAfterSending(port, ByteBuffer.allocate(8).putInt(Integer.MAX_VALUE).putInt(7).array()); // a frame far past the limit
+        assertClosedAfterSending(port, ByteBuffer.allocate(4).putInt(4096).array()); // larger than any hello
         assertClosedAfterSending(port, ByteBuffer.allocate(12).putInt(8).putInt(0xBAD).putInt(0).array()); // no hello
         byte[] hello = helloFrame("g", "stranger");
+        assertClosedAfterSending(port, helloFrame("another-group", "m9"));
         byte[] junk = ByteBuffer.allocate(8).putInt(4).put(new byte[] {42, 0, 1, 7}).array(); // an unknown message type
         assertClosedAfterSending(port, concat(hello, junk));
-        await().atMost(5, TimeUnit.SECONDS).until(() -> group.internals(follower).refusedConnections() == 3);
+        assertClosedAfterSending(port, concat(hello, ByteBuffer.allocate(4).putInt(3 << 20).array())); // past the limit after a hello
+        await().atMost(5, TimeUnit.SECONDS).until(() -> group.internals(follower).refusedConnections() == 6);
 
         List<String> after = TestGroup.commands("after", 10);
         group.propose(leader, after);
