@@ -35,10 +35,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One member of a replicated group on MicroRaft: a {@link RaftNode} with Cairn's TCP transport
@@ -147,7 +149,7 @@ final class MicroRaftReplica implements Replica {
             return CompletableFuture.failedFuture(new ReplicationException.Refused(
                     "an entry of " + command.length + " bytes; at most " + config.maxEntryBytes() + " are taken"));
         }
-        return mapped(node.replicate(command), this::reply);
+        return mapped(() -> node.replicate(command), this::reply);
     }
 
     private byte[] reply(Ordered<Object> applied) {
@@ -184,7 +186,7 @@ final class MicroRaftReplica implements Replica {
     }
 
     private CompletableFuture<byte[]> query(QueryOperation q, QueryPolicy policy, Optional<Long> minCommitIndex, Optional<Duration> wait) {
-        return mapped(node.<byte[]>query(q, policy, minCommitIndex, wait), Ordered::getResult);
+        return mapped(() -> node.<byte[]>query(q, policy, minCommitIndex, wait), Ordered::getResult);
     }
 
     @Override
@@ -211,7 +213,7 @@ final class MicroRaftReplica implements Replica {
         if (closed.get()) return CompletableFuture.failedFuture(new ReplicationException.Refused(selfId + " is stopped"));
         CompletableFuture<Void> leads = reports.whenLeaderIs(memberId);
         Duration patience = config.leaderTimeout().plus(config.electionTimeout().multipliedBy(2));
-        return mapped(node.transferLeadership(new Endpoint(memberId, null)), o -> (Void) null)
+        return mapped(() -> node.transferLeadership(new Endpoint(memberId, null)), o -> (Void) null)
                 .whenComplete((v, e) -> {
                     if (e != null) leads.cancel(false);
                 })
@@ -240,7 +242,7 @@ final class MicroRaftReplica implements Replica {
             case PROMOTE_TO_VOTER -> MembershipChangeMode.ADD_OR_PROMOTE_TO_FOLLOWER;
             case REMOVE -> MembershipChangeMode.REMOVE_MEMBER;
         };
-        return mapped(node.changeMembership(new Endpoint(memberId, at), mode, expectedMembershipIndex), o -> {
+        return mapped(() -> node.changeMembership(new Endpoint(memberId, at), mode, expectedMembershipIndex), o -> {
             Membership now = reports.membership();
             return now != null && now.index() >= o.getCommitIndex() ? now : membershipAt(o.getCommitIndex(), o.getResult().getMembers(),
                     o.getResult().getVotingMembers());
@@ -320,8 +322,14 @@ final class MicroRaftReplica implements Replica {
         }
     }
 
-    /** {@code f}'s result through {@code fn}; a failure as the port's exception. */
-    private <T, R> CompletableFuture<R> mapped(CompletableFuture<Ordered<T>> f, Function<Ordered<T>, R> fn) {
+    /** The result of the call through {@code fn}; a failure as the port's exception. */
+    private <T, R> CompletableFuture<R> mapped(Supplier<CompletableFuture<Ordered<T>>> call, Function<Ordered<T>, R> fn) {
+        CompletableFuture<Ordered<T>> f;
+        try {
+            f = call.get();
+        } catch (RejectedExecutionException e) { // the Raft thread stopped under a call racing close()
+            return CompletableFuture.failedFuture(new ReplicationException.Refused(selfId + " is stopped"));
+        }
         CompletableFuture<R> out = new CompletableFuture<>();
         f.whenComplete((ordered, failure) -> {
             if (failure != null) {

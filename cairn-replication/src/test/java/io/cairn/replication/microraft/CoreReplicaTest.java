@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -104,7 +105,18 @@ class CoreReplicaTest {
         String leader = group.awaitLeader();
         List<String> acknowledged = new ArrayList<>(TestGroup.commands("before", 30));
         group.propose(leader, acknowledged);
-        group.stop(leader);
+        List<String> inFlight = TestGroup.commands("in-flight", 50);
+        List<CompletableFuture<byte[]>> outcomes = new ArrayList<>();
+        for (String c : inFlight) outcomes.add(group.replica(leader).propose(bytes(c)));
+        group.stop(leader); // some of these may be committed, some not: each either succeeded or says it cannot tell
+        for (int i = 0; i < inFlight.size(); i++) {
+            try {
+                outcomes.get(i).get(10, TimeUnit.SECONDS);
+                acknowledged.add(inFlight.get(i));
+            } catch (ExecutionException e) {
+                assertThat(e.getCause()).isInstanceOfAny(ReplicationException.Indeterminate.class, ReplicationException.NotLeader.class);
+            }
+        }
 
         long stoppedAt = System.nanoTime();
         String next = group.awaitLeader();

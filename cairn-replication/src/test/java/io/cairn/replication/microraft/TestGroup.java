@@ -91,12 +91,18 @@ final class TestGroup implements AutoCloseable {
         return new ArrayList<>(running.keySet());
     }
 
-    /** Waits for one running member to lead (with its term's first entry applied) and returns its id. */
+    /**
+     * Waits for one running member to lead (with its term's first entry applied) and every other
+     * running member to follow it in its term, and returns its id. Right after a start two members
+     * may stand in the same term; the loser's next term would unseat a leader found too early.
+     */
     String awaitLeader() {
         String[] leader = new String[1];
         await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(20)).until(() -> {
             for (Map.Entry<String, Replica> e : running.entrySet()) {
-                if (e.getValue().status().role() == ReplicaStatus.Role.LEADER) {
+                ReplicaStatus s = e.getValue().status();
+                if (s.role() == ReplicaStatus.Role.LEADER && running.values().stream().map(Replica::status)
+                        .allMatch(o -> e.getKey().equals(o.leaderId()) && o.term() == s.term())) {
                     leader[0] = e.getKey();
                     return true;
                 }
