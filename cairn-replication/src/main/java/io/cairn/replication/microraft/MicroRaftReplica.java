@@ -99,7 +99,7 @@ final class MicroRaftReplica implements Replica {
         reports = new ReportTracker(transport::learnAddress);
         raftThread = new RaftThread(config.groupId(), selfId);
         try {
-            node = build(stateMachineFor(config), store.restoredState());
+            node = build(raftConfigOf(config), store.restoredState());
             transport.listen(this::received);
             node.start().get(30, TimeUnit.SECONDS);
         } catch (Exception | Error e) {
@@ -110,7 +110,7 @@ final class MicroRaftReplica implements Replica {
                 store.restoredState() == null ? " (new)" : " (restored)");
     }
 
-    private RaftConfig stateMachineFor(ReplicaConfig c) {
+    private RaftConfig raftConfigOf(ReplicaConfig c) {
         long leaderTimeoutSecs = c.leaderTimeout().toSeconds();
         return RaftConfig.newBuilder().setLeaderElectionTimeoutMillis(c.electionTimeout().toMillis())
                 .setLeaderHeartbeatTimeoutSecs(leaderTimeoutSecs).setLeaderHeartbeatPeriodSecs(Math.max(1, leaderTimeoutSecs / 2))
