@@ -122,7 +122,7 @@ final class MicroRaftReplica implements Replica {
 
     private RaftNode build(RaftConfig raftConfig, RestoredRaftState restored) {
         RaftNode.RaftNodeBuilder builder = RaftNode.newBuilder().setGroupId(config.groupId()).setConfig(raftConfig)
-                .setExecutor(raftThread).setTransport(transport).setStateMachine(adapter).setStore(store)
+                .setExecutor(raftThread).setTransport(new LearnerSilence(transport, reports)).setStateMachine(adapter).setStore(store)
                 .setModelFactory(ModelCodec.MODEL).setRaftNodeReportListener(reports);
         if (restored != null) {
             String was = Endpoint.idOf(restored.getLocalEndpointPersistentState().getLocalEndpoint());

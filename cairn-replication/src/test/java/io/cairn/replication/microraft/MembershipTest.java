@@ -33,10 +33,10 @@ class MembershipTest {
     @Test
     @Timeout(60)
     void aNewMemberJoinsAsLearnerCatchesUpIsPromotedAndAnOldMemberIsRemoved() throws Exception {
-        group = new TestGroup("j", dir, 3, 1_000_000);
+        group = new TestGroup("j", dir, 3, 100);
         group.startAll();
         String leader = group.awaitLeader();
-        group.propose(leader, TestGroup.commands("before", 20));
+        for (int batch = 0; batch < 3; batch++) group.propose(leader, TestGroup.commands("before-" + batch, 50)); // past a snapshot
         Replica lead = group.replica(leader);
         Membership initial = lead.membership();
         assertThat(initial.voters()).containsOnlyKeys("m0", "m1", "m2");
@@ -52,6 +52,7 @@ class MembershipTest {
         assertThat(withLearner.addresses()).containsEntry("m3", address);
 
         await().atMost(10, TimeUnit.SECONDS).until(() -> group.machine("m3").commands().equals(group.machine(leader).commands()));
+        assertThat(group.machine("m3").restores()).isEqualTo(1); // the log before the snapshot was gone: it started from the snapshot
         assertThat(joiner.status().role()).isEqualTo(ReplicaStatus.Role.LEARNER);
         assertThat(joiner.status().leaderId()).isEqualTo(leader);
         assertThat(joiner.status().term()).isEqualTo(lead.status().term()); // it followed; it never stood for election
