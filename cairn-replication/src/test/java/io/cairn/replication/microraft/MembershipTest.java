@@ -5,6 +5,9 @@ import io.cairn.replication.MembershipChange;
 import io.cairn.replication.Replica;
 import io.cairn.replication.ReplicaStatus;
 import io.cairn.replication.ReplicationException;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -85,6 +88,18 @@ class MembershipTest {
     @Timeout(30)
     void leadershipIsHandedToANamedMember() throws Exception {
         group = new TestGroup("t", dir, 3, 1_000_000);
+        EventLoopGroup loops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        group.sharedLoops = loops; // as in a local cluster: every member's sockets on one injected loop
+        try {
+            transferOnSharedLoops();
+            group.close();
+            assertThat(loops.isShuttingDown()).isFalse(); // the members leave an injected loop running
+        } finally {
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private void transferOnSharedLoops() throws Exception {
         group.startAll();
         String leader = group.awaitLeader();
         group.propose(leader, TestGroup.commands("before", 5));

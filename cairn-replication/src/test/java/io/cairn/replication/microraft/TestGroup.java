@@ -3,6 +3,7 @@ package io.cairn.replication.microraft;
 import io.cairn.replication.Replica;
 import io.cairn.replication.ReplicaConfig;
 import io.cairn.replication.ReplicaStatus;
+import io.netty.channel.EventLoopGroup;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -33,6 +34,8 @@ final class TestGroup implements AutoCloseable {
     private final Map<String, String> learners = new LinkedHashMap<>();
     private final Map<String, Replica> running = new LinkedHashMap<>();
     private final Map<String, RecordingStateMachine> machines = new LinkedHashMap<>();
+    /** Event loops shared by every member, or null for each member's own. */
+    EventLoopGroup sharedLoops;
 
     TestGroup(String groupId, Path root, int members, int snapshotEvery) throws IOException {
         this.groupId = groupId;
@@ -51,7 +54,7 @@ final class TestGroup implements AutoCloseable {
         ReplicaConfig config = new ReplicaConfig(groupId, id, asLearner.isEmpty() ? voters : votersWithout(id), asLearner,
                 root.resolve(id), ELECTION_TIMEOUT, LEADER_TIMEOUT, snapshotEvery, ReplicaConfig.DEFAULT_MAX_PENDING_ENTRIES, 64 << 10);
         RecordingStateMachine sm = new RecordingStateMachine(root.resolve(id).resolve("state"));
-        Replica r = MicroRaftReplicas.start(config, sm, null);
+        Replica r = MicroRaftReplicas.start(config, sm, sharedLoops);
         running.put(id, r);
         machines.put(id, sm);
         return r;
