@@ -8,7 +8,8 @@ public enum ReadPolicy {
     LEADER_LEASE,
     /**
      * At any member, from what it has applied; a follower answers only while it heard from its leader
-     * within the election timeout, so its answer misses at most that last stretch of writes.
+     * within the leader timeout ({@link ReplicaConfig#leaderTimeout()}), and only once it applied what that
+     * leader had then committed, so its answer misses at most that last stretch of writes.
      */
     BOUNDED_STALE
 }

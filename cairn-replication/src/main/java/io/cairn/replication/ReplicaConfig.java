@@ -8,17 +8,21 @@ import java.util.Map;
  * Settings of one member, validated at construction.
  *
  * @param groupId               the group's name, the same on every member
- * @param selfId                this member's id, a key of {@code initialVoters}, or a learner joining later
- * @param initialVoters         id -> "host:port" of the group's first voters (used only when {@code dataDir} is new)
+ * @param selfId                this member's id, a key of {@code initialVoters} or of {@code initialLearners}
+ * @param initialVoters         id -> "host:port" of the group's first voters (used only when {@code dataDir} is new);
+ *                              for a member joining a running group, its voters now
+ * @param initialLearners       id -> "host:port" of members that start as learners (used only when {@code dataDir}
+ *                              is new): empty for a new group; for a member joining a running group, itself (it
+ *                              receives the log but never votes or stands for election until promoted)
  * @param dataDir               this member's folder for its log, metadata and snapshots
  * @param electionTimeout       how long a candidate waits for votes before it tries again
  * @param leaderTimeout         a follower that hears nothing from its leader for this long starts an election
- *                              (whole seconds: MicroRaft's unit; the leader sends heartbeats at half of it, at least every second)
+ *                              (whole seconds, at least 2: the engine's unit; the leader sends heartbeats at half of it)
  * @param snapshotEveryEntries  take a snapshot (and drop the log before it) after this many entries
  * @param maxPendingEntries     entries appended but not yet committed, past which proposals are refused
  * @param maxEntryBytes         largest command a proposal may carry
  */
-public record ReplicaConfig(String groupId, String selfId, Map<String, String> initialVoters, Path dataDir, Duration electionTimeout,
+public record ReplicaConfig(String groupId, String selfId, Map<String, String> initialVoters, Map<String, String> initialLearners, Path dataDir, Duration electionTimeout,
                             Duration leaderTimeout, int snapshotEveryEntries, int maxPendingEntries, int maxEntryBytes) {
     public static final Duration DEFAULT_ELECTION_TIMEOUT = Duration.ofMillis(1000);
     public static final Duration DEFAULT_LEADER_TIMEOUT = Duration.ofSeconds(2);
@@ -31,10 +35,18 @@ public record ReplicaConfig(String groupId, String selfId, Map<String, String> i
         if (selfId == null || selfId.isBlank()) throw new IllegalArgumentException("selfId is required");
         initialVoters = Map.copyOf(initialVoters);
         if (initialVoters.isEmpty()) throw new IllegalArgumentException("initialVoters must name at least one member");
+        initialLearners = Map.copyOf(initialLearners);
+        for (String learner : initialLearners.keySet()) {
+            if (initialVoters.containsKey(learner)) throw new IllegalArgumentException(learner + " is named both voter and learner");
+        }
+        if (!initialVoters.containsKey(selfId) && !initialLearners.containsKey(selfId)) {
+            throw new IllegalArgumentException(selfId + " is neither among initialVoters nor initialLearners");
+        }
         if (dataDir == null) throw new IllegalArgumentException("dataDir is required");
         if (electionTimeout.toMillis() < 100) throw new IllegalArgumentException("electionTimeout must be at least 100 ms, was " + electionTimeout);
-        if (leaderTimeout.toSeconds() < 1 || leaderTimeout.toNanos() % 1_000_000_000L != 0) {
-            throw new IllegalArgumentException("leaderTimeout must be a whole number of seconds, at least 1, was " + leaderTimeout);
+        if (leaderTimeout.toSeconds() < 2 || leaderTimeout.toNanos() % 1_000_000_000L != 0) {
+            // heartbeats go at most every second: a follower must be able to hear one within the timeout
+            throw new IllegalArgumentException("leaderTimeout must be a whole number of seconds, at least 2, was " + leaderTimeout);
         }
         if (snapshotEveryEntries < 100) throw new IllegalArgumentException("snapshotEveryEntries must be at least 100, was " + snapshotEveryEntries);
         if (maxPendingEntries < 1) throw new IllegalArgumentException("maxPendingEntries must be positive, was " + maxPendingEntries);
@@ -42,7 +54,19 @@ public record ReplicaConfig(String groupId, String selfId, Map<String, String> i
     }
 
     public static ReplicaConfig defaults(String groupId, String selfId, Map<String, String> initialVoters, Path dataDir) {
-        return new ReplicaConfig(groupId, selfId, initialVoters, dataDir, DEFAULT_ELECTION_TIMEOUT, DEFAULT_LEADER_TIMEOUT,
+        return new ReplicaConfig(groupId, selfId, initialVoters, Map.of(), dataDir, DEFAULT_ELECTION_TIMEOUT, DEFAULT_LEADER_TIMEOUT,
                 DEFAULT_SNAPSHOT_EVERY_ENTRIES, DEFAULT_MAX_PENDING_ENTRIES, DEFAULT_MAX_ENTRY_BYTES);
+    }
+
+    /** A new member joining the running group whose voters are {@code voters}: it starts as a learner at {@code selfAddress}. */
+    public static ReplicaConfig joining(String groupId, String selfId, String selfAddress, Map<String, String> voters, Path dataDir) {
+        return new ReplicaConfig(groupId, selfId, voters, Map.of(selfId, selfAddress), dataDir, DEFAULT_ELECTION_TIMEOUT,
+                DEFAULT_LEADER_TIMEOUT, DEFAULT_SNAPSHOT_EVERY_ENTRIES, DEFAULT_MAX_PENDING_ENTRIES, DEFAULT_MAX_ENTRY_BYTES);
+    }
+
+    /** This member's "host:port", from {@code initialVoters} or {@code initialLearners}. */
+    public String selfAddress() {
+        String voter = initialVoters.get(selfId);
+        return voter != null ? voter : initialLearners.get(selfId);
     }
 }

@@ -1,0 +1,139 @@
+package io.cairn.replication.microraft;
+
+import io.microraft.model.message.RaftMessage;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The outgoing connection to one peer. {@link #send} never blocks: it hands the message to the
+ * connection's event loop, which encodes and writes it. What waits is bounded: at most
+ * {@link #MAX_QUEUED} messages handed over but not yet encoded, nothing while the socket's write
+ * buffer is over its high-water mark, and {@link #MAX_PENDING} while a dial is under way. Anything
+ * more is dropped and counted: Raft sends again (heartbeats, append retries), so a drop costs time,
+ * never safety. A peer that cannot be reached is dialled again after a backoff that doubles up to
+ * {@link #MAX_BACKOFF_NANOS}; a message sent before then is dropped.
+ */
+final class PeerLink {
+    private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
+    static final int MAX_QUEUED = 1024;
+    static final int MAX_PENDING = 64;
+    private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private final String selfId;
+    private final String peerId;
+    private final InetSocketAddress address;
+    private final Bootstrap bootstrap;
+    private final AtomicInteger queued;
+    private final AtomicLong dropped;
+
+    private volatile Channel channel;
+    private boolean dialling;
+    private boolean closed;
+    private boolean unreachableLogged;
+    private long nextDialNanos = System.nanoTime();
+    private long backoffNanos = MIN_BACKOFF_NANOS;
+    private final ArrayDeque<RaftMessage> pending = new ArrayDeque<>();
+
+    /**
+     * @param queued  messages handed to the connection and not yet encoded; its encoder counts down
+     * @param dropped the transport's count of dropped messages
+     */
+    PeerLink(String selfId, String peerId, InetSocketAddress address, Bootstrap bootstrap, AtomicInteger queued, AtomicLong dropped) {
+        this.selfId = selfId;
+        this.peerId = peerId;
+        this.address = address;
+        this.bootstrap = bootstrap;
+        this.queued = queued;
+        this.dropped = dropped;
+    }
+
+    boolean isConnected() {
+        Channel ch = channel;
+        return ch != null && ch.isActive();
+    }
+
+    void send(RaftMessage message) {
+        Channel ch = channel;
+        if (ch != null && ch.isActive()) {
+            write(ch, message);
+            return;
+        }
+        synchronized (this) {
+            ch = channel;
+            if (ch != null && ch.isActive()) {
+                write(ch, message);
+            } else if (closed) {
+                dropped.incrementAndGet();
+            } else if (dialling) {
+                if (pending.size() < MAX_PENDING) pending.add(message);
+                else dropped.incrementAndGet();
+            } else if (System.nanoTime() - nextDialNanos >= 0) {
+                dialling = true;
+                pending.add(message);
+                bootstrap.connect(address).addListener((ChannelFuture f) -> connected(f));
+            } else {
+                dropped.incrementAndGet(); // the peer was unreachable moments ago
+            }
+        }
+    }
+
+    private void write(Channel ch, RaftMessage message) {
+        if (queued.get() >= MAX_QUEUED || !ch.isWritable()) {
+            dropped.incrementAndGet();
+            return;
+        }
+        queued.incrementAndGet();
+        ch.writeAndFlush(message, ch.voidPromise());
+    }
+
+    private synchronized void connected(ChannelFuture f) {
+        dialling = false;
+        if (!f.isSuccess() || closed) {
+            if (f.isSuccess()) f.channel().close();
+            dropped.addAndGet(pending.size());
+            pending.clear();
+            nextDialNanos = System.nanoTime() + backoffNanos;
+            backoffNanos = Math.min(MAX_BACKOFF_NANOS, backoffNanos * 2);
+            if (!closed && !unreachableLogged) {
+                unreachableLogged = true;
+                LOG.info("{}: cannot reach {} at {}: {}", selfId, peerId, address, f.cause() == null ? "closed" : f.cause().getMessage());
+            }
+            return;
+        }
+        Channel ch = f.channel();
+        if (unreachableLogged) LOG.info("{}: connected to {} at {}", selfId, peerId, address);
+        unreachableLogged = false;
+        backoffNanos = MIN_BACKOFF_NANOS;
+        for (RaftMessage m : pending) write(ch, m);
+        pending.clear();
+        channel = ch;
+        ch.closeFuture().addListener(x -> lost(ch));
+    }
+
+    private synchronized void lost(Channel ch) {
+        if (channel != ch) return;
+        channel = null;
+        queued.set(0);
+        if (!closed) {
+            unreachableLogged = true;
+            LOG.info("{}: connection to {} at {} closed", selfId, peerId, address);
+        }
+    }
+
+    synchronized void close() {
+        closed = true;
+        pending.clear();
+        Channel ch = channel;
+        if (ch != null) ch.close();
+    }
+}
