@@ -74,6 +74,15 @@ for p in 1 16; do
   done
 done
 
+# One client, pipeline 1: the latency of a replicated SET (issue 20's aim: p50 under 1 ms), with
+# redis-server (fsync every second) as the baseline.
+lat() { # port -> "p50 p99" in ms of 5,000 SETs from one client
+  timeout 600 redis-benchmark -p "$1" -t set -n 5000 -c 1 -d 100 -r 100000 --csv 2>/dev/null \
+    | awk -F'","' 'NR==2 {gsub(/"/,"",$8); print $5 " " $7}'
+}
+read -r RP50 RP99 <<<"$(lat "$REDIS_PORT")"; read -r CP50 CP99 <<<"$(lat "$CAIRN_PORT")"
+echo "one client SET latency: cairn p50 $CP50 ms, p99 $CP99 ms; redis-server p50 $RP50 ms, p99 $RP99 ms"
+
 redis-cli -p "$CAIRN_PORT" info stats | python3 -c "
 import sys; s = dict(l.strip().split(':', 1) for l in sys.stdin if ':' in l)
 for rs in sorted({k.rsplit('_', 1)[1] for k in s if k.startswith('write_ops_')}):
