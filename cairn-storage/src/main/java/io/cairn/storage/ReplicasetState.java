@@ -55,6 +55,7 @@ final class ReplicasetState {
     private final StorageRefs refs;
     private final BucketHistory history;
     private final MoveTally tally = new MoveTally();
+    private final CallReplies callReplies;
     /** The stamp of the entry being applied (apply thread only): "now" for the ledger's ref check. */
     private long applyingStampMs;
 
@@ -73,6 +74,7 @@ final class ReplicasetState {
         appliedIndex = store.getLong(RocksStore.APPLIED_INDEX);
         for (int i = 0; i < bucketLocks.length; i++) bucketLocks[i] = new ReentrantReadWriteLock();
         refs = StorageRefs.load(store);
+        callReplies = new CallReplies(store);
         history = new BucketHistory(store);
     }
 
@@ -165,17 +167,7 @@ final class ReplicasetState {
             entry.position(1 + 8);
             applyingStampMs = stampMs;
             BatchView view = new BatchView(store, batch, this::marksChanges);
-            reply = switch (kind) {
-                case WRITE -> applyWrites(OpCodec.readOps(entry), view, stampMs);
-                case BOOTSTRAP -> applyBootstrap(entry.getInt(), entry.getInt(), batch);
-                case MOVE -> applyMove(entry, new MoveLedgerStore(this, batch, view));
-                case MOVE_BATCH -> applyMoveBatch(entry, new MoveLedgerStore(this, batch, view));
-                case REF -> OpCodec.encodeResults(List.of(refs.take(entry.getLong(), entry.getLong(), stampMs, buckets.values(), batch)));
-                case UNREF -> OpCodec.encodeResults(List.of(refs.release(entry.getLong(), stampMs, batch)));
-                case FLUSH -> applyFlush(entry.getLong(), stampMs, view);
-                case COLLECT -> applyCollect(entry, batch);
-                default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "not a log entry: " + kind)));
-            };
+            reply = kind == StorageRequest.Kind.ONCE ? applyOnce(entry, batch, view, stampMs) : applyKind(kind, entry, batch, view, stampMs);
             putLong(batch, RocksStore.APPLIED_TERM, term);
             putLong(batch, RocksStore.APPLIED_INDEX, index);
             writeLockingDroppedBuckets(batch, view);
@@ -183,6 +175,41 @@ final class ReplicasetState {
             appliedIndex = index;
             return reply;
         }
+    }
+
+    /** Applies the body of an entry of {@code kind} (positioned after its stamp) into {@code batch}. */
+    private byte[] applyKind(StorageRequest.Kind kind, ByteBuffer entry, WriteBatch batch, BatchView view, long stampMs) {
+        return switch (kind) {
+            case WRITE -> applyWrites(OpCodec.readOps(entry), view, stampMs);
+            case BOOTSTRAP -> applyBootstrap(entry.getInt(), entry.getInt(), batch);
+            case MOVE -> applyMove(entry, new MoveLedgerStore(this, batch, view));
+            case MOVE_BATCH -> applyMoveBatch(entry, new MoveLedgerStore(this, batch, view));
+            case REF -> OpCodec.encodeResults(List.of(refs.take(entry.getLong(), entry.getLong(), stampMs, buckets.values(), batch)));
+            case UNREF -> OpCodec.encodeResults(List.of(refs.release(entry.getLong(), stampMs, batch)));
+            case FLUSH -> applyFlush(entry.getLong(), stampMs, view);
+            case COLLECT -> applyCollect(entry, batch);
+            default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "not a log entry: " + kind)));
+        };
+    }
+
+    /**
+     * A ONCE entry: the entry it wraps is applied (with the ONCE entry's stamp) unless its
+     * (client, call) was applied before, in which case the first reply is returned again.
+     */
+    private byte[] applyOnce(ByteBuffer entry, WriteBatch batch, BatchView view, long stampMs) {
+        java.util.UUID client = new java.util.UUID(entry.getLong(), entry.getLong());
+        long callId = entry.getLong();
+        byte[] reply = callReplies.replyOf(client, callId);
+        if (reply == null) {
+            StorageRequest.Kind inner = StorageRequest.Kind.values()[entry.get()];
+            entry.getLong(); // the wrapped entry's own stamp: the ONCE entry's is the leader's
+            reply = inner == StorageRequest.Kind.ONCE
+                    ? OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "ONCE inside ONCE")))
+                    : applyKind(inner, entry, batch, view, stampMs);
+            callReplies.record(batch, client, callId, stampMs, reply);
+        }
+        callReplies.collect(batch, stampMs);
+        return reply;
     }
 
     /** Records that an entry carrying no state change was applied (e.g. a leader's no-op). */

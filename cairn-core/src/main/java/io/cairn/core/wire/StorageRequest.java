@@ -26,12 +26,13 @@ import java.util.List;
  * KEY_QUERY  [kind][key query]                            -> {@link KeyPage} ({@link KeyQuery})
  * COLLECT    [kind][stampMs:8][belowBsn:8][n:4][bucket:4]*n -> results (tombstones collected)
  * MOVE_BATCH [kind][stampMs:8][n:4][move command]*n      -> [n:4]([length:4][move reply])*n
+ * ONCE       [kind][stampMs:8][client:16][callId:8][log entry] -> the entry's reply, applied at most once per (client, callId)
  * </pre>
  * REF, UNREF, FLUSH and COLLECT are log entries stamped like WRITE: a storage ref (map-reduce) expires at
  * stamp + ttl, judged by later entries' stamps, so every replica agrees on it.
  */
 public final class StorageRequest {
-    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY, REF, UNREF, FLUSH, KEY_QUERY, COLLECT, MOVE_BATCH }
+    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY, REF, UNREF, FLUSH, KEY_QUERY, COLLECT, MOVE_BATCH, ONCE }
 
     private static final Kind[] KINDS = Kind.values();
     /** Offset of the leader's timestamp in WRITE and BOOTSTRAP messages. */
@@ -45,7 +46,7 @@ public final class StorageRequest {
 
     /** Kinds that are log entries, stamped with the leader's clock before they are appended. */
     private static final java.util.Set<Kind> LOGGED = java.util.EnumSet.of(Kind.WRITE, Kind.BOOTSTRAP, Kind.MOVE, Kind.REF, Kind.UNREF,
-            Kind.FLUSH, Kind.COLLECT, Kind.MOVE_BATCH);
+            Kind.FLUSH, Kind.COLLECT, Kind.MOVE_BATCH, Kind.ONCE);
 
     /** Whether {@code kind} goes through the log (the others are queries). */
     public static boolean isLogged(Kind kind) {
@@ -58,6 +59,22 @@ public final class StorageRequest {
         if (!isLogged(kind)) throw new IllegalArgumentException("not a log entry: " + kind);
         ByteBuffer.wrap(request).putLong(STAMP_OFFSET, nowMs);
         return request;
+    }
+
+    /** Bytes of a ONCE entry before the entry it wraps. */
+    public static final int ONCE_HEADER_BYTES = 1 + 8 + 16 + 8;
+
+    /**
+     * Wraps the log entry {@code entry} so that it is applied at most once for ({@code client},
+     * {@code callId}): a re-sent copy is answered with the first one's reply (replication engines
+     * without a retry cache of their own; see {@code CallReplies} in cairn-storage).
+     */
+    public static byte[] once(java.util.UUID client, long callId, byte[] entry) {
+        if (!isLogged(kindOf(ByteBuffer.wrap(entry))) || entry[0] == Kind.ONCE.ordinal()) {
+            throw new IllegalArgumentException("only a log entry other than ONCE can be applied once");
+        }
+        return ByteBuffer.allocate(ONCE_HEADER_BYTES + entry.length).put((byte) Kind.ONCE.ordinal()).putLong(0)
+                .putLong(client.getMostSignificantBits()).putLong(client.getLeastSignificantBits()).putLong(callId).put(entry).array();
     }
 
     public static byte[] write(List<KvOp> ops) {
