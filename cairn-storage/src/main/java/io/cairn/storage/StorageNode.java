@@ -67,7 +67,7 @@ public final class StorageNode implements AutoCloseable {
                 .setProperties(properties(self, ratisDir, config))
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER)
                 .build();
-        this.dataPlane = new DataPlaneServer(server, groupId, RaftPeerId.valueOf(self.id()), self.host(), ioLoops);
+        this.dataPlane = new DataPlaneServer(new RatisAccess(server, groupId, RaftPeerId.valueOf(self.id())), self.host(), ioLoops);
         stateMachine.setDataPlaneEndpoint(dataPlane::endpoint);
     }
 

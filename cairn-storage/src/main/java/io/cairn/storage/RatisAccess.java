@@ -1,0 +1,140 @@
+package io.cairn.storage;
+
+import io.cairn.core.wire.DataPlane;
+import io.cairn.core.wire.StorageRequest;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Data-plane requests on a Ratis member: each becomes a {@link RaftClientRequest} submitted to
+ * this member's Raft server in process. Writes go through the log (answered after commit on a
+ * majority and apply, exactly like a Ratis client request); reads are linearizable read-only
+ * requests (ReadIndex with leader lease). A member that is not the leader answers NOT_LEADER with
+ * the leader it knows of (reads included, so they stay on the leader's lease), and the router
+ * redirects. No Ratis client RPC (gRPC stream, ordered sliding window) is involved.
+ *
+ * <p>The request carries the router's client id and call id, so a write the router re-sends
+ * after losing track of it is de-duplicated by Ratis's retry cache. Replies are written from the
+ * thread that completes the Ratis future: the event loop for a read under the leader's lease, the
+ * state machine updater for a write.
+ */
+final class RatisAccess implements MemberAccess {
+    private final RaftServer server;
+    private final RaftGroupId groupId;
+    private final RaftPeerId selfId;
+
+    RatisAccess(RaftServer server, RaftGroupId groupId, RaftPeerId selfId) {
+        this.server = server;
+        this.groupId = groupId;
+        this.selfId = selfId;
+    }
+
+    /** One request, from a socket or an in-process session; its response goes to {@code out}. */
+    @Override
+    public void handle(Responses out, long callId, UUID clientId, byte type, byte[] payload) {
+        RaftServer.Division division = division();
+        if (type == DataPlane.READ && (division == null || !division.getInfo().isLeader())) {
+            // A follower could answer through ReadIndex, at the cost of a round trip to the
+            // leader; sending the router to the leader keeps reads on its lease.
+            respondNotLeader(out, callId, division);
+            return;
+        }
+        RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
+                .setClientId(ClientId.valueOf(clientId))
+                .setServerId(selfId)
+                .setGroupId(groupId)
+                .setCallId(callId)
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)))
+                .setType(type == DataPlane.WRITE ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType())
+                .build();
+        try {
+            submit(raftRequest, payload.length > 0 && runsInline(payload[0]) ? division : null)
+                    .whenComplete((reply, error) -> respond(out, callId, reply, error));
+        } catch (IOException | RuntimeException e) {
+            respond(out, callId, null, e);
+        }
+    }
+
+    /**
+     * Submits to this member's division. Ratis's server-level entry point hands every request to
+     * the division's client executor and blocks until that thread has submitted it: two thread
+     * switches per request, most of the cost of a small read. Key reads and writes are submitted
+     * here instead (a read served under the leader's lease then completes on this thread, so its
+     * reply needs no hand-off either); scans and move queries keep the executor, so a KEYS cannot
+     * hold up every replicaset behind this event loop.
+     *
+     * @param inline the division to submit to on this thread, or null for Ratis's executor
+     */
+    private CompletableFuture<RaftClientReply> submit(RaftClientRequest request, RaftServer.Division inline) throws IOException {
+        if (inline instanceof RaftClientAsynchronousProtocol division) return division.submitClientRequestAsync(request);
+        return server.submitClientRequestAsync(request);
+    }
+
+    private static boolean runsInline(byte kind) {
+        return kind == StorageRequest.Kind.WRITE.ordinal() || kind == StorageRequest.Kind.READ.ordinal()
+                || kind == StorageRequest.Kind.DISCOVER.ordinal();
+    }
+
+    /** This member's Raft division, or null while it has none (starting, closing). */
+    private RaftServer.Division division() {
+        try {
+            return server.getDivision(groupId);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private void respondNotLeader(Responses out, long callId, RaftServer.Division division) {
+        RaftPeerId leader = division == null ? null : division.getInfo().getLeaderId();
+        byte[] body = DataPlane.utf8(leader == null || leader.equals(selfId) ? "" : leader.toString());
+        out.respond(callId, DataPlane.NOT_LEADER, 0, ByteBuffer.wrap(body));
+    }
+
+    private static void respond(Responses out, long callId, RaftClientReply reply, Throwable error) {
+        if (!out.isOpen()) return;
+        byte status;
+        long logIndex = 0;
+        ByteBuffer body;
+        if (error != null) {
+            status = DataPlane.RETRY;
+            body = ByteBuffer.wrap(DataPlane.utf8(String.valueOf(error.getMessage())));
+        } else if (reply.isSuccess()) {
+            status = DataPlane.OK;
+            logIndex = reply.getLogIndex();
+            body = reply.getMessage().getContent().asReadOnlyByteBuffer();
+        } else {
+            RaftException e = reply.getException();
+            NotLeaderException notLeader = reply.getNotLeaderException();
+            if (notLeader != null) {
+                status = DataPlane.NOT_LEADER;
+                RaftPeer leader = notLeader.getSuggestedLeader();
+                body = ByteBuffer.wrap(DataPlane.utf8(leader == null ? "" : leader.getId().toString()));
+            } else if (e instanceof StateMachineException) {
+                status = DataPlane.FAILED;
+                body = ByteBuffer.wrap(DataPlane.utf8(e.getMessage()));
+            } else {
+                // Leader not ready, stepping down, read index failure, resource limits: transient.
+                status = DataPlane.RETRY;
+                body = ByteBuffer.wrap(DataPlane.utf8(e == null ? "request failed" : e.getMessage()));
+            }
+        }
+        out.respond(callId, status, logIndex, body);
+    }
+
+}

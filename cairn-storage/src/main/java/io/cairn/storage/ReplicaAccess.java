@@ -1,0 +1,75 @@
+package io.cairn.storage;
+
+import io.cairn.core.wire.DataPlane;
+import io.cairn.core.wire.StorageRequest;
+import io.cairn.replication.ReadPolicy;
+import io.cairn.replication.Replica;
+import io.cairn.replication.ReplicaStatus;
+import io.cairn.replication.ReplicationException;
+
+import java.nio.ByteBuffer;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.LongSupplier;
+
+/**
+ * Data-plane requests on a member of the replication port ({@code cairn-replication}), the
+ * counterpart of {@link RatisAccess}: the leader stamps its clock into a write and proposes it
+ * wrapped in a ONCE entry with the router's client and call ids, so a write the router re-sends
+ * after losing its answer is answered from {@link CallReplies}, not applied twice (what Ratis's
+ * retry cache does for {@link RatisAccess}). Reads are answered under the leader's lease. A
+ * member that does not lead answers NOT_LEADER with the leader it knows of.
+ *
+ * <p>Statuses: an entry whose fate is unknown (leadership lost after it was appended) is RETRY,
+ * which is safe because the re-sent write carries the same ids; a refusal before anything was
+ * appended is RETRY too; NOT_LEADER carries the leader to try.
+ */
+final class ReplicaAccess implements MemberAccess {
+    private final Replica replica;
+    private final LongSupplier clock;
+
+    ReplicaAccess(Replica replica, LongSupplier clock) {
+        this.replica = replica;
+        this.clock = clock;
+    }
+
+    @Override
+    public void handle(Responses out, long callId, UUID clientId, byte type, byte[] payload) {
+        ReplicaStatus status = replica.status();
+        if (!status.leads()) {
+            notLeader(out, callId, status.leaderId());
+            return;
+        }
+        CompletableFuture<byte[]> reply;
+        try {
+            reply = type == DataPlane.WRITE
+                    ? replica.propose(StorageRequest.once(clientId, callId, StorageRequest.stamp(payload, clock.getAsLong())))
+                    : replica.read(payload, ReadPolicy.LEADER_LEASE);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        reply.whenComplete((body, error) -> respond(out, callId, body, error));
+    }
+
+    private void respond(Responses out, long callId, byte[] body, Throwable error) {
+        if (!out.isOpen()) return;
+        if (error == null) {
+            out.respond(callId, DataPlane.OK, replica.status().commitIndex(), ByteBuffer.wrap(body));
+            return;
+        }
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof ReplicationException.NotLeader notLeader) {
+            notLeader(out, callId, notLeader.leaderId());
+        } else if (cause instanceof IllegalArgumentException) {
+            // not a log entry, or not a query: sending it again cannot help
+            out.respond(callId, DataPlane.FAILED, 0, ByteBuffer.wrap(DataPlane.utf8(String.valueOf(cause.getMessage()))));
+        } else {
+            out.respond(callId, DataPlane.RETRY, 0, ByteBuffer.wrap(DataPlane.utf8(String.valueOf(cause.getMessage()))));
+        }
+    }
+
+    private static void notLeader(Responses out, long callId, String leaderId) {
+        out.respond(callId, DataPlane.NOT_LEADER, 0, ByteBuffer.wrap(DataPlane.utf8(leaderId == null ? "" : leaderId)));
+    }
+}

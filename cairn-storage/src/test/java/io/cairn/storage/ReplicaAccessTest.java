@@ -1,0 +1,127 @@
+package io.cairn.storage;
+
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpCodec;
+import io.cairn.core.kv.OpResult;
+import io.cairn.core.wire.DataPlane;
+import io.cairn.core.wire.StorageRequest;
+import io.cairn.replication.Replica;
+import io.cairn.replication.ReplicaConfig;
+import io.cairn.replication.microraft.MicroRaftReplicas;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A replicaset of three members on the replication port (MicroRaft over loopback), each with the
+ * storage state behind it and the data plane's {@link ReplicaAccess} in front: what a router's
+ * requests get from a member that is not on Ratis.
+ */
+class ReplicaAccessTest {
+    private static final UUID ROUTER = UUID.fromString("00000000-0000-4000-8000-0000000000bb");
+    private static final byte[] KEY = "counter".getBytes(StandardCharsets.UTF_8);
+
+    @TempDir
+    Path dir;
+
+    private final List<Replica> replicas = new ArrayList<>();
+    private final List<ReplicasetStateMachine> states = new ArrayList<>();
+    private final List<ReplicaAccess> members = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        replicas.forEach(Replica::close);
+        states.forEach(ReplicasetStateMachine::close);
+    }
+
+    @Test
+    void theLeaderAppliesAWriteOnceWhenTheRouterSendsItAgainAndAFollowerRedirects() throws Exception {
+        start();
+        int leader = await().atMost(Duration.ofSeconds(30)).until(this::leaderIndex, i -> i >= 0);
+        assertThat(call(leader, 1, DataPlane.WRITE, StorageRequest.bootstrap(1, 10)).status()).isEqualTo(DataPlane.OK);
+
+        DataPlane.Response first = call(leader, 2, DataPlane.WRITE, incr());
+        DataPlane.Response again = call(leader, 2, DataPlane.WRITE, incr());
+        assertThat(number(first)).isEqualTo(1);
+        assertThat(number(again)).as("the same call, re-sent after a lost answer").isEqualTo(1);
+        assertThat(number(call(leader, 3, DataPlane.WRITE, incr()))).isEqualTo(2);
+
+        DataPlane.Response read = call(leader, 4, DataPlane.READ, StorageRequest.read(List.of(KvOp.get(1, KEY))));
+        assertThat(new String(OpCodec.decodeResults(read.body()).get(0).bytes(), StandardCharsets.UTF_8)).isEqualTo("2");
+
+        int follower = (leader + 1) % 3;
+        DataPlane.Response redirected = call(follower, 5, DataPlane.WRITE, incr());
+        assertThat(redirected.status()).isEqualTo(DataPlane.NOT_LEADER);
+        assertThat(redirected.text()).isEqualTo("m" + leader);
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(states).allSatisfy(s -> assertThat(s.appliedIndex()).isEqualTo(states.get(leader).appliedIndex())));
+    }
+
+    private void start() throws Exception {
+        Map<String, String> voters = new LinkedHashMap<>();
+        for (int i = 0; i < 3; i++) voters.put("m" + i, "127.0.0.1:" + freePort());
+        for (int i = 0; i < 3; i++) {
+            ReplicasetStateMachine state = new ReplicasetStateMachine(dir.resolve("m" + i).resolve("db"), 1 << 20, System::currentTimeMillis);
+            states.add(state);
+            Replica replica = MicroRaftReplicas.start(ReplicaConfig.defaults("rs1", "m" + i, voters, dir.resolve("m" + i).resolve("replica")),
+                    state, null);
+            replicas.add(replica);
+            members.add(new ReplicaAccess(replica, System::currentTimeMillis));
+        }
+    }
+
+    private int leaderIndex() {
+        for (int i = 0; i < replicas.size(); i++) if (replicas.get(i).status().leads()) return i;
+        return -1;
+    }
+
+    private DataPlane.Response call(int member, long callId, byte type, byte[] payload) throws Exception {
+        CompletableFuture<DataPlane.Response> answer = new CompletableFuture<>();
+        members.get(member).handle(new MemberAccess.Responses() {
+            @Override
+            public boolean isOpen() {
+                return true;
+            }
+
+            @Override
+            public void respond(long id, byte status, long logIndex, ByteBuffer body) {
+                answer.complete(new DataPlane.Response(id, status, logIndex, body));
+            }
+        }, callId, ROUTER, type, payload);
+        return answer.get(10, TimeUnit.SECONDS);
+    }
+
+    private static byte[] incr() {
+        return StorageRequest.write(List.of(new KvOp(KvOp.Type.INCRBY, 1, KEY, null, 1, 0)));
+    }
+
+    private static long number(DataPlane.Response response) {
+        assertThat(response.status()).as(response.text()).isEqualTo(DataPlane.OK);
+        OpResult result = OpCodec.decodeResults(response.body()).get(0);
+        return result.number();
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
