@@ -4,7 +4,8 @@
 # for each engine, in one JVM and in three processes. Prints entries/s, writes/s, CPU per entry and
 # per write (summed over the members), p50/p99 commit latency, with 1 and 64 proposers.
 #
-#   bench/raft-compare.sh                                   (every engine, both placements, ~25 min)
+#   bench/raft-compare.sh                                   (every engine, both placements, ~25 min;
+#                                                            engines: ratis ratis-tuned ratis-netty sofajraft microraft jgroups-raft)
 #   bench/raft-compare.sh --engines ratis,microraft --placements jvm --seconds 5 --warmup-seconds 5
 #
 # Other options: --writes 1,20,200  --proposers 1,64  --dir D (default a fresh folder under /tmp).
