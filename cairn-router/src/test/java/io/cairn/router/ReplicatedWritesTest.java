@@ -80,6 +80,18 @@ class ReplicatedWritesTest {
      */
     @Test
     void aFollowerCutOffFromItsLeaderStopsAnsweringFollowerReads() throws Exception {
+        // Usually the lone member is a follower that lost its leader; if it won an election in the
+        // second between the two stops, it is a leader that lost its majority: refused either way.
+        assertACutOffMemberStopsAnsweringFollowerReads(false, " has not heard from a leader for", " leads but has not heard from a majority for");
+    }
+
+    /** The same bound for a leader whose followers both stopped: it may not serve its copy indefinitely either. */
+    @Test
+    void aLeaderCutOffFromItsMajorityStopsAnsweringFollowerReads() throws Exception {
+        assertACutOffMemberStopsAnsweringFollowerReads(true, " leads but has not heard from a majority for");
+    }
+
+    private void assertACutOffMemberStopsAnsweringFollowerReads(boolean keepLeader, String... refusals) throws Exception {
         try (TestCluster cluster = new TestCluster(dir, 1, 3, 60).start().bootstrap()) {
             Router router = cluster.startRouter(RouterConfig.defaults());
             byte[] key = "lag".getBytes(StandardCharsets.UTF_8);
@@ -88,7 +100,8 @@ class ReplicatedWritesTest {
             String leader = cluster.leaderOf("rs1").id();
             List<String> followers = cluster.topology.replicaset("rs1").orElseThrow().nodes().stream()
                     .map(n -> n.id()).filter(id -> !id.equals(leader)).toList();
-            String lone = followers.get(0);
+            String lone = keepLeader ? leader : followers.get(0);
+            List<String> stopped = keepLeader ? followers : List.of(leader, followers.get(1));
             var spec = cluster.topology.replicaset("rs1").orElseThrow();
             RaftGroup group = RaftGroup.valueOf(
                     RaftGroupId.valueOf(GroupIds.replicaset("rs1")),
@@ -104,8 +117,7 @@ class ReplicatedWritesTest {
                             reply.getMessage().getContent().asReadOnlyByteBuffer()).get(0).bytes(), StandardCharsets.UTF_8));
                 });
                 long stoppedAt = System.nanoTime();
-                cluster.stopNode(leader);
-                cluster.stopNode(followers.get(1));
+                for (String id : stopped) cluster.stopNode(id);
                 String[] refusal = new String[1];
                 await().atMost(Duration.ofSeconds(20)).until(() -> {
                     try {
@@ -117,8 +129,9 @@ class ReplicatedWritesTest {
                     }
                     return true;
                 });
-                assertThat(refusal[0]).contains("StaleReadException").contains(lone + " has not heard from a leader for");
-                System.out.printf("%s refused follower reads %d ms after its leader began to stop: %s%n", lone,
+                assertThat(refusal[0]).contains("StaleReadException")
+                        .containsAnyOf(java.util.Arrays.stream(refusals).map(r -> lone + r).toArray(String[]::new));
+                System.out.printf("%s refused follower reads %d ms after the others began to stop: %s%n", lone,
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt), refusal[0]);
             }
         }

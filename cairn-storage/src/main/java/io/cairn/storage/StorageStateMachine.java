@@ -178,7 +178,15 @@ final class StorageStateMachine extends BaseStateMachine {
             Thread.currentThread().interrupt();
             return CompletableFuture.failedFuture(e);
         }
-        if (!division.getInfo().isLeader()) {
+        if (division.getInfo().isLeader()) {
+            // A leader cut off from its majority (say it won an election just before its last peer
+            // stopped) is no fresher than a follower cut off from its leader: the same bound holds.
+            long sinceMajorityMs = msSinceMajorityContact(division.getInfo().getRoleInfoProto());
+            if (sinceMajorityMs > followerReadMaxLagMs) {
+                return CompletableFuture.failedFuture(new StaleReadException(division.getId() + " leads but has not heard from a majority for "
+                        + (sinceMajorityMs == Long.MAX_VALUE ? "its whole term" : sinceMajorityMs + " ms") + "; ask again"));
+            }
+        } else {
             long sinceLeaderMs = msSinceLeaderContact(division.getInfo().getRoleInfoProto());
             if (sinceLeaderMs > followerReadMaxLagMs) {
                 return CompletableFuture.failedFuture(new StaleReadException(division.getId() + " has not heard from a leader for "
@@ -187,6 +195,18 @@ final class StorageStateMachine extends BaseStateMachine {
             minIndex = Math.max(minIndex, division.getRaftLog().getLastCommittedIndex());
         }
         return super.queryStale(request, minIndex);
+    }
+
+    /**
+     * Milliseconds since this leader last heard from enough followers to make a majority with
+     * itself; 0 for a group of one, MAX_VALUE when it does not lead.
+     */
+    static long msSinceMajorityContact(org.apache.ratis.proto.RaftProtos.RoleInfoProto role) {
+        if (!role.hasLeaderInfo()) return Long.MAX_VALUE;
+        long[] elapsed = role.getLeaderInfo().getFollowerInfoList().stream()
+                .mapToLong(org.apache.ratis.proto.RaftProtos.ServerRpcProto::getLastRpcElapsedTimeMs).sorted().toArray();
+        int followersNeeded = (elapsed.length + 1) / 2; // with the leader itself, a majority of elapsed.length + 1
+        return followersNeeded == 0 ? 0 : elapsed[followersNeeded - 1];
     }
 
     /** Milliseconds since this follower last heard from its leader; MAX_VALUE when it follows none. */

@@ -1,0 +1,35 @@
+package io.cairn.storage;
+
+import org.apache.ratis.proto.RaftProtos.LeaderInfoProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** How long ago a leader last heard from a majority: what bounds its follower-style (stale) reads. */
+class LeaderMajorityContactTest {
+    @Test
+    void aLeaderOfThreeNeedsOneRecentFollower() {
+        assertThat(StorageStateMachine.msSinceMajorityContact(leaderHearing(50, 5_000))).isEqualTo(50);
+        assertThat(StorageStateMachine.msSinceMajorityContact(leaderHearing(4_000, 5_000))).isEqualTo(4_000);
+    }
+
+    @Test
+    void aLeaderOfFiveNeedsTwoRecentFollowers() {
+        assertThat(StorageStateMachine.msSinceMajorityContact(leaderHearing(3_000, 10, 4_000, 20))).isEqualTo(20);
+        assertThat(StorageStateMachine.msSinceMajorityContact(leaderHearing(3_000, 10, 4_000, 9_000))).isEqualTo(3_000);
+    }
+
+    @Test
+    void aGroupOfOneIsAlwaysInContactAndANonLeaderNever() {
+        assertThat(StorageStateMachine.msSinceMajorityContact(leaderHearing())).isZero();
+        assertThat(StorageStateMachine.msSinceMajorityContact(RoleInfoProto.getDefaultInstance())).isEqualTo(Long.MAX_VALUE);
+    }
+
+    private static RoleInfoProto leaderHearing(long... followersElapsedMs) {
+        LeaderInfoProto.Builder leader = LeaderInfoProto.newBuilder();
+        for (long ms : followersElapsedMs) leader.addFollowerInfo(ServerRpcProto.newBuilder().setLastRpcElapsedTimeMs(ms));
+        return RoleInfoProto.newBuilder().setLeaderInfo(leader).build();
+    }
+}
