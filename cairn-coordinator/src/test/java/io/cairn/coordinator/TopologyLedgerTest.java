@@ -1,8 +1,10 @@
 package io.cairn.coordinator;
 
 import io.cairn.core.ErrorCode;
+import io.cairn.core.testing.SeededRandom;
 import io.cairn.core.topology.Topology;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +12,7 @@ import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(SeededRandom.class)
 class TopologyLedgerTest {
     private final Topology initial = Topologies.initial(Topologies.ONE_COORDINATOR);
     private final TopologyLedger ledger = new TopologyLedger();
@@ -193,9 +196,8 @@ class TopologyLedgerTest {
     }
 
     @Test
-    void sameCommandsGiveTheSameStateAndAnswersOnEveryNode() {
-        long seed = new Random().nextLong();
-        List<Command> commands = randomCommands(new Random(seed), 300);
+    void sameCommandsGiveTheSameStateAndAnswersOnEveryNode(Random random) {
+        List<Command> commands = randomCommands(random, 300);
         TopologyLedger a = new TopologyLedger();
         TopologyLedger b = new TopologyLedger();
         List<Reply> answersA = new ArrayList<>();
@@ -206,8 +208,8 @@ class TopologyLedgerTest {
             answersB.add(b.apply(c));
         }
 
-        assertThat(answersA).as("seed %d", seed).isEqualTo(answersB);
-        assertThat(a.snapshot()).as("seed %d", seed).isEqualTo(b.snapshot());
+        assertThat(answersA).isEqualTo(answersB);
+        assertThat(a.snapshot()).isEqualTo(b.snapshot());
     }
 
     private static List<Command> randomCommands(Random random, int count) {

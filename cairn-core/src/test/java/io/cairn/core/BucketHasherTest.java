@@ -1,6 +1,8 @@
 package io.cairn.core;
 
+import io.cairn.core.testing.SeededRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -13,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The key -> bucket mapping is part of the on-disk format: it must never change. */
+@ExtendWith(SeededRandom.class)
 class BucketHasherTest {
     private static int bucketOf(String key, int bucketCount) {
         return BucketHasher.bucketOf(key.getBytes(StandardCharsets.UTF_8), bucketCount);
@@ -94,28 +97,24 @@ class BucketHasherTest {
     }
 
     @Test
-    void bucketIsAlwaysBetweenOneAndBucketCount() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void bucketIsAlwaysBetweenOneAndBucketCount(Random random) {
         int[] counts = {1, 2, 3, 7, 3000, 16384, Integer.MAX_VALUE};
         for (int i = 0; i < 20_000; i++) {
             byte[] key = new byte[random.nextInt(40)];
             random.nextBytes(key);
             int bucketCount = counts[random.nextInt(counts.length)];
             int bucket = BucketHasher.bucketOf(key, bucketCount);
-            assertThat(bucket).as("seed %d", seed).isBetween(1, bucketCount);
+            assertThat(bucket).isBetween(1, bucketCount);
         }
     }
 
     @Test
-    void everyBucketIsReachable() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void everyBucketIsReachable(Random random) {
         boolean[] seen = new boolean[17];
         for (int i = 0; i < 5_000; i++) {
             seen[BucketHasher.bucketOf(("k" + random.nextLong()).getBytes(StandardCharsets.UTF_8), 16)] = true;
         }
-        for (int b = 1; b <= 16; b++) assertThat(seen[b]).as("seed %d, bucket %d", seed, b).isTrue();
+        for (int b = 1; b <= 16; b++) assertThat(seen[b]).as("bucket %d", b).isTrue();
     }
 
     @Test

@@ -4,7 +4,9 @@ import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.testing.SeededRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * when its batch fails; a batch carries its units' earliest deadline, and a unit that waited past
  * its deadline is answered TIMEOUT without being sent.
  */
+@ExtendWith(SeededRandom.class)
 class GroupCommitQueueTest {
     private static final int NO_LIMIT_OPS = 100_000;
     private static final int NO_LIMIT_BYTES = 64 << 20;
@@ -321,24 +324,22 @@ class GroupCommitQueueTest {
     }
 
     @Test
-    void concurrentUnitsWithOneBatchInFlightAreEachAnsweredOnceInBoundedBatchesAndInOrderPerThread() throws Exception {
-        concurrentUnitsAreEachAnsweredOnceInBoundedBatches(1);
+    void concurrentUnitsWithOneBatchInFlightAreEachAnsweredOnceInBoundedBatchesAndInOrderPerThread(Random random) throws Exception {
+        concurrentUnitsAreEachAnsweredOnceInBoundedBatches(1, random);
     }
 
     @Test
-    void concurrentUnitsWithSeveralBatchesInFlightAreEachAnsweredOnceInBoundedBatches() throws Exception {
-        concurrentUnitsAreEachAnsweredOnceInBoundedBatches(3);
+    void concurrentUnitsWithSeveralBatchesInFlightAreEachAnsweredOnceInBoundedBatches(Random random) throws Exception {
+        concurrentUnitsAreEachAnsweredOnceInBoundedBatches(3, random);
     }
 
     /**
      * Threads enqueue units of random sizes while a sender answers each batch from another pool, in
      * whatever order those threads run. Checks the bounds as each batch is sent and, at the end, that
-     * every op was sent exactly once, with its unit whole, and every unit got its own results.
+     * every op was sent exactly once, with its unit whole, and every unit got its own results. The
+     * seed replays the sizes and limits, not the interleaving of the threads.
      */
-    private static void concurrentUnitsAreEachAnsweredOnceInBoundedBatches(int maxInflight) throws Exception {
-        long seed = Long.getLong("cairn.test.seed", System.nanoTime());
-        System.out.println("GroupCommitQueueTest maxInflight=" + maxInflight + " seed=" + seed + " (replay: -Dcairn.test.seed=" + seed + ")");
-        Random random = new Random(seed);
+    private static void concurrentUnitsAreEachAnsweredOnceInBoundedBatches(int maxInflight, Random random) throws Exception {
         int maxOps = 4 + random.nextInt(13);
         int maxBytes = 1024 + random.nextInt(3 * 1024);
         int threads = 4;
@@ -375,7 +376,7 @@ class GroupCommitQueueTest {
             }
             start.countDown();
 
-            String context = "seed " + seed + ", maxInflight " + maxInflight + ", maxOps " + maxOps + ", maxBytes " + maxBytes;
+            String context = "maxInflight " + maxInflight + ", maxOps " + maxOps + ", maxBytes " + maxBytes;
             List<CompletableFuture<List<OpResult>>> all = new ArrayList<>();
             for (CompletableFuture<List<CompletableFuture<List<OpResult>>>> t : perThread) all.addAll(t.get(30, TimeUnit.SECONDS));
             CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);

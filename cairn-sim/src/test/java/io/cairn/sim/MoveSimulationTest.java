@@ -1,11 +1,13 @@
 package io.cairn.sim;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,19 +18,59 @@ import static org.assertj.core.api.Assertions.assertThat;
  * duplicates and partitions, replicasets that lose their leader, and a driver that crashes or runs twice.
  * See {@link Sim} for the phases and {@link Invariants} for what is checked after every event.
  *
- * <p>{@code -Dcairn.sim.seeds=N} seeds per scenario (CI: 200); {@code -Dcairn.sim.seed=S}
- * replays one seed, optionally only {@code -Dcairn.sim.scenario=NAME}.
+ * <p>Seeds, per scenario: the regression seeds 1..{@code cairn.sim.seeds} (default 200), the same
+ * in every run, then {@code cairn.sim.freshSeeds} fresh seeds (default 50; 0 for none), a range
+ * starting at a base drawn anew for each run, so CI explores new seeds every time. The run prints
+ * both ranges in one line at the start; {@code -Dcairn.sim.freshBase=B} runs a fresh range again.
+ * {@code -Dcairn.sim.seed=S} replays one seed, regression or fresh, optionally only
+ * {@code -Dcairn.sim.scenario=NAME}; a failing seed prints that command.
  */
 class MoveSimulationTest {
     private static final int MAX_REPORTED = 5;
+    /** Fresh seeds start above this (and above any int), so they never repeat a regression seed. */
+    private static final long FRESH_FLOOR = 10_000_000_000L;
+    /** The first fresh seed of this run (one per JVM, so every scenario and test class runs the same range). */
+    private static final long FRESH_BASE = freshBase();
 
     static List<Long> seeds() {
-        String one = System.getProperty("cairn.sim.seed", "");
-        if (!one.isBlank()) return List.of(Long.parseLong(one.trim()));
-        int n = Integer.parseInt(System.getProperty("cairn.sim.seeds", "200").trim());
+        return seeds(property("cairn.sim.seed", ""), regressionSeeds(), freshSeeds(), FRESH_BASE);
+    }
+
+    /** The one seed to replay if given, else 1..regression then freshBase..freshBase + fresh - 1. */
+    static List<Long> seeds(String replay, int regression, int fresh, long freshBase) {
+        if (!replay.isEmpty()) return List.of(Long.parseLong(replay));
         List<Long> seeds = new ArrayList<>();
-        for (long s = 1; s <= n; s++) seeds.add(s);
+        for (long s = 1; s <= regression; s++) seeds.add(s);
+        for (long s = freshBase; s < freshBase + fresh; s++) seeds.add(s);
         return seeds;
+    }
+
+    /** The one line that says which seeds this run checks and how to run them again. */
+    static String seedsLine(String testClass) {
+        String one = property("cairn.sim.seed", "");
+        if (!one.isEmpty()) return testClass + " seed " + one + " only (-Dcairn.sim.seed)";
+        String regression = regressionSeeds() > 0 ? "1.." + regressionSeeds() : "none";
+        String fresh = freshSeeds() > 0 ? FRESH_BASE + ".." + (FRESH_BASE + freshSeeds() - 1) : "none";
+        return testClass + " seeds per scenario: regression " + regression + ", fresh " + fresh
+                + " (run this fresh range again: -Dcairn.sim.freshBase=" + FRESH_BASE + "; one seed: -Dcairn.sim.seed=S)";
+    }
+
+    private static int regressionSeeds() {
+        return Integer.parseInt(property("cairn.sim.seeds", "200"));
+    }
+
+    private static int freshSeeds() {
+        return Integer.parseInt(property("cairn.sim.freshSeeds", "50"));
+    }
+
+    private static long freshBase() {
+        String base = property("cairn.sim.freshBase", "");
+        return base.isEmpty() ? FRESH_FLOOR + ThreadLocalRandom.current().nextLong(FRESH_FLOOR) : Long.parseLong(base);
+    }
+
+    private static String property(String name, String otherwise) {
+        String value = System.getProperty(name, "").trim();
+        return value.isEmpty() ? otherwise : value;
     }
 
     static boolean selected(Scenario scenario) {
@@ -85,6 +127,11 @@ class MoveSimulationTest {
         }
     }
 
+    @BeforeAll
+    static void printSeeds() {
+        System.out.println(seedsLine(MoveSimulationTest.class.getSimpleName()));
+    }
+
     @ParameterizedTest
     @EnumSource(Scenario.class)
     void movesKeepEveryInvariantUnderFaultsAndConverge(Scenario scenario) {
@@ -98,5 +145,20 @@ class MoveSimulationTest {
         assertThat(second).isEqualTo(first);
         assertThat(first.events()).isPositive();
         assertThat(first.lostToPartitions()).as("the replayed seed has partitions").isPositive();
+    }
+
+    @Test
+    void eachRunChecksTheRegressionSeedsThenAFreshRangeAboveThem() {
+        assertThat(seeds("", 3, 2, 20_000_000_007L)).containsExactly(1L, 2L, 3L, 20_000_000_007L, 20_000_000_008L);
+        assertThat(seeds("", 3, 0, 20_000_000_007L)).containsExactly(1L, 2L, 3L);
+        assertThat(seeds("20000000008", 3, 2, 5)).as("a replayed fresh seed").containsExactly(20_000_000_008L);
+    }
+
+    @Test
+    void aFreshSeedReplaysExactly() {
+        Sim.Result first = new Sim(Scenario.DRAIN, FRESH_BASE, Sim.Options.DEFAULT).run();
+        Sim.Result second = new Sim(Scenario.DRAIN, FRESH_BASE, Sim.Options.DEFAULT).run();
+        assertThat(second).as("fresh seed %d (-Dcairn.sim.freshBase=%d)", FRESH_BASE, FRESH_BASE).isEqualTo(first);
+        assertThat(first.events()).as("fresh seed %d", FRESH_BASE).isPositive();
     }
 }

@@ -6,8 +6,10 @@ import io.cairn.core.kv.StoredValue;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveQuery.MoveStatus;
+import io.cairn.core.testing.SeededRandom;
 import io.cairn.core.wire.StorageRequest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -23,14 +25,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The incrementally kept move status equals {@link MoveStatus#of}, a walk over every record,
  * through random move commands (copies ahead included), collection and a reopen.
  */
+@ExtendWith(SeededRandom.class)
 class MoveTallyTest {
     @TempDir
     Path dir;
 
     @Test
-    void theTallyMatchesAWalkOverTheRecordsAfterEveryEntry() throws Exception {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void theTallyMatchesAWalkOverTheRecordsAfterEveryEntry(Random random) throws Exception {
         try (ReplicaUnderTest replica = new ReplicaUnderTest(dir.resolve("db"))) {
             replica.apply(StorageRequest.bootstrap(1, 40), 1_000);
             int sawSending = 0, sawReceiving = 0, sawUnfinishedSent = 0, sawCopying = 0, collected = 0;
@@ -62,17 +63,17 @@ class MoveTallyTest {
                                 expired.stream().mapToInt(BucketRecord::id).toArray()), 3_000 + step);
                     }
                 }
-                assertSameStatus(replica.state, "seed " + seed + ", step " + step + " after " + c);
+                assertSameStatus(replica.state, "step " + step + " after " + c);
                 MoveStatus now = replica.state.moveStatus(0);
                 sawSending += now.sending();
                 sawReceiving += now.receiving();
                 sawUnfinishedSent += (int) now.unfinished().stream().filter(u -> u.state() == BucketState.SENT).count();
                 sawCopying += (int) now.unfinished().stream().filter(BucketRecord::marksChanges).count();
             }
-            assertThat(List.of(sawSending, sawReceiving, sawUnfinishedSent, sawCopying, collected)).as("seed %d: the walk met every kind of record", seed)
+            assertThat(List.of(sawSending, sawReceiving, sawUnfinishedSent, sawCopying, collected)).as("the walk met every kind of record")
                     .allMatch(n -> n > 0);
             replica.open(dir.resolve("db"));
-            assertSameStatus(replica.state, "seed " + seed + ", after a reopen");
+            assertSameStatus(replica.state, "after a reopen");
         }
     }
 

@@ -1,6 +1,8 @@
 package io.cairn.core.kv;
 
+import io.cairn.core.testing.SeededRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,6 +19,7 @@ import static io.cairn.core.kv.KvOp.Type.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Redis string semantics of SET, GET, DEL, expiry and TTL commands; see {@link KvApplierCountersTest} for the rest. */
+@ExtendWith(SeededRandom.class)
 class KvApplierTest {
     static final int BUCKET = 7;
     static final long NOW = 1_700_000_000_000L;
@@ -241,9 +244,7 @@ class KvApplierTest {
     }
 
     @Test
-    void sameOpsAtTheSameTimesGiveIdenticalStores() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void sameOpsAtTheSameTimesGiveIdenticalStores(Random random) {
         List<KvOp> ops = new ArrayList<>();
         List<Long> times = new ArrayList<>();
         long now = NOW;
@@ -257,9 +258,9 @@ class KvApplierTest {
         for (int i = 0; i < ops.size(); i++) {
             OpResult ra = applier.apply(ops.get(i), a, times.get(i));
             OpResult rb = new KvApplier(1024).apply(ops.get(i), b, times.get(i));
-            assertThat(rb).as("seed %d, op %d %s", seed, i, ops.get(i)).isEqualTo(ra);
+            assertThat(rb).as("op %d %s", i, ops.get(i)).isEqualTo(ra);
         }
-        assertThat(b.snapshot()).as("seed %d", seed).isEqualTo(a.snapshot());
+        assertThat(b.snapshot()).isEqualTo(a.snapshot());
     }
 
     private static KvOp randomOp(Random random) {

@@ -1,7 +1,9 @@
 package io.cairn.core.kv;
 
 import io.cairn.core.ErrorCode;
+import io.cairn.core.testing.SeededRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -13,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Operation and result lists survive encoding exactly; malformed input fails loudly. */
+@ExtendWith(SeededRandom.class)
 class OpCodecTest {
     static byte[] randomBytes(Random random, int maxLength) {
         byte[] b = new byte[random.nextInt(maxLength + 1)];
@@ -57,14 +60,12 @@ class OpCodecTest {
     }
 
     @Test
-    void opsRoundTrip() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void opsRoundTrip(Random random) {
         for (int round = 0; round < 500; round++) {
             List<KvOp> ops = randomOps(random);
             ByteBuffer in = ByteBuffer.wrap(encodeOps(ops));
-            assertThat(OpCodec.readOps(in)).as("seed %d, round %d", seed, round).isEqualTo(ops);
-            assertThat(in.remaining()).as("seed %d, round %d", seed, round).isZero();
+            assertThat(OpCodec.readOps(in)).as("round %d", round).isEqualTo(ops);
+            assertThat(in.remaining()).as("round %d", round).isZero();
         }
     }
 
@@ -85,15 +86,13 @@ class OpCodecTest {
     }
 
     @Test
-    void resultsRoundTrip() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void resultsRoundTrip(Random random) {
         for (int round = 0; round < 500; round++) {
             List<OpResult> results = new ArrayList<>();
             for (int i = random.nextInt(20); i > 0; i--) results.add(randomResult(random));
             ByteBuffer in = ByteBuffer.wrap(OpCodec.encodeResults(results));
-            assertThat(OpCodec.decodeResults(in)).as("seed %d, round %d", seed, round).isEqualTo(results);
-            assertThat(in.remaining()).as("seed %d, round %d", seed, round).isZero();
+            assertThat(OpCodec.decodeResults(in)).as("round %d", round).isEqualTo(results);
+            assertThat(in.remaining()).as("round %d", round).isZero();
         }
     }
 
@@ -115,28 +114,24 @@ class OpCodecTest {
     }
 
     @Test
-    void everyTruncationOfOpsFails() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void everyTruncationOfOpsFails(Random random) {
         List<KvOp> ops = List.of(randomOp(random), randomOp(random), randomOp(random));
         byte[] full = encodeOps(ops);
         for (int length = 0; length < full.length; length++) {
             ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
-            assertThatThrownBy(() -> OpCodec.readOps(prefix)).as("seed %d, length %d", seed, length)
+            assertThatThrownBy(() -> OpCodec.readOps(prefix)).as("length %d", length)
                     .isInstanceOf(RuntimeException.class);
         }
     }
 
     @Test
-    void everyTruncationOfResultsFails() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void everyTruncationOfResultsFails(Random random) {
         List<OpResult> results = new ArrayList<>();
         for (int i = 0; i < 6; i++) results.add(randomResult(random));
         byte[] full = OpCodec.encodeResults(results);
         for (int length = 0; length < full.length; length++) {
             ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
-            assertThatThrownBy(() -> OpCodec.decodeResults(prefix)).as("seed %d, length %d", seed, length)
+            assertThatThrownBy(() -> OpCodec.decodeResults(prefix)).as("length %d", length)
                     .isInstanceOf(RuntimeException.class);
         }
     }

@@ -1,6 +1,8 @@
 package io.cairn.core.rebalance;
 
+import io.cairn.core.testing.SeededRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Random clusters, rebalanced round after round: each round starts the planned moves and lets a
  * random part of the moves in flight finish, so plans are made while buckets are SENDING and
- * RECEIVING. Replay a failure with -Dcairn.seed=N.
+ * RECEIVING. A failure names its seed and cluster; replay it with -Dcairn.seed=N ({@link SeededRandom}).
  */
+@ExtendWith(SeededRandom.class)
 class RebalanceConvergenceTest {
     private static final int CLUSTERS = 1_000;
     private static final double[] THRESHOLDS = {0, 0, 0.5, 1, 5, 25};
@@ -78,18 +81,16 @@ class RebalanceConvergenceTest {
     }
 
     @Test
-    void randomClustersConvergeToTheirTargetsWithoutMovingABucketTwice() {
-        long seed = Long.getLong("cairn.seed", System.nanoTime());
-        Random random = new Random(seed);
+    void randomClustersConvergeToTheirTargetsWithoutMovingABucketTwice(Random random) {
         for (int i = 0; i < CLUSTERS; i++) {
-            String replay = "seed " + seed + ", cluster " + i + " (replay with -Dcairn.seed=" + seed + ")";
+            String where = "cluster " + i;
             Cluster cluster = randomCluster(random);
             PlanLimits limits = new PlanLimits(THRESHOLDS[random.nextInt(THRESHOLDS.length)],
                     1 + random.nextInt(15), 1 + random.nextInt(100), 1 + random.nextInt(500));
             try {
-                rebalance(cluster, limits, random, replay);
+                rebalance(cluster, limits, random, where);
             } catch (RuntimeException e) {
-                throw new AssertionError(replay + ": " + e, e);
+                throw new AssertionError(where + ": " + e, e);
             }
         }
     }
@@ -126,50 +127,50 @@ class RebalanceConvergenceTest {
         return new Cluster(bucketCount, weights, active, pinned);
     }
 
-    private static void rebalance(Cluster cluster, PlanLimits limits, Random random, String replay) {
+    private static void rebalance(Cluster cluster, PlanLimits limits, Random random, String where) {
         List<ReplicasetLoad> initial = cluster.loads();
         Map<String, Integer> targets = RebalancePlanner.targets(initial, cluster.bucketCount);
-        assertThat(targets.values().stream().mapToInt(Integer::intValue).sum()).as(replay).isEqualTo(cluster.bucketCount);
+        assertThat(targets.values().stream().mapToInt(Integer::intValue).sum()).as(where).isEqualTo(cluster.bucketCount);
         for (ReplicasetLoad l : initial) {
-            assertThat(targets.get(l.replicasetId())).as(replay + " " + l).isGreaterThanOrEqualTo(l.pinnedCount());
-            if (l.weight() == 0) assertThat(targets.get(l.replicasetId())).as(replay + " " + l).isEqualTo(l.pinnedCount());
+            assertThat(targets.get(l.replicasetId())).as(where + " " + l).isGreaterThanOrEqualTo(l.pinnedCount());
+            if (l.weight() == 0) assertThat(targets.get(l.replicasetId())).as(where + " " + l).isEqualTo(l.pinnedCount());
         }
         int toMove = RebalancePlanner.plan(initial, cluster.bucketCount, limits).bucketsToMove();
         int maxRounds = toMove + 1;  // every round but the last finishes at least one move
         int moved = 0;
         for (int round = 0; ; round++) {
             int rounds = round;
-            check(round <= maxRounds, () -> replay + ": still not converged after " + rounds + " rounds");
+            check(round <= maxRounds, () -> where + ": still not converged after " + rounds + " rounds");
             List<ReplicasetLoad> loads = cluster.loads();
             Plan plan = RebalancePlanner.plan(loads, cluster.bucketCount, limits);
-            check(plan.targets().equals(targets), () -> replay + ": targets changed " + plan);
-            checkRoutes(plan, loads, limits, replay);
+            check(plan.targets().equals(targets), () -> where + ": targets changed " + plan);
+            checkRoutes(plan, loads, limits, where);
             if (round == 0) {
                 List<ReplicasetLoad> shuffled = new ArrayList<>(loads);
                 Collections.shuffle(shuffled, random);
-                assertThat(RebalancePlanner.plan(shuffled, cluster.bucketCount, limits)).as(replay + ": input order").isEqualTo(plan);
+                assertThat(RebalancePlanner.plan(shuffled, cluster.bucketCount, limits)).as(where + ": input order").isEqualTo(plan);
             }
             boolean converged = RebalancePlanner.converged(plan, limits);
             if (converged && cluster.inFlight.isEmpty()) break;
-            check(converged || !cluster.inFlight.isEmpty() || !plan.routes().isEmpty(), () -> replay + ": no progress " + plan);
+            check(converged || !cluster.inFlight.isEmpty() || !plan.routes().isEmpty(), () -> where + ": no progress " + plan);
             plan.routes().forEach(cluster::start);
             moved += plan.plannedMoves();
             cluster.finishSome(random);
         }
         Plan last = RebalancePlanner.plan(cluster.loads(), cluster.bucketCount, limits);
-        assertThat(last.disbalancePercent()).as(replay).isLessThanOrEqualTo(limits.thresholdPercent());
-        assertThat(moved).as(replay + ": buckets moved").isLessThanOrEqualTo(toMove);
+        assertThat(last.disbalancePercent()).as(where).isLessThanOrEqualTo(limits.thresholdPercent());
+        assertThat(moved).as(where + ": buckets moved").isLessThanOrEqualTo(toMove);
         if (limits.thresholdPercent() == 0) {
-            assertThat(moved).as(replay + ": buckets moved").isEqualTo(toMove);
+            assertThat(moved).as(where + ": buckets moved").isEqualTo(toMove);
             for (ReplicasetLoad l : cluster.loads()) {
-                assertThat(l.activeCount() + l.pinnedCount()).as(replay + " " + l).isEqualTo(targets.get(l.replicasetId()));
+                assertThat(l.activeCount() + l.pinnedCount()).as(where + " " + l).isEqualTo(targets.get(l.replicasetId()));
             }
         }
     }
 
-    private static void checkRoutes(Plan plan, List<ReplicasetLoad> loads, PlanLimits limits, String replay) {
-        check(!RebalancePlanner.converged(plan, limits) || plan.routes().isEmpty(), () -> replay + ": routes within threshold " + plan);
-        check(plan.plannedMoves() <= limits.maxMovesPerPlan(), () -> replay + ": more than maxMovesPerPlan " + plan);
+    private static void checkRoutes(Plan plan, List<ReplicasetLoad> loads, PlanLimits limits, String where) {
+        check(!RebalancePlanner.converged(plan, limits) || plan.routes().isEmpty(), () -> where + ": routes within threshold " + plan);
+        check(plan.plannedMoves() <= limits.maxMovesPerPlan(), () -> where + ": more than maxMovesPerPlan " + plan);
         Map<String, Integer> sent = new HashMap<>();
         Map<String, Integer> received = new HashMap<>();
         plan.routes().forEach(r -> {
@@ -180,7 +181,7 @@ class RebalanceConvergenceTest {
             int gap = l.expectedCount() - plan.targets().get(l.replicasetId());
             int out = sent.getOrDefault(l.replicasetId(), 0);
             int in = received.getOrDefault(l.replicasetId(), 0);
-            Supplier<String> what = () -> replay + ": " + l + " sends " + out + " receives " + in + " in " + plan;
+            Supplier<String> what = () -> where + ": " + l + " sends " + out + " receives " + in + " in " + plan;
             check(out == 0 || in == 0, what);
             check(out <= Math.max(0, gap) && out <= l.activeCount()
                     && out <= Math.max(0, limits.maxSendingPerReplicaset() - l.sendingCount()), what);

@@ -1,7 +1,9 @@
 package io.cairn.core.topology;
 
 import io.cairn.core.topology.BootstrapPlanner.Range;
+import io.cairn.core.testing.SeededRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The initial spread: contiguous ranges covering every bucket once, sized by largest remainder. */
+@ExtendWith(SeededRandom.class)
 class BootstrapPlannerTest {
     private static List<ReplicasetSpec> weights(int... weights) {
         List<ReplicasetSpec> out = new ArrayList<>();
@@ -92,16 +95,14 @@ class BootstrapPlannerTest {
     }
 
     @Test
-    void randomWeightsGiveContiguousProportionalRanges() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void randomWeightsGiveContiguousProportionalRanges(Random random) {
         for (int round = 0; round < 2_000; round++) {
             int n = 1 + random.nextInt(12);
             int[] w = new int[n];
             for (int i = 0; i < n; i++) w[i] = random.nextInt(4) == 0 ? 0 : random.nextInt(1000);
             w[random.nextInt(n)] = 1 + random.nextInt(1000);
             int bucketCount = 1 + random.nextInt(random.nextBoolean() ? 50 : 20_000);
-            String what = String.format("seed %d, round %d", seed, round);
+            String what = "round " + round;
             Map<String, Range> plan = BootstrapPlanner.plan(bucketCount, weights(w));
 
             assertThat(plan.keySet()).as(what).containsExactlyElementsOf(weights(w).stream().map(ReplicasetSpec::id).toList());

@@ -2,7 +2,9 @@ package io.cairn.core.wire;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
+import io.cairn.core.testing.SeededRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -14,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Discovery pages and bucket records survive encoding exactly; malformed input fails loudly. */
+@ExtendWith(SeededRandom.class)
 class DiscoveryPageTest {
     private static final String[] PEERS = {"", "rs2", "replicaset-with-a-long-name_42", "ünïcødé-✓"};
 
@@ -31,14 +34,12 @@ class DiscoveryPageTest {
     }
 
     @Test
-    void pagesRoundTrip() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void pagesRoundTrip(Random random) {
         for (int round = 0; round < 300; round++) {
             DiscoveryPage page = randomPage(random);
             ByteBuffer in = ByteBuffer.wrap(page.encode());
-            assertThat(DiscoveryPage.decode(in)).as("seed %d, round %d", seed, round).isEqualTo(page);
-            assertThat(in.remaining()).as("seed %d, round %d", seed, round).isZero();
+            assertThat(DiscoveryPage.decode(in)).as("round %d", round).isEqualTo(page);
+            assertThat(in.remaining()).as("round %d", round).isZero();
         }
     }
 
@@ -49,26 +50,22 @@ class DiscoveryPageTest {
     }
 
     @Test
-    void recordsRoundTripOnTheirOwn() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void recordsRoundTripOnTheirOwn(Random random) {
         for (int i = 0; i < 300; i++) {
             BucketRecord record = randomRecord(random);
             ByteBuffer in = ByteBuffer.wrap(DiscoveryPage.encodeRecord(record));
-            assertThat(DiscoveryPage.decodeRecord(in)).as("seed %d", seed).isEqualTo(record);
-            assertThat(in.remaining()).as("seed %d", seed).isZero();
+            assertThat(DiscoveryPage.decodeRecord(in)).as("record %d", i).isEqualTo(record);
+            assertThat(in.remaining()).as("record %d", i).isZero();
         }
     }
 
     @Test
-    void everyTruncationOfAPageFails() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void everyTruncationOfAPageFails(Random random) {
         List<BucketRecord> records = List.of(randomRecord(random), randomRecord(random));
         byte[] full = new DiscoveryPage(new DiscoveryCursor(3, 4, 7), 8, 5, false, true, records).encode();
         for (int length = 0; length < full.length; length++) {
             ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
-            assertThatThrownBy(() -> DiscoveryPage.decode(prefix)).as("seed %d, length %d", seed, length)
+            assertThatThrownBy(() -> DiscoveryPage.decode(prefix)).as("length %d", length)
                     .isInstanceOf(RuntimeException.class);
         }
     }

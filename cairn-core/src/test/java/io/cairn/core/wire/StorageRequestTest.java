@@ -2,7 +2,9 @@ package io.cairn.core.wire;
 
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
+import io.cairn.core.testing.SeededRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The message layouts documented on {@link StorageRequest}, byte for byte. */
+@ExtendWith(SeededRandom.class)
 class StorageRequestTest {
     private static List<KvOp> randomOps(Random random) {
         List<KvOp> ops = new ArrayList<>();
@@ -28,17 +31,15 @@ class StorageRequestTest {
     }
 
     @Test
-    void writeCarriesAZeroStampThenTheOps() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void writeCarriesAZeroStampThenTheOps(Random random) {
         for (int round = 0; round < 200; round++) {
             List<KvOp> ops = randomOps(random);
             ByteBuffer message = ByteBuffer.wrap(StorageRequest.write(ops));
-            assertThat(StorageRequest.kindOf(message)).isEqualTo(StorageRequest.Kind.WRITE);
-            assertThat(message.getLong(StorageRequest.STAMP_OFFSET)).isZero();
+            assertThat(StorageRequest.kindOf(message)).as("round %d", round).isEqualTo(StorageRequest.Kind.WRITE);
+            assertThat(message.getLong(StorageRequest.STAMP_OFFSET)).as("round %d", round).isZero();
             message.position(1 + 8);
-            assertThat(OpCodec.readOps(message)).as("seed %d", seed).isEqualTo(ops);
-            assertThat(message.remaining()).as("seed %d", seed).isZero();
+            assertThat(OpCodec.readOps(message)).as("round %d", round).isEqualTo(ops);
+            assertThat(message.remaining()).as("round %d", round).isZero();
         }
     }
 
@@ -53,12 +54,11 @@ class StorageRequestTest {
     }
 
     @Test
-    void readCarriesTheOpsWithoutStamp() {
-        long seed = System.nanoTime();
-        List<KvOp> ops = randomOps(new Random(seed));
+    void readCarriesTheOpsWithoutStamp(Random random) {
+        List<KvOp> ops = randomOps(random);
         ByteBuffer message = ByteBuffer.wrap(StorageRequest.read(ops));
         assertThat(StorageRequest.kindOf(message)).isEqualTo(StorageRequest.Kind.READ);
-        assertThat(OpCodec.readOps(message.position(1))).as("seed %d", seed).isEqualTo(ops);
+        assertThat(OpCodec.readOps(message.position(1))).isEqualTo(ops);
         assertThat(message.remaining()).isZero();
     }
 

@@ -1,6 +1,8 @@
 package io.cairn.core.wire;
 
+import io.cairn.core.testing.SeededRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -11,17 +13,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Storage stats survive encoding exactly; a short message fails. */
+@ExtendWith(SeededRandom.class)
 class StorageStatsTest {
     @Test
-    void statsRoundTrip() {
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
+    void statsRoundTrip(Random random) {
         for (int i = 0; i < 200; i++) {
             StorageStats stats = new StorageStats(random.nextLong(), random.nextInt(), random.nextLong(),
                     random.nextLong(), random.nextLong(), random.nextBoolean(), random.nextInt());
             ByteBuffer in = ByteBuffer.wrap(stats.encode());
-            assertThat(StorageStats.decode(in)).as("seed %d", seed).isEqualTo(stats);
-            assertThat(in.remaining()).as("seed %d", seed).isZero();
+            assertThat(StorageStats.decode(in)).as("round %d", i).isEqualTo(stats);
+            assertThat(in.remaining()).as("round %d", i).isZero();
         }
     }
 

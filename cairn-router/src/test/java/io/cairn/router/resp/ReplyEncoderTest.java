@@ -1,5 +1,6 @@
 package io.cairn.router.resp;
 
+import io.cairn.core.testing.SeededRandom;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -13,6 +14,7 @@ import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.codec.redis.SimpleStringRedisMessage;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
@@ -25,14 +27,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@link ReplyEncoder} writes exactly the bytes of Netty's {@code RedisEncoder} for seeded random
  * replies (nested arrays, nulls, negative integers, UTF-8 text, bulks above the copy limit), and
- * releases them. {@code -Dcairn.resp.seed=N} replays a seed.
+ * releases them. {@code -Dcairn.seed=N} replays a seed ({@link SeededRandom}).
  */
+@ExtendWith(SeededRandom.class)
 class ReplyEncoderTest {
     @Test
-    void repliesEncodeAsNettysEncoderWouldWriteThem() {
-        long seed = Long.getLong("cairn.resp.seed", System.nanoTime());
-        System.out.println("ReplyEncoderTest seed " + seed + " (replay: -Dcairn.resp.seed=" + seed + ")");
-        Random random = new Random(seed);
+    void repliesEncodeAsNettysEncoderWouldWriteThem(Random random) {
         for (int round = 0; round < 500; round++) {
             long replySeed = random.nextLong();
             Supplier<RedisMessage> reply = () -> randomReply(new Random(replySeed), 0);
@@ -40,9 +40,9 @@ class ReplyEncoderTest {
             // An empty bulk wraps Netty's shared empty buffer, which is never released.
             boolean counted = (ours instanceof FullBulkStringRedisMessage b && !b.isNull() && b.content().capacity() > 0)
                     || (ours instanceof ArrayRedisMessage a && !a.isNull());
-            assertThat(encode(new ReplyEncoder(), ours)).as("seed %d round %d", seed, round)
+            assertThat(encode(new ReplyEncoder(), ours)).as("round %d", round)
                     .isEqualTo(encode(new RedisEncoder(), reply.get()));
-            if (counted) assertThat(((io.netty.util.ReferenceCounted) ours).refCnt()).as("the reply is released").isZero();
+            if (counted) assertThat(((io.netty.util.ReferenceCounted) ours).refCnt()).as("the reply of round %d is released", round).isZero();
         }
     }
 

@@ -1,10 +1,12 @@
 package io.cairn.router.resp;
 
 import io.cairn.core.CairnException;
+import io.cairn.core.testing.SeededRandom;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +21,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@link RequestDecoder} under seeded random input: requests with binary arguments (CR and LF
  * inside included), inline lines and oversized arguments, cut into random pieces as a socket
  * may deliver them; then the same streams with one byte changed. Each test prints its seed;
- * {@code -Dcairn.resp.seed=N} replays one.
+ * {@code -Dcairn.seed=N} replays one ({@link SeededRandom}).
  */
+@ExtendWith(SeededRandom.class)
 class RequestDecoderTest {
     private static final int MAX_ARG_BYTES = 200;
     private static final RespConfig CONFIG = RespConfig.builder()
@@ -32,22 +35,18 @@ class RequestDecoderTest {
     private record Stream(byte[] bytes, List<byte[][]> requests, int[] ends) {}
 
     @Test
-    void requestsCutAnywhereDecodeToTheirArguments() {
-        long seed = seed();
-        Random random = new Random(seed);
+    void requestsCutAnywhereDecodeToTheirArguments(Random random) {
         for (int round = 0; round < 200; round++) {
             Stream stream = randomStream(random, 1 + random.nextInt(30));
             List<CommandArgs> decoded = new ArrayList<>();
             Throwable error = feed(stream.bytes(), random, decoded);
-            assertThat(error).as("seed %d round %d", seed, round).isNull();
-            assertDecodedAs(decoded, stream.requests(), stream.requests().size(), seed, round);
+            assertThat(error).as("round %d", round).isNull();
+            assertDecodedAs(decoded, stream.requests(), stream.requests().size(), round);
         }
     }
 
     @Test
-    void aDamagedStreamDecodesWhatPrecedesTheDamageAndFailsOnlyWithAProtocolError() {
-        long seed = seed();
-        Random random = new Random(seed);
+    void aDamagedStreamDecodesWhatPrecedesTheDamageAndFailsOnlyWithAProtocolError(Random random) {
         int protocolErrors = 0;
         for (int round = 0; round < 500; round++) {
             Stream stream = randomStream(random, 1 + random.nextInt(10));
@@ -62,13 +61,13 @@ class RequestDecoderTest {
             Throwable error = feed(damaged, random, decoded);
             if (error != null) {
                 protocolErrors++;
-                assertThat(error).as("seed %d round %d", seed, round)
+                assertThat(error).as("round %d", round)
                         .isInstanceOf(DecoderException.class).hasCauseInstanceOf(RespProtocolException.class);
             }
-            assertThat(decoded.size()).as("seed %d round %d", seed, round).isGreaterThanOrEqualTo(intact);
-            assertDecodedAs(decoded, stream.requests(), intact, seed, round);
+            assertThat(decoded.size()).as("round %d", round).isGreaterThanOrEqualTo(intact);
+            assertDecodedAs(decoded, stream.requests(), intact, round);
         }
-        assertThat(protocolErrors).as("damage is mostly detected (seed %d)", seed).isGreaterThan(20); // ~50: most bytes are bulk content, where damage is data
+        assertThat(protocolErrors).as("damage is mostly detected").isGreaterThan(20); // ~50: most bytes are bulk content, where damage is data
     }
 
     @Test
@@ -92,12 +91,6 @@ class RequestDecoderTest {
         assertThat((Object) channel.readInbound()).isNull();
     }
 
-    private static long seed() {
-        long seed = Long.getLong("cairn.resp.seed", System.nanoTime());
-        System.out.println("RequestDecoderTest seed " + seed + " (replay: -Dcairn.resp.seed=" + seed + ")");
-        return seed;
-    }
-
     /** Feeds {@code bytes} in random pieces; returns the error that ended decoding, or null. */
     private static Throwable feed(byte[] bytes, Random random, List<CommandArgs> decoded) {
         EmbeddedChannel channel = new EmbeddedChannel(new RequestDecoder(CONFIG));
@@ -116,19 +109,18 @@ class RequestDecoderTest {
         return error;
     }
 
-    private static void assertDecodedAs(List<CommandArgs> decoded, List<byte[][]> expected, int count,
-                                        long seed, int round) {
+    private static void assertDecodedAs(List<CommandArgs> decoded, List<byte[][]> expected, int count, int round) {
         for (int r = 0; r < count; r++) {
             CommandArgs args = decoded.get(r);
             byte[][] want = expected.get(r);
-            assertThat(args.count()).as("seed %d round %d request %d", seed, round, r).isEqualTo(want.length);
+            assertThat(args.count()).as("round %d request %d", round, r).isEqualTo(want.length);
             for (int i = 0; i < want.length; i++) {
                 if (want[i] == OVERSIZED) {
                     int index = i;
                     assertThatThrownBy(() -> args.value(index)).isInstanceOf(CairnException.class)
                             .hasMessageContaining("value exceeds the configured maximum");
                 } else {
-                    assertThat(args.raw(i)).as("seed %d round %d request %d arg %d", seed, round, r, i)
+                    assertThat(args.raw(i)).as("round %d request %d arg %d", round, r, i)
                             .isEqualTo(want[i]);
                 }
             }
