@@ -72,10 +72,12 @@ class BucketMoveTest {
                 long start = System.nanoTime();
                 moveAndSettle(cluster, bucket, to);
                 long tookMs = (System.nanoTime() - start) / 1_000_000;
-                // Five chunks of over 1,000 bytes at 2,000 bytes/s: the four after the first wait at least 2 s together.
+                System.out.printf("paced move of 50 keys at 2,000 bytes/s took %d ms%n", tookMs);
+                // Five chunks of over 1,000 bytes at 2,000 bytes/s: the four after the first wait at least 2 s together
+                // (less the 0.1 s the budget may save up). A lower bound the pacing guarantees however slow the machine.
                 assertThat(tookMs).as("move time in ms").isGreaterThanOrEqualTo(1_500);
                 // The adaptive rate (on by default) never exceeds the cap, nor drops below it when the cap is under its floor.
-                await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                         assertThat(cluster.coordinator().mover().progress().get("copyBytesPerSecond")).isEqualTo(2_000L));
                 assertThat((Long) cluster.coordinator().mover().progress().get("stepMedianMs")).as("the move's steps were timed").isNotNegative();
                 for (int i = 0; i < 50; i++) assertThat(jedis.get("{paced}" + i)).isEqualTo(value + i);
@@ -187,11 +189,15 @@ class BucketMoveTest {
             assertThat(verdict.outcome()).isEqualTo(MoveReply.Outcome.COMPLETE);
             assertThat(verdict.record().state()).as("activated at the verdict").isEqualTo(BucketState.ACTIVE);
 
+            // The router has not learned the move (its next periodic round is a minute away): the old owner's
+            // refusal sends it to the new one within the request's deadline (10 s), far sooner than that round.
+            assertThat(owner(cluster, bucket)).as("the router's owner before the requests").isEqualTo(from);
+            long retriesBefore = cluster.router().router().retries();
             long start = System.nanoTime();
             assertThat(jedis.get("{hand}0")).isEqualTo("changed while copied");
             assertThat(jedis.set("{hand}1", "at the new owner")).isEqualTo("OK");
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("found without waiting for periodic discovery")
-                    .isLessThan(Duration.ofSeconds(10));
+            System.out.printf("the new owner was found and served in %d ms%n", Duration.ofNanos(System.nanoTime() - start).toMillis());
+            assertThat(cluster.router().router().retries()).as("requests re-sent after the old owner refused them").isGreaterThan(retriesBefore);
             assertThat(owner(cluster, bucket)).isEqualTo(to);
             assertThat(records.digest(from, bucket).record().state()).as("the old owner is not SENT yet").isEqualTo(BucketState.SENDING);
 
