@@ -20,7 +20,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -85,9 +84,9 @@ class LocalClusterTest {
 
     @Test
     void redisCliTalksToTheRouter() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/redis-cli")), "redis-cli not installed");
-        assertThat(run("redis-cli", "-p", "" + port, "set", "cli-key", "cli-value")).isEqualTo("OK");
-        assertThat(run("redis-cli", "-p", "" + port, "get", "cli-key")).isEqualTo("cli-value");
+        String redisCli = ExternalTool.require("redis-cli", "redis-tools").toString();
+        assertThat(run(redisCli, "-p", "" + port, "set", "cli-key", "cli-value")).isEqualTo("OK");
+        assertThat(run(redisCli, "-p", "" + port, "get", "cli-key")).isEqualTo("cli-value");
     }
 
     @Test
