@@ -37,7 +37,7 @@ class BucketMoveTest {
         ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of());
         try (LocalCluster cluster = new LocalCluster(config).start()) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
-            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
                 for (int i = 0; i < 400; i++) jedis.set("k" + i, "v" + i);
                 int bucket = BucketHasher.bucketOf("k1".getBytes(), BUCKETS);
                 String from = owner(cluster, bucket);
@@ -63,7 +63,7 @@ class BucketMoveTest {
                 Map.of("rebalancer", Map.of("auto", false, "chunkKeys", 10, "maxBytesPerSecond", 2_000)));
         try (LocalCluster cluster = new LocalCluster(config).start()) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
-            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
                 String value = "v".repeat(100);
                 for (int i = 0; i < 50; i++) jedis.set("{paced}" + i, value + i);
                 int bucket = BucketHasher.bucketOf("paced".getBytes(), BUCKETS);
@@ -94,7 +94,7 @@ class BucketMoveTest {
         ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of());
         try (LocalCluster cluster = new LocalCluster(config).start()) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
-            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
                 int bucket = BucketHasher.bucketOf("trip".getBytes(), BUCKETS); // every "{trip}..." key lives in it
                 for (int i = 0; i < 60; i++) jedis.set("{trip}" + i, "v1");
                 String home = owner(cluster, bucket);
@@ -125,7 +125,7 @@ class BucketMoveTest {
         ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of("rebalancer", Map.of("auto", false, "chunkKeys", 5)));
         try (LocalCluster cluster = new LocalCluster(config).start();
              MoveFaultSupport.Records records = new MoveFaultSupport.Records(config.topology());
-             Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+             Jedis jedis = TestClusters.jedis(cluster)) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
             int bucket = BucketHasher.bucketOf("copy".getBytes(), BUCKETS); // every "{copy}..." key lives in it
             var load = jedis.pipelined();
@@ -168,7 +168,7 @@ class BucketMoveTest {
                 Map.of("rebalancer", Map.of("auto", false, "roundIntervalMs", 600_000), "router", Map.of("discoveryIntervalMs", 60_000)));
         try (LocalCluster cluster = new LocalCluster(config).start();
              MoveFaultSupport.Records records = new MoveFaultSupport.Records(config.topology());
-             Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+             Jedis jedis = TestClusters.jedis(cluster)) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
             int bucket = BucketHasher.bucketOf("hand".getBytes(), BUCKETS);
             for (int i = 0; i < 50; i++) jedis.set("{hand}" + i, "v1");
@@ -233,7 +233,7 @@ class BucketMoveTest {
             AtomicInteger errors = new AtomicInteger();
             AtomicBoolean stop = new AtomicBoolean();
             Thread writer = new Thread(() -> {
-                try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+                try (Jedis jedis = TestClusters.jedis(cluster)) {
                     for (int i = 0; i < 20_000 && !stop.get(); i++) {
                         String key = "key-" + (i % 2_000);
                         String value = "v" + i;
@@ -262,7 +262,7 @@ class BucketMoveTest {
             writer.join(30_000);
 
             assertThat(errors.get()).as("client-visible errors or wrong reads").isZero();
-            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
                 for (var e : acknowledged.entrySet()) assertThat(jedis.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
                 assertThat(jedis.dbSize()).isEqualTo(acknowledged.size());
             }

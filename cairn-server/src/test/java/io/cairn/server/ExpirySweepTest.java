@@ -29,7 +29,7 @@ class ExpirySweepTest {
         ClusterConfig config = TestClusters.config(dir, 1, 1, 100, Map.of());
         try (LocalCluster cluster = new LocalCluster(config).start()) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
-            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
                 for (int i = 0; i < 50; i++) assertThat(jedis.set("short" + i, "v", SetParams.setParams().px(600_000))).isEqualTo("OK");
                 for (int i = 0; i < 5; i++) assertThat(jedis.set("kept" + i, "v")).isEqualTo("OK");
                 assertThat(jedis.dbSize()).isEqualTo(55);

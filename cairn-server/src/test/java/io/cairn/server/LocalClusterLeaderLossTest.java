@@ -25,7 +25,7 @@ class LocalClusterLeaderLossTest {
     void writesFlowAgainAfterTheLeaderOfAReplicasetStops() throws Exception {
         ClusterConfig config = TestClusters.config(dir, 1, 3, 60, Map.of("router", Map.of("requestTimeoutMs", 15_000)));
         try (LocalCluster cluster = new LocalCluster(config).start();
-             Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort(), 20_000)) {
+             Jedis jedis = TestClusters.jedis(cluster)) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
             for (int i = 0; i < 50; i++) assertThat(jedis.set("fo:" + i, "v" + i)).isEqualTo("OK");
             String leader = cluster.nodes().keySet().stream()

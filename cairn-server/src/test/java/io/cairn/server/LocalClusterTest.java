@@ -57,7 +57,7 @@ class LocalClusterTest {
 
     @Test
     void jedisCommandsWorkAcrossReplicasets() {
-        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+        try (Jedis jedis = TestClusters.jedis(cluster)) {
             long keysBefore = jedis.dbSize(); // the other tests' keys (the tests run one at a time)
             for (int i = 0; i < 200; i++) assertThat(jedis.set("key:" + i, "value:" + i)).isEqualTo("OK");
             for (int i = 0; i < 200; i++) assertThat(jedis.get("key:" + i)).isEqualTo("value:" + i);
@@ -99,7 +99,7 @@ class LocalClusterTest {
 
     @Test
     void oversizedValueIsRefusedAndStoresNothing() {
-        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+        try (Jedis jedis = TestClusters.jedis(cluster)) {
             jedis.set("big", "small");
             assertThatThrownBy(() -> jedis.set("big", "x".repeat(MAX_VALUE + 1)))
                     .isInstanceOf(JedisDataException.class).hasMessageContaining("maximum");
@@ -109,14 +109,14 @@ class LocalClusterTest {
 
     @Test
     void malformedRespClosesOnlyThatConnection() throws Exception {
-        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+        try (Jedis jedis = TestClusters.jedis(cluster)) {
             jedis.set("survivor", "here");
             try (Socket raw = new Socket("127.0.0.1", port)) {
                 OutputStream out = raw.getOutputStream();
                 out.write("*2\r\n$3\r\nGET\r\n:oops\r\n".getBytes(StandardCharsets.US_ASCII));
                 out.flush();
                 InputStream in = raw.getInputStream();
-                raw.setSoTimeout(5_000);
+                raw.setSoTimeout(30_000);
                 String reply = new String(in.readNBytes(in.available() > 0 ? in.available() : 5), StandardCharsets.US_ASCII);
                 assertThat(reply).startsWith("-ERR");
             }
@@ -165,7 +165,7 @@ class LocalClusterTest {
         } finally {
             second.close();
         }
-        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+        try (Jedis jedis = TestClusters.jedis(cluster)) {
             assertThat(jedis.ping()).as("the running cluster is untouched").isEqualTo("PONG");
         }
     }

@@ -57,7 +57,8 @@ class PipeliningTest {
     void jedisPipelineOfAThousandCommandsGetsEveryReplyInOrder() {
         backend.delayRandomly(SEED + 1, 1_000);
         server = new TestServer(backend);
-        try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
+        // Replies are delayed up to 1 s on purpose: a client timeout well past that (Jedis's default is 2 s).
+        try (Jedis jedis = new Jedis("127.0.0.1", server.port(), 30_000)) {
             Pipeline pipeline = jedis.pipelined();
             List<Response<String>> gets = new ArrayList<>();
             for (int i = 0; i < 500; i++) {
