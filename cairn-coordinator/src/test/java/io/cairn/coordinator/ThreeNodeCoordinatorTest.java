@@ -26,7 +26,7 @@ class ThreeNodeCoordinatorTest {
             assertThat(client.claimBootstrap("rs1", 1).granted()).isTrue();
             List<Long> seen = new CopyOnWriteArrayList<>();
             watcher.watch(state -> seen.add(state.epoch()));
-            await().atMost(Duration.ofSeconds(5)).until(() -> seen.contains(1L));
+            await().atMost(Duration.ofSeconds(30)).until(() -> seen.contains(1L));
 
             cluster.stop(oldLeader);
             CoordinatorState next = client.propose(initial.epoch(),
@@ -36,7 +36,7 @@ class ThreeNodeCoordinatorTest {
             assertThat(cluster.awaitLeader()).isNotEqualTo(oldLeader);
             assertThat(client.claimBootstrap("rs1", 2).granted()).isFalse();
             assertThat(client.get().topology()).isEqualTo(next.topology());
-            await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(2L));
+            await().atMost(Duration.ofSeconds(30)).until(() -> seen.contains(2L));
         }
     }
 }

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -27,21 +28,33 @@ import static org.awaitility.Awaitility.await;
 /** Durability (SYSTEM.md invariant 2) across leader loss, restarts and snapshot catch-up. */
 class FailoverTest {
     private static final int BUCKETS = 120;
+    private static final int WRITES = 4_000;
+    private static final int KILL_AT = 1_500;
+    private static final int INFLIGHT = 32;
+    /** Acknowledged writes the failover test expects at least (of {@link #WRITES}). */
+    private static final int MIN_ACKNOWLEDGED = 3_000;
 
     @TempDir
     Path dir;
 
+    /**
+     * Writes keep flowing through a leader failover: the router waits out the election within each
+     * request's deadline instead of failing fast, so only writes caught in the failover fail, and
+     * every acknowledged write is kept. All 4,000 writes are sent however slow the machine is; the
+     * assertions count outcomes, not how many fit in a time window.
+     */
     @Test
     void everyAcknowledgedWriteSurvivesTheLossOfTheLeader() throws Exception {
         try (TestCluster cluster = new TestCluster(dir, 1, 3, BUCKETS).start().bootstrap()) {
             Router router = cluster.startRouter(RouterConfig.defaults());
             Map<String, String> acknowledged = new ConcurrentHashMap<>();
             AtomicInteger failed = new AtomicInteger();
-            Semaphore inflight = new Semaphore(32);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            AtomicInteger acknowledgedAfterKill = new AtomicInteger();
+            Semaphore inflight = new Semaphore(INFLIGHT);
             String killed = null;
-            for (int i = 0; i < 4_000 && System.nanoTime() < end; i++) {
-                if (i == 1_500) {
+            long start = System.nanoTime();
+            for (int i = 0; i < WRITES; i++) {
+                if (i == KILL_AT) {
                     StorageNode leader = cluster.leaderOf("rs1");
                     assertThat(leader).isNotNull();
                     killed = leader.id();
@@ -50,15 +63,26 @@ class FailoverTest {
                 inflight.acquire();
                 String key = "k" + i;
                 String value = "v" + i;
+                boolean afterKill = i >= KILL_AT;
                 router.execute(List.of(set(key, value))).whenComplete((r, e) -> {
-                    if (e == null && r.get(0).equals(OpResult.OK)) acknowledged.put(key, value);
-                    else failed.incrementAndGet();
+                    if (e == null && r.get(0).equals(OpResult.OK)) {
+                        acknowledged.put(key, value);
+                        if (afterKill) acknowledgedAfterKill.incrementAndGet();
+                    } else {
+                        failed.incrementAndGet();
+                    }
                     inflight.release();
                 });
             }
-            assertThat(inflight.tryAcquire(32, 60, TimeUnit.SECONDS)).isTrue();
-            System.out.printf("failover: %d acknowledged, %d failed, leader %s killed%n", acknowledged.size(), failed.get(), killed);
-            assertThat(acknowledged.size()).isGreaterThan(3_000);
+            // Every write is answered by its own deadline (requestTimeout, 10 s); 60 s is slack for a loaded machine.
+            assertThat(inflight.tryAcquire(INFLIGHT, 60, TimeUnit.SECONDS)).as("every write answered").isTrue();
+            System.out.printf("failover: %d acknowledged, %d failed, leader %s killed, %d writes in %d ms%n", acknowledged.size(),
+                    failed.get(), killed, WRITES, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            assertThat(acknowledged.size() + failed.get()).isEqualTo(WRITES);
+            assertThat(acknowledgedAfterKill.get()).as("writes sent after the leader stopped and acknowledged by the new one").isPositive();
+            // A failing write holds one of the 32 slots until its 10 s deadline, so waiting out even a slow election
+            // costs a few hundred writes; a router that gave up at once on the dead leader would lose most of the 2,500.
+            assertThat(failed.get()).as("writes lost to the failover").isLessThan(WRITES - MIN_ACKNOWLEDGED);
 
             cluster.startNode(killed);
             assertAllReadBack(router, acknowledged);
@@ -68,6 +92,8 @@ class FailoverTest {
     /**
      * A write queued behind a batch its replicaset cannot commit (it lost its majority) is
      * answered by its own deadline: it is not sent with a fresh budget once the stuck batch gives up.
+     * With one batch in flight the queued write can only leave (or expire) once the stuck batch is
+     * answered; the bug this guards against answered it a whole request timeout after that.
      */
     @Test
     void aWriteQueuedBehindAStuckBatchIsAnsweredByItsOwnDeadline() throws Exception {
@@ -81,17 +107,27 @@ class FailoverTest {
             for (String id : List.copyOf(cluster.running.keySet())) if (!id.equals(leader.id())) cluster.stopNode(id);
 
             long start = System.nanoTime();
-            CompletableFuture<List<OpResult>> stuck = router.execute(List.of(set("stuck", "1")));
-            CompletableFuture<List<OpResult>> queued = router.execute(List.of(set("queued", "2")));
+            AtomicLong stuckAnsweredNs = new AtomicLong();
+            AtomicLong queuedAnsweredNs = new AtomicLong();
+            CompletableFuture<List<OpResult>> stuck = router.execute(List.of(set("stuck", "1")))
+                    .whenComplete((r, e) -> stuckAnsweredNs.set(System.nanoTime()));
+            CompletableFuture<List<OpResult>> queued = router.execute(List.of(set("queued", "2")))
+                    .whenComplete((r, e) -> queuedAnsweredNs.set(System.nanoTime()));
             OpResult queuedResult = queued.get(30, TimeUnit.SECONDS).get(0);
-            long queuedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            OpResult stuckResult = stuck.get(30, TimeUnit.SECONDS).get(0);
+            long afterStuckMs = TimeUnit.NANOSECONDS.toMillis(queuedAnsweredNs.get() - stuckAnsweredNs.get());
+            System.out.printf("stuck batch answered after %d ms (%s), the write queued behind it after %d ms (%s); timeout %d ms%n",
+                    TimeUnit.NANOSECONDS.toMillis(stuckAnsweredNs.get() - start), stuckResult.error(),
+                    TimeUnit.NANOSECONDS.toMillis(queuedAnsweredNs.get() - start), queuedResult.error(), timeout.toMillis());
 
-            assertThat(stuck.get(30, TimeUnit.SECONDS).get(0).isError()).isTrue();
+            assertThat(stuckResult.error()).as(stuckResult.message()).isIn(ErrorCode.TIMEOUT, ErrorCode.UNAVAILABLE);
             // TIMEOUT when it was still waiting at its deadline; UNAVAILABLE when the stuck batch gave
             // up a moment before it and it left with what remained of its time.
             assertThat(queuedResult.error()).as(queuedResult.message()).isIn(ErrorCode.TIMEOUT, ErrorCode.UNAVAILABLE);
-            // 3 s deadline; before, the queued write waited out the stuck batch's 3 s and then its own.
-            assertThat(queuedMs).as("answered after %d ms", queuedMs).isBetween(timeout.toMillis(), timeout.toMillis() + 1_500);
+            assertThat(afterStuckMs).as("the queued write waited for the stuck batch's slot").isNotNegative();
+            // Both deadlines fall within moments of each other; a fresh budget would answer a whole timeout later.
+            assertThat(afterStuckMs).as("answered %d ms after the stuck batch, not a fresh %d ms budget later", afterStuckMs, timeout.toMillis())
+                    .isLessThan(timeout.toMillis());
         }
     }
 

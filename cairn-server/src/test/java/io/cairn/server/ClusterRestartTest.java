@@ -22,14 +22,14 @@ class ClusterRestartTest {
         ClusterConfig config = TestClusters.config(dir, 2, 1, 300, Map.of());
         try (LocalCluster first = new LocalCluster(config).start()) {
             assertThat(first.awaitReady(Duration.ofSeconds(60))).isTrue();
-            try (Jedis jedis = new Jedis("127.0.0.1", first.router().respPort())) {
+            try (Jedis jedis = TestClusters.jedis(first)) {
                 for (int i = 0; i < 300; i++) jedis.set("k" + i, "v" + i);
                 jedis.del("k7");
             }
         }
         try (LocalCluster second = new LocalCluster(config).start()) {
             assertThat(second.awaitReady(Duration.ofSeconds(60))).isTrue();
-            try (Jedis jedis = new Jedis("127.0.0.1", second.router().respPort())) {
+            try (Jedis jedis = TestClusters.jedis(second)) {
                 for (int i = 0; i < 300; i++) assertThat(jedis.get("k" + i)).isEqualTo(i == 7 ? null : "v" + i);
                 assertThat(jedis.dbSize()).isEqualTo(299);
             }

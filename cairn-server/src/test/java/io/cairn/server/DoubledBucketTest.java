@@ -83,7 +83,7 @@ class DoubledBucketTest {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
             List<Integer> moved = bucketsOwnedBy(cluster, "rs1", doubledCount);
             Map<Integer, List<String>> keys = keysOf(moved, BUCKETS, 3);
-            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
                 keys.values().forEach(ks -> ks.forEach(k -> jedis.set(k, "before")));
             }
 
@@ -96,7 +96,7 @@ class DoubledBucketTest {
             for (int b : moved) assertThat(cluster.coordinator().mover().requestMove(b, "rs2")).isTrue();
             await().atMost(Duration.ofSeconds(40)).until(() -> moved.stream().allMatch(b -> "rs2".equals(cluster.router().router().ownerOf(b))));
             Map<String, String> acknowledged = new HashMap<>();
-            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
                 for (List<String> ks : keys.values()) {
                     for (String k : ks) {
                         assertThat(jedis.set(k, "after-move")).isEqualTo("OK");
@@ -135,7 +135,7 @@ class DoubledBucketTest {
             assertThat(writeDirect(config, "rs1", b0, k0, "stale-write")).isEqualTo(ErrorCode.BUCKET_READONLY);
             assertThat(readDirect(config, "rs1", b0, k0)).isEqualTo("before");
             // The router sends the bucket's writes to the legitimate copy (higher generation).
-            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
                 assertThat(jedis.set(k0, "after-restore")).isEqualTo("OK");
                 acknowledged.put(k0, "after-restore");
                 for (var e : acknowledged.entrySet()) assertThat(jedis.get(e.getKey())).isEqualTo(e.getValue());
@@ -147,7 +147,7 @@ class DoubledBucketTest {
                 resolveAndCheck(cluster, records, moved, keys, acknowledged, routerAdmin, storageAdmin);
             } else if (doubledCount == 1) {
                 // FLUSHALL deletes what the cluster serves, but a contained copy refuses writes: its data stays for the operator.
-                try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+                try (Jedis jedis = TestClusters.jedis(cluster)) {
                     assertThat(jedis.flushAll()).isEqualTo("OK");
                     assertThat(jedis.get(k0)).isNull();
                 }
@@ -181,7 +181,7 @@ class DoubledBucketTest {
             assertThat(loser.keyCount()).as("quarantined data is kept").isEqualTo(3);
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> !alerts(routerAdmin).contains("DOUBLED") && !alerts(storageAdmin).contains("DOUBLED"));
-        try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
+        try (Jedis jedis = TestClusters.jedis(cluster)) {
             for (var e : acknowledged.entrySet()) assertThat(jedis.get(e.getKey())).isEqualTo(e.getValue());
             for (int b : moved) assertThat(jedis.set(keys.get(b).get(1), "after-resolve")).isEqualTo("OK");
         }

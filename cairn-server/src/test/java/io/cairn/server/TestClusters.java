@@ -2,6 +2,7 @@ package io.cairn.server;
 
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
+import redis.clients.jedis.Jedis;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -16,6 +17,19 @@ final class TestClusters {
     }
 
     private TestClusters() {}
+
+    /** Past the router's request deadline: on a loaded machine a slow answer is still an answer, not a client timeout. */
+    private static final int JEDIS_TIMEOUT_SLACK_MS = 20_000;
+
+    /**
+     * A Jedis client of {@code cluster}'s router whose socket timeout outlasts the router's request
+     * deadline (Jedis's own default, 2 s, is a wall-clock window a loaded machine breaks): the router
+     * answers every request by its deadline, with an error when it must.
+     */
+    static Jedis jedis(LocalCluster cluster) {
+        int timeoutMs = Math.toIntExact(cluster.config().router().requestTimeoutMs() + JEDIS_TIMEOUT_SLACK_MS);
+        return new Jedis("127.0.0.1", cluster.router().respPort(), timeoutMs);
+    }
 
     /** A config for {@code replicasets x replicas} in {@code dir}, with optional extra sections. */
     static ClusterConfig config(Path dir, int replicasets, int replicas, int buckets, Map<String, Object> extra) throws IOException {

@@ -54,10 +54,11 @@ class JedisCommandsTest {
 
     @Test
     void setexAndPsetexStoreWithATimeToLiveAndRefuseNonPositiveTimes() {
+        long before = clock();
         assertThat(jedis.setex("s", 100, "v")).isEqualTo("OK");
-        assertThat(jedis.ttl("s")).isBetween(99L, 100L);
-        assertThat(jedis.psetex("p", 5_000, "v")).isEqualTo("OK");
-        assertThat(jedis.pttl("p")).isBetween(4_000L, 5_000L);
+        assertThat(jedis.psetex("p", 50_000, "v")).isEqualTo("OK");
+        assertTtl(jedis.ttl("s"), 100_000, before);
+        assertPttl(jedis.pttl("p"), 50_000, before);
         assertThatThrownBy(() -> jedis.setex("s", 0, "v")).hasMessage("ERR invalid expire time in 'setex' command");
         assertThat(jedis.get("s")).isEqualTo("v");
     }
@@ -88,38 +89,47 @@ class JedisCommandsTest {
 
     @Test
     void setWithExAndPxSetsTimeToLive() {
+        long before = clock();
         jedis.set("ex", "v", SetParams.setParams().ex(100));
-        jedis.set("px", "v", SetParams.setParams().px(100_000));
-        assertThat(jedis.ttl("ex")).isBetween(99L, 100L);
-        assertThat(jedis.pttl("px")).isBetween(99_000L, 100_000L);
+        jedis.set("px", "v", SetParams.setParams().px(90_000));
+        assertTtl(jedis.ttl("ex"), 100_000, before);
+        assertPttl(jedis.pttl("px"), 90_000, before);
         jedis.set("ex", "again");
         assertThat(jedis.ttl("ex")).isEqualTo(-1);
     }
 
     @Test
     void setWithExatAndPxatUsesAbsoluteTimes() {
-        long now = System.currentTimeMillis();
-        jedis.set("exat", "v", SetParams.setParams().exAt(now / 1000 + 100));
+        long now = clock();
+        long exAtSeconds = now / 1000 + 100;
+        jedis.set("exat", "v", SetParams.setParams().exAt(exAtSeconds));
         jedis.set("pxat", "v", SetParams.setParams().pxAt(now + 50_000));
-        assertThat(jedis.ttl("exat")).isBetween(98L, 101L);
-        assertThat(jedis.pttl("pxat")).isBetween(40_000L, 50_000L);
+        long pttlExat = jedis.pttl("exat");
+        long ttlExat = jedis.ttl("exat");
+        long pttlPxat = jedis.pttl("pxat");
+        long after = clock();
+        // An absolute expiry: what remains is that instant less the time of the read, somewhere in [now, after].
+        assertThat(pttlExat).as("PTTL of EXAT").isBetween(exAtSeconds * 1000 - after, exAtSeconds * 1000 - now);
+        assertThat(ttlExat).as("TTL of EXAT").isBetween(roundedToSeconds(exAtSeconds * 1000 - after), roundedToSeconds(exAtSeconds * 1000 - now));
+        assertThat(pttlPxat).as("PTTL of PXAT").isBetween(now + 50_000 - after, 50_000L);
         jedis.set("past", "v", SetParams.setParams().pxAt(now - 1_000));
         assertThat(jedis.exists("past")).isFalse();
     }
 
     @Test
     void setKeepTtlPreservesTheExpiry() {
+        long before = clock();
         jedis.set("k", "v", SetParams.setParams().ex(100));
         jedis.set("k", "w", SetParams.setParams().keepTtl());
         assertThat(jedis.get("k")).isEqualTo("w");
-        assertThat(jedis.ttl("k")).isBetween(99L, 100L);
+        assertTtl(jedis.ttl("k"), 100_000, before);
     }
 
     @Test
     void keysExpireOnTime() {
         jedis.set("short", "v", SetParams.setParams().px(50));
         jedis.set("long", "v", SetParams.setParams().ex(1000));
-        await().atMost(Duration.ofSeconds(5)).until(() -> jedis.get("short") == null);
+        await().atMost(Duration.ofSeconds(30)).until(() -> jedis.get("short") == null);
         assertThat(jedis.ttl("short")).isEqualTo(-2);
         assertThat(jedis.get("long")).isEqualTo("v");
     }
@@ -213,11 +223,13 @@ class JedisCommandsTest {
         assertThat(jedis.ttl("missing")).isEqualTo(-2);
         jedis.set("k", "v");
         assertThat(jedis.ttl("k")).isEqualTo(-1);
+        long before = clock();
         assertThat(jedis.expire("k", 100)).isEqualTo(1);
-        assertThat(jedis.ttl("k")).isBetween(99L, 100L);
-        assertThat(jedis.pexpire("k", 1_500)).isEqualTo(1);
-        assertThat(jedis.pttl("k")).isBetween(1_000L, 1_500L);
-        assertThat(jedis.ttl("k")).isBetween(1L, 2L);
+        assertTtl(jedis.ttl("k"), 100_000, before);
+        before = clock();
+        assertThat(jedis.pexpire("k", 50_700)).isEqualTo(1);
+        assertPttl(jedis.pttl("k"), 50_700, before);
+        assertTtl(jedis.ttl("k"), 50_700, before); // rounded: 51 while over 50.5 s remain
         assertThat(jedis.persist("k")).isEqualTo(1);
         assertThat(jedis.persist("k")).isZero();
         assertThat(jedis.pttl("k")).isEqualTo(-1);
@@ -311,6 +323,32 @@ class JedisCommandsTest {
                 .contains("backend:in-memory").contains("db0:keys=2");
         assertThat(jedis.info("clients")).startsWith("# Clients").contains("connected_clients:")
                 .doesNotContain("# Server");
+    }
+
+    /** The backend's clock (wall-clock milliseconds), read around commands to bound what a time to live can be. */
+    private static long clock() {
+        return System.currentTimeMillis();
+    }
+
+    /**
+     * A PTTL read after a time to live of {@code setMs} was set at or after {@code setAtMs}: at most what was
+     * set, and at least that less the time since, however slow the machine (the key cannot expire meanwhile:
+     * every time to live set here outlives the test by far).
+     */
+    private static void assertPttl(long pttlMs, long setMs, long setAtMs) {
+        long sinceMs = clock() - setAtMs;
+        assertThat(pttlMs).as("PTTL %d ms after setting %d ms", sinceMs, setMs).isBetween(Math.max(1, setMs - sinceMs), setMs);
+    }
+
+    /** As {@link #assertPttl} for TTL, which answers the remaining time rounded to the nearest second. */
+    private static void assertTtl(long ttlSeconds, long setMs, long setAtMs) {
+        long sinceMs = clock() - setAtMs;
+        assertThat(ttlSeconds).as("TTL %d ms after setting %d ms", sinceMs, setMs)
+                .isBetween(roundedToSeconds(Math.max(1, setMs - sinceMs)), roundedToSeconds(setMs));
+    }
+
+    private static long roundedToSeconds(long ms) {
+        return (ms + 500) / 1000;
     }
 
     private void assertError(String expected, String command, String... args) {

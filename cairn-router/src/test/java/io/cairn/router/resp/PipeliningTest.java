@@ -11,7 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -56,7 +57,8 @@ class PipeliningTest {
     void jedisPipelineOfAThousandCommandsGetsEveryReplyInOrder() {
         backend.delayRandomly(SEED + 1, 1_000);
         server = new TestServer(backend);
-        try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
+        // Replies are delayed up to 1 s on purpose: a client timeout well past that (Jedis's default is 2 s).
+        try (Jedis jedis = new Jedis("127.0.0.1", server.port(), 30_000)) {
             Pipeline pipeline = jedis.pipelined();
             List<Response<String>> gets = new ArrayList<>();
             for (int i = 0; i < 500; i++) {
@@ -68,10 +70,17 @@ class PipeliningTest {
         }
     }
 
+    /**
+     * With the backend holding every reply, reading stops once the connection has its in-flight
+     * budget (16) outstanding: the commands reaching the backend stop far short of the 50,000 sent,
+     * and the client's writer stops with them. Released, every command is served in order.
+     */
     @Test
     void readingPausesWhileTooManyCommandsAreInFlightAndResumesAfterwards() {
-        server = new TestServer(backend, RespConfig.builder().maxInFlightPerConnection(16));
+        int maxInFlight = 16;
+        server = new TestServer(backend, RespConfig.builder().maxInFlightPerConnection(maxInFlight));
         int commands = 50_000;
+        int chunkCommands = 500;
         try (RawClient seed = server.client()) {
             assertThat(seed.call("SET", "k", "v")).isEqualTo("OK");
         }
@@ -79,16 +88,36 @@ class PipeliningTest {
         backend.hold();
         try (RawClient client = server.client()) {
             ByteArrayOutputStream chunk = new ByteArrayOutputStream();
-            for (int i = 0; i < 500; i++) chunk.writeBytes(RawClient.encode("GET", "k"));
+            for (int i = 0; i < chunkCommands; i++) chunk.writeBytes(RawClient.encode("GET", "k"));
+            AtomicInteger chunksSent = new AtomicInteger();
             CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
-                for (int i = 0; i < commands / 500; i++) client.send(chunk.toByteArray());
+                for (int i = 0; i < commands / chunkCommands; i++) {
+                    client.send(chunk.toByteArray());
+                    chunksSent.incrementAndGet();
+                }
             });
-            // Reading stops: the count of commands reaching the backend settles far below the total.
-            // One read buffer (64 KiB, ~2,600 of these commands) may still be decoded after the pause.
-            AtomicLong previous = new AtomicLong(-1);
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250))
-                    .until(() -> backend.calls() == previous.getAndSet(backend.calls()));
-            assertThat(backend.calls() - callsBefore).isBetween(16L, 5_000L);
+            // First the connection uses its whole in-flight budget (every reply is held) ...
+            await("the connection's in-flight budget is used").atMost(Duration.ofSeconds(60))
+                    .until(() -> backend.calls() - callsBefore >= maxInFlight);
+            // ... then reading stops: neither the commands reaching the backend nor the writer move for a
+            // second (four looks 250 ms apart). Judged from both and over several looks, a machine that is
+            // merely slow does not pass for a paused reader.
+            AtomicReference<List<Long>> last = new AtomicReference<>(List.of());
+            AtomicInteger unchangedLooks = new AtomicInteger();
+            await("reading paused").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).until(() -> {
+                List<Long> now = List.of(backend.calls(), (long) chunksSent.get());
+                if (!now.equals(last.getAndSet(now))) {
+                    unchangedLooks.set(0);
+                    return false;
+                }
+                return unchangedLooks.incrementAndGet() >= 4;
+            });
+            long reached = backend.calls() - callsBefore;
+            System.out.printf("reading paused: %d of %d commands reached the backend, the writer sent %d%n",
+                    reached, commands, (long) chunksSent.get() * chunkCommands);
+            // Commands already decoded from the last read are still accepted: one read buffer (64 KiB,
+            // ~2,600 of these commands) past the budget at most.
+            assertThat(reached).as("commands that reached the backend while reading was paused").isBetween((long) maxInFlight, 5_000L);
             backend.release();
             for (int i = 0; i < commands; i++) assertThat(client.read()).as("reply %d", i).isEqualTo("v");
             writer.join();

@@ -14,12 +14,13 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** The stock Redis command-line tools (Debian's redis-tools), when installed, work unchanged. */
+/**
+ * The stock Redis command-line tools (Debian's redis-tools) work unchanged. Their tests skip when
+ * the tools are not on the PATH, and fail then under CI=true ({@link ExternalTool}).
+ */
 class RedisToolsTest {
-    private static final Path REDIS_CLI = Path.of("/usr/bin/redis-cli");
-    private static final Path REDIS_BENCHMARK = Path.of("/usr/bin/redis-benchmark");
+    private static final String REDIS_TOOLS = "redis-tools";
     private static final long TOOL_TIMEOUT_SECONDS = 120;
 
     @TempDir
@@ -51,28 +52,28 @@ class RedisToolsTest {
 
     @Test
     void redisCliRunsDataCommands() throws Exception {
-        assumeTrue(Files.isExecutable(REDIS_CLI), "redis-cli is not installed");
-        assertThat(cli("PING").output()).isEqualTo("PONG");
-        assertThat(cli("SET", "cli-key", "cli value").output()).isEqualTo("OK");
-        assertThat(cli("GET", "cli-key").output()).isEqualTo("cli value");
-        assertThat(cli("INCRBY", "cli-counter", "5").output()).isEqualTo("5");
-        assertThat(cli("MSET", "a", "1", "b", "2").output()).isEqualTo("OK");
-        assertThat(cli("--no-raw", "MGET", "a", "b", "c").output()).isEqualTo("1) \"1\"\n2) \"2\"\n3) (nil)");
-        assertThat(cli("--no-raw", "GET", "missing").output()).isEqualTo("(nil)");
-        assertThat(cli("DBSIZE").output()).isEqualTo("4");
-        assertThat(cli("NOSUCHCOMMAND").output()).startsWith("ERR unknown command 'NOSUCHCOMMAND'");
+        Path redisCli = ExternalTool.require("redis-cli", REDIS_TOOLS);
+        assertThat(cli(redisCli, "PING").output()).isEqualTo("PONG");
+        assertThat(cli(redisCli, "SET", "cli-key", "cli value").output()).isEqualTo("OK");
+        assertThat(cli(redisCli, "GET", "cli-key").output()).isEqualTo("cli value");
+        assertThat(cli(redisCli, "INCRBY", "cli-counter", "5").output()).isEqualTo("5");
+        assertThat(cli(redisCli, "MSET", "a", "1", "b", "2").output()).isEqualTo("OK");
+        assertThat(cli(redisCli, "--no-raw", "MGET", "a", "b", "c").output()).isEqualTo("1) \"1\"\n2) \"2\"\n3) (nil)");
+        assertThat(cli(redisCli, "--no-raw", "GET", "missing").output()).isEqualTo("(nil)");
+        assertThat(cli(redisCli, "DBSIZE").output()).isEqualTo("4");
+        assertThat(cli(redisCli, "NOSUCHCOMMAND").output()).startsWith("ERR unknown command 'NOSUCHCOMMAND'");
     }
 
     @Test
     void redisBenchmarkCompletesSetAndGetWithoutErrors() throws Exception {
-        assumeTrue(Files.isExecutable(REDIS_BENCHMARK), "redis-benchmark is not installed");
-        assertBenchmarkSucceeds(benchmark("-t", "set,get", "-n", "2000", "-q"));
+        Path redisBenchmark = ExternalTool.require("redis-benchmark", REDIS_TOOLS);
+        assertBenchmarkSucceeds(benchmark(redisBenchmark, "-t", "set,get", "-n", "2000", "-q"));
     }
 
     @Test
     void redisBenchmarkCompletesWithPipelining() throws Exception {
-        assumeTrue(Files.isExecutable(REDIS_BENCHMARK), "redis-benchmark is not installed");
-        assertBenchmarkSucceeds(benchmark("-t", "set,get", "-n", "20000", "-P", "16", "-c", "8", "-q"));
+        Path redisBenchmark = ExternalTool.require("redis-benchmark", REDIS_TOOLS);
+        assertBenchmarkSucceeds(benchmark(redisBenchmark, "-t", "set,get", "-n", "20000", "-P", "16", "-c", "8", "-q"));
     }
 
     private static void assertBenchmarkSucceeds(Run run) {
@@ -84,8 +85,8 @@ class RedisToolsTest {
                 .doesNotContainIgnoringCase("warning");
     }
 
-    private Run cli(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(REDIS_CLI.toString(), "-h", "127.0.0.1",
+    private Run cli(Path redisCli, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(redisCli.toString(), "-h", "127.0.0.1",
                 "-p", Integer.toString(server.port())));
         command.addAll(List.of(args));
         Run run = run(command);
@@ -93,8 +94,8 @@ class RedisToolsTest {
         return new Run(run.exitCode(), run.output().stripTrailing());
     }
 
-    private Run benchmark(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(REDIS_BENCHMARK.toString(), "-h", "127.0.0.1",
+    private Run benchmark(Path redisBenchmark, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(redisBenchmark.toString(), "-h", "127.0.0.1",
                 "-p", Integer.toString(server.port())));
         command.addAll(List.of(args));
         return run(command);
