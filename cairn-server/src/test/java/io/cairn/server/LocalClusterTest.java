@@ -1,5 +1,6 @@
 package io.cairn.server;
 
+import io.cairn.core.testing.ExternalTool;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.server.config.ClusterConfig;

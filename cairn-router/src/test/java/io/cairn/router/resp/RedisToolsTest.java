@@ -1,5 +1,6 @@
 package io.cairn.router.resp;
 
+import io.cairn.core.testing.ExternalTool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

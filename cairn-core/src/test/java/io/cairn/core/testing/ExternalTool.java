@@ -1,4 +1,4 @@
-package io.cairn.server;
+package io.cairn.core.testing;
 
 import org.junit.jupiter.api.Assumptions;
 
@@ -15,11 +15,11 @@ import java.util.Optional;
  * under {@code CI=true}, where it fails: CI installs the tools (.ci/run), so a missing one there is
  * a broken setup, never a silent skip.
  */
-final class ExternalTool {
+public final class ExternalTool {
     private ExternalTool() {}
 
     /** The program {@code name} on the PATH; skips the calling test when missing (fails it under CI=true). */
-    static Path require(String name, String debianPackage) {
+    public static Path require(String name, String debianPackage) {
         return require(name, debianPackage, System.getenv());
     }
 

@@ -1,4 +1,4 @@
-package io.cairn.router.resp;
+package io.cairn.core.testing;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
