@@ -126,6 +126,11 @@ final class DataPlaneClient implements AutoCloseable {
         return call.result;
     }
 
+    /** A deadline for a call that has none of its own: this client's whole budget from now. */
+    long budgetDeadlineNs() {
+        return System.nanoTime() + budgetNs;
+    }
+
     /** The member this client believes leads the replicaset, or null. */
     String leaderHint() {
         return leader;

@@ -37,8 +37,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The router's connection to one replicaset: two group-commit queues (writes through the log,
  * reads through ReadIndex) whose batches travel over the data plane ({@link DataPlaneClient}) to
- * the leader, which submits them to Ratis in process; a Ratis client for discovery and stats
- * (and for every request when the data plane is disabled).
+ * the leader, which submits them to Ratis in process. Queries outside group commit (discovery,
+ * stats, verify requests) take the same data plane. A Ratis client remains for follower reads, and
+ * for reads and writes when the data plane is disabled.
  *
  * <p>Group commit: Ratis costs 1-2 ms of CPU per log entry on a small machine, so the
  * operations of many concurrent client commands are packed into one entry. A queue sends a
@@ -78,19 +79,19 @@ final class ReplicasetClient implements AutoCloseable {
                 ? RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
                         .setRetryPolicy(RetryPolicies.noRetry()).build()
                 : null;
-        this.dataPlane = config.directDataPlane()
-                ? new DataPlaneClient(spec.id(), peers, () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
+        this.dataPlane = new DataPlaneClient(spec.id(), peers, () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
                         .setProperties(p).setRetryPolicy(RetryPolicies.noRetry()).build(),
-                        Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops)
-                : null;
+                        Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops);
+        this.directDataPlane = config.directDataPlane();
         this.writes = new GroupCommitQueue(config, this::sendWrites, System::nanoTime);
         this.reads = new GroupCommitQueue(config, this::sendReads, System::nanoTime);
         this.followerReads = config.followerReads();
     }
 
     private final boolean followerReads;
-    /** The hot path (reads and writes) when enabled; null means both go through the Ratis client. */
+    /** Queries (discovery, stats); the hot path (reads and writes) too when {@link #directDataPlane}. */
     private final DataPlaneClient dataPlane;
+    private final boolean directDataPlane;
     private static final long FOLLOWER_READ_TIMEOUT_MS = 500;
     private static final long REQUEST_TIMEOUT_MS = 1_000;
     private final java.util.concurrent.atomic.LongAdder followerReadsServed = new java.util.concurrent.atomic.LongAdder();
@@ -121,21 +122,23 @@ final class ReplicasetClient implements AutoCloseable {
         return (allReads ? reads : writes).enqueue(ops, deadlineNs);
     }
 
-    /** A read-only request outside group commit (discovery, stats), linearizable through the leader. */
+    /**
+     * A read-only request outside group commit (discovery, stats, verify), answered by the leader
+     * under its lease like a read batch, within this client's data-plane budget.
+     */
     CompletableFuture<ByteBuffer> query(byte[] request) {
-        return raft.async().sendReadOnly(Message.valueOf(ByteString.copyFrom(request)))
-                .thenApply(ReplicasetClient::replyContent);
+        return dataPlane.call(DataPlane.READ, request, dataPlane.budgetDeadlineNs()).thenApply(DataPlaneClient.Reply::body);
     }
 
     /** Raft-level leader as last seen by this client, or null. */
     String leaderHint() {
-        if (dataPlane != null && dataPlane.leaderHint() != null) return dataPlane.leaderHint();
+        if (dataPlane.leaderHint() != null) return dataPlane.leaderHint();
         RaftPeerId leader = raft.getLeaderId();
         return leader == null ? null : leader.toString();
     }
 
     private CompletableFuture<List<OpResult>> sendWrites(List<KvOp> batch, long deadlineNs) {
-        if (dataPlane != null) {
+        if (directDataPlane) {
             return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch), deadlineNs).thenApply(reply -> {
                 lastWriteIndex.accumulateAndGet(reply.logIndex(), Math::max);
                 return OpCodec.decodeResults(reply.body());
@@ -149,7 +152,7 @@ final class ReplicasetClient implements AutoCloseable {
     }
 
     private CompletableFuture<List<OpResult>> sendReads(List<KvOp> batch, long deadlineNs) {
-        if (dataPlane != null && !followerReads) {
+        if (directDataPlane && !followerReads) {
             return dataPlane.call(DataPlane.READ, StorageRequest.read(batch), deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
         }
         Message message = Message.valueOf(ByteString.copyFrom(StorageRequest.read(batch)));
@@ -194,7 +197,7 @@ final class ReplicasetClient implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        if (dataPlane != null) dataPlane.close();
+        dataPlane.close();
         if (followerReader != null) followerReader.close();
         raft.close();
     }

@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Data-plane requests on a Ratis member: each becomes a {@link RaftClientRequest} submitted to
@@ -65,9 +66,9 @@ final class RatisAccess implements MemberAccess {
                 .build();
         try {
             submit(raftRequest, payload.length > 0 && runsInline(payload[0]) ? division : null)
-                    .whenComplete((reply, error) -> respond(out, callId, reply, error));
+                    .whenComplete((reply, error) -> respond(out, callId, type == DataPlane.READ, reply, error));
         } catch (IOException | RuntimeException e) {
-            respond(out, callId, null, e);
+            respond(out, callId, false, null, e);
         }
     }
 
@@ -106,13 +107,18 @@ final class RatisAccess implements MemberAccess {
         out.respond(callId, DataPlane.NOT_LEADER, 0, ByteBuffer.wrap(body));
     }
 
-    private static void respond(Responses out, long callId, RaftClientReply reply, Throwable error) {
+    /** @param query whether the request was a read (no log entry, so no outcome to be unsure of) */
+    private static void respond(Responses out, long callId, boolean query, RaftClientReply reply, Throwable error) {
         if (!out.isOpen()) return;
         byte status;
         long logIndex = 0;
         ByteBuffer body;
         if (error != null) {
-            status = DataPlane.RETRY;
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            // Ratis fails the future itself, not the reply, when the state machine throws on a query
+            // (malformed, unknown kind): that fails again every time, so it is not sent again.
+            // Ratis's own failures are IOExceptions (closing, not ready): transient.
+            status = query && !(cause instanceof IOException) ? DataPlane.FAILED : DataPlane.RETRY;
             body = ByteBuffer.wrap(DataPlane.utf8(String.valueOf(error.getMessage())));
         } else if (reply.isSuccess()) {
             status = DataPlane.OK;
