@@ -130,6 +130,11 @@ final class ReplicasetClient implements AutoCloseable {
         return dataPlane.call(DataPlane.READ, request, dataPlane.budgetDeadlineNs()).thenApply(DataPlaneClient.Reply::body);
     }
 
+    /** Map-reduce calls (storage refs, FLUSH, key listings) over this client's data plane. */
+    MapReduceClient mapReduce() {
+        return new MapReduceClient(replicasetId, dataPlane);
+    }
+
     /** Raft-level leader as last seen by this client, or null. */
     String leaderHint() {
         if (dataPlane.leaderHint() != null) return dataPlane.leaderHint();

@@ -62,7 +62,7 @@ public final class Router implements KvBackend, AutoCloseable {
     private final RouteMap routes;
     private final Map<String, ReplicasetClient> clients = new ConcurrentHashMap<>();
     private final Map<String, Discovery> discoveries = new ConcurrentHashMap<>();
-    /** Map-reduce connections (storage refs, key listings), apart from the hot path's clients. */
+    /** Map-reduce calls (storage refs, key listings), over each replicaset client's data plane. */
     private final Map<String, MapReduceClient> mapReduceClients = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler;
     private final Keyspace keyspace;
@@ -114,7 +114,7 @@ public final class Router implements KvBackend, AutoCloseable {
             if (old == null || !old.nodes().equals(rs.nodes())) {
                 ReplicasetClient client = new ReplicasetClient(rs, config, ioLoops);
                 closeQuietly(clients.put(rs.id(), client));
-                closeQuietly(mapReduceClients.put(rs.id(), new MapReduceClient(rs, config)));
+                mapReduceClients.put(rs.id(), client.mapReduce());
                 discoveries.put(rs.id(), new Discovery(client, routes, config.discoveryPageLimit(), config.requestTimeout().multipliedBy(2)));
             }
         }
@@ -123,7 +123,7 @@ public final class Router implements KvBackend, AutoCloseable {
                 if (next.replicaset(rs.id()).isEmpty()) {
                     discoveries.remove(rs.id());
                     closeQuietly(clients.remove(rs.id()));
-                    closeQuietly(mapReduceClients.remove(rs.id()));
+                    mapReduceClients.remove(rs.id());
                     routes.forget(rs.id());
                 }
             }
@@ -452,7 +452,6 @@ public final class Router implements KvBackend, AutoCloseable {
         scheduler.shutdownNow();
         clients.values().forEach(Router::closeQuietly);
         clients.clear();
-        mapReduceClients.values().forEach(Router::closeQuietly);
         mapReduceClients.clear();
     }
 
