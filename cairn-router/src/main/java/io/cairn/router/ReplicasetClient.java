@@ -1,5 +1,6 @@
 package io.cairn.router;
 
+import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.GroupIds;
 import io.cairn.core.kv.KvOp;
@@ -38,8 +39,9 @@ import java.util.concurrent.TimeUnit;
  * The router's connection to one replicaset: two group-commit queues (writes through the log,
  * reads through ReadIndex) whose batches travel over the data plane ({@link DataPlaneClient}) to
  * the leader, which submits them to Ratis in process. Queries outside group commit (discovery,
- * stats, verify requests) take the same data plane. A Ratis client remains for follower reads, and
- * for reads and writes when the data plane is disabled.
+ * stats, verify requests) and follower reads (to a member other than the leader, which answers
+ * within its bounded lag or refuses, and then the leader answers) take the same data plane. A Ratis
+ * client remains for reads and writes when the data plane is disabled.
  *
  * <p>Group commit: Ratis costs 1-2 ms of CPU per log entry on a small machine, so the
  * operations of many concurrent client commands are packed into one entry. A queue sends a
@@ -51,7 +53,6 @@ final class ReplicasetClient implements AutoCloseable {
     private final String replicasetId;
     private final List<RaftPeer> peers;
     private final RaftClient raft;
-    private final RaftClient followerReader;
     private final GroupCommitQueue writes;
     private final GroupCommitQueue reads;
 
@@ -73,12 +74,6 @@ final class ReplicasetClient implements AutoCloseable {
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) attempts,
                         TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
                 .build();
-        // Follower reads use their own client: Ratis orders a client's async requests, and a read
-        // waiting on a lagging member must not hold up writes.
-        this.followerReader = config.followerReads()
-                ? RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
-                        .setRetryPolicy(RetryPolicies.noRetry()).build()
-                : null;
         this.dataPlane = new DataPlaneClient(spec.id(), peers, () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
                         .setProperties(p).setRetryPolicy(RetryPolicies.noRetry()).build(),
                         Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops);
@@ -95,6 +90,7 @@ final class ReplicasetClient implements AutoCloseable {
     private static final long FOLLOWER_READ_TIMEOUT_MS = 500;
     private static final long REQUEST_TIMEOUT_MS = 1_000;
     private final java.util.concurrent.atomic.LongAdder followerReadsServed = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder followerReadsRefused = new java.util.concurrent.atomic.LongAdder();
     /** Highest log index of a write this router saw committed; follower reads wait for it. */
     private final java.util.concurrent.atomic.AtomicLong lastWriteIndex = new java.util.concurrent.atomic.AtomicLong();
 
@@ -106,6 +102,11 @@ final class ReplicasetClient implements AutoCloseable {
     /** Read batches answered by the member chosen for a follower read (not the leader fallback). */
     long followerReadsServed() {
         return followerReadsServed.sum();
+    }
+
+    /** Read batches the member chosen for a follower read refused (STALE), answered by the leader instead. */
+    long followerReadsRefused() {
+        return followerReadsRefused.sum();
     }
 
     String id() {
@@ -157,24 +158,32 @@ final class ReplicasetClient implements AutoCloseable {
     }
 
     private CompletableFuture<List<OpResult>> sendReads(List<KvOp> batch, long deadlineNs) {
-        if (directDataPlane && !followerReads) {
+        if (followerReads) return followerRead(dataPlane.someFollower(), StorageRequest.read(batch), lastWriteIndex.get(), deadlineNs);
+        if (directDataPlane) {
             return dataPlane.call(DataPlane.READ, StorageRequest.read(batch), deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
         }
         Message message = Message.valueOf(ByteString.copyFrom(StorageRequest.read(batch)));
-        if (!followerReads) {
-            return within(deadlineNs, raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r))));
-        }
-        // Any member that has applied this router's own writes, and heard from its leader within the
-        // election timeout, may answer (StorageStateMachine.queryStale); otherwise the leader answers.
-        RaftPeer member = peers.get(ThreadLocalRandom.current().nextInt(peers.size()));
-        return within(deadlineNs, followerReader.async().sendStaleRead(message, lastWriteIndex.get(), member.getId())
-                .orTimeout(FOLLOWER_READ_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                .thenApply(r -> {
-                    List<OpResult> results = OpCodec.decodeResults(replyContent(r));
+        return within(deadlineNs, raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r))));
+    }
+
+    /**
+     * Asks {@code member} for a follower read of {@code read}: it answers once it has applied
+     * {@code minIndex} (this router's own last write) if it heard from its leader within the
+     * engine's bound (Ratis: StorageStateMachine.queryStale); when it refuses, is unreachable or
+     * does not answer within {@link #FOLLOWER_READ_TIMEOUT_MS}, the leader answers (same bytes).
+     */
+    CompletableFuture<List<OpResult>> followerRead(String member, byte[] read, long minIndex, long deadlineNs) {
+        long followerDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FOLLOWER_READ_TIMEOUT_MS);
+        return dataPlane.staleRead(member, minIndex, read, deadlineNs - followerDeadlineNs < 0 ? deadlineNs : followerDeadlineNs)
+                .thenApply(reply -> {
+                    List<OpResult> results = OpCodec.decodeResults(reply.body());
                     followerReadsServed.increment();
                     return results;
                 })
-                .exceptionallyCompose(e -> raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r)))));
+                .exceptionallyCompose(e -> {
+                    if (e instanceof CairnException || e.getCause() instanceof CairnException) followerReadsRefused.increment();
+                    return dataPlane.call(DataPlane.READ, read, deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
+                });
     }
 
     /** The Ratis client paths (the data plane keeps its own deadline): unanswered at the deadline is unavailable. */
@@ -203,7 +212,6 @@ final class ReplicasetClient implements AutoCloseable {
     @Override
     public void close() throws IOException {
         dataPlane.close();
-        if (followerReader != null) followerReader.close();
         raft.close();
     }
 

@@ -90,6 +90,40 @@ class DataPlaneTest {
     }
 
     /**
+     * A follower read (STALE_READ) is answered by the member it is sent to, follower or not, once it
+     * has applied the index it carries; a member that has not answers STALE at once, without redirecting.
+     */
+    @Test
+    void aFollowerAnswersAStaleReadOnceItAppliedTheIndexAndRefusesOneBeyondIt() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, 30).start().bootstrap()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.leaderOf("rs1") != null);
+            StorageNode leader = cluster.leaderOf("rs1");
+            StorageNode follower = cluster.running.values().stream().filter(n -> n != leader).findFirst().orElseThrow();
+            byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+            int bucket = BucketHasher.bucketOf(key, 30);
+            UUID client = UUID.randomUUID();
+            byte[] read = StorageRequest.read(List.of(KvOp.get(bucket, key)));
+            try (RawConnection toLeader = new RawConnection(leader.dataPlaneEndpoint());
+                 RawConnection toFollower = new RawConnection(follower.dataPlaneEndpoint())) {
+                byte[] set = StorageRequest.write(List.of(KvOp.set(bucket, key, "v".getBytes(StandardCharsets.UTF_8))));
+                DataPlane.Response written = await().atMost(Duration.ofSeconds(20))
+                        .until(() -> toLeader.call(1, client, DataPlane.WRITE, set), r -> r.status() != DataPlane.RETRY);
+                assertThat(written.status()).isEqualTo(DataPlane.OK);
+
+                // The follower may learn of the commit a moment after the leader answered: STALE until then.
+                java.util.concurrent.atomic.AtomicLong callIds = new java.util.concurrent.atomic.AtomicLong(100);
+                DataPlane.Response served = await().atMost(Duration.ofSeconds(20))
+                        .until(() -> toFollower.staleRead(callIds.incrementAndGet(), client, written.logIndex(), read), r -> r.status() == DataPlane.OK);
+                assertThat(new String(OpCodec.decodeResults(served.body()).get(0).bytes(), StandardCharsets.UTF_8)).isEqualTo("v");
+
+                DataPlane.Response refused = toFollower.staleRead(3, client, written.logIndex() + 1_000_000, read);
+                assertThat(refused.status()).isEqualTo(DataPlane.STALE);
+                assertThat(refused.text()).isNotEmpty();
+            }
+        }
+    }
+
+    /**
      * The router's queries (discovery pages, stats, move and key queries) travel as data-plane
      * READs now: each read-only kind gets the bytes a Ratis client's read-only request got, a write
      * sent as a query gets the same refusal value, and a malformed query fails on both paths.
@@ -180,6 +214,10 @@ class DataPlaneTest {
             assertThat(redirected.status()).isEqualTo(DataPlane.NOT_LEADER);
             assertThat(redirected.text()).isIn(leader.id(), "");
 
+            DataPlane.Response stale = toFollower.staleRead(45, client, first.logIndex() + 1_000_000,
+                    StorageRequest.read(List.of(KvOp.get(bucket, key))));
+            assertThat(stale.status()).as("a follower read beyond what the member applied").isEqualTo(DataPlane.STALE);
+
             String endpoint = follower.dataPlaneEndpoint();
             cluster.stopNode(follower.id());
             assertThat(toFollower.dropped.get()).as("the session is dropped when its member stops").isTrue();
@@ -206,6 +244,15 @@ class DataPlaneTest {
 
         DataPlane.Response call(long callId, UUID client, byte type, byte[] message) throws InterruptedException {
             session.send(callId, client, type, message);
+            return response(callId);
+        }
+
+        DataPlane.Response staleRead(long callId, UUID client, long minIndex, byte[] read) throws InterruptedException {
+            session.staleRead(callId, client, minIndex, read);
+            return response(callId);
+        }
+
+        private DataPlane.Response response(long callId) throws InterruptedException {
             DataPlane.Response r = responses.poll(20, TimeUnit.SECONDS);
             assertThat(r).as("a response within 20 s").isNotNull();
             assertThat(r.callId()).isEqualTo(callId);
@@ -235,6 +282,22 @@ class DataPlaneTest {
             out.writeByte(type);
             out.write(message);
             out.flush();
+            return response(callId);
+        }
+
+        DataPlane.Response staleRead(long callId, UUID client, long minIndex, byte[] read) throws IOException {
+            out.writeInt(DataPlane.REQUEST_HEADER_BYTES + DataPlane.MIN_INDEX_BYTES + read.length);
+            out.writeLong(callId);
+            out.writeLong(client.getMostSignificantBits());
+            out.writeLong(client.getLeastSignificantBits());
+            out.writeByte(DataPlane.STALE_READ);
+            out.writeLong(minIndex);
+            out.write(read);
+            out.flush();
+            return response(callId);
+        }
+
+        private DataPlane.Response response(long callId) throws IOException {
             byte[] frame = new byte[in.readInt()];
             in.readFully(frame);
             DataPlane.Response r = DataPlane.decodeResponse(ByteBuffer.wrap(frame));

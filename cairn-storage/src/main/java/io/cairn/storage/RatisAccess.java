@@ -73,6 +73,46 @@ final class RatisAccess implements MemberAccess {
     }
 
     /**
+     * A follower read through Ratis's stale read, exactly what a Ratis client's {@code sendStaleRead}
+     * got: Ratis refuses while this member's commit index is below {@code minIndex};
+     * {@link StorageStateMachine#queryStale} refuses while this member is cut off from its leader (or,
+     * leading, from a majority) for longer than the bound, and otherwise answers once it applied
+     * {@code minIndex}. Any failure is STALE: the router asks the leader, so nothing needs telling apart.
+     */
+    @Override
+    public void staleRead(Responses out, long callId, UUID clientId, long minIndex, byte[] read) {
+        RaftServer.Division division = division();
+        if (division == null) {
+            stale(out, callId, selfId + " has no Raft division (starting or stopping)");
+            return;
+        }
+        RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
+                .setClientId(ClientId.valueOf(clientId))
+                .setServerId(selfId)
+                .setGroupId(groupId)
+                .setCallId(callId)
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(read)))
+                .setType(RaftClientRequest.staleReadRequestType(minIndex))
+                .build();
+        try {
+            submit(raftRequest, read.length > 0 && runsInline(read[0]) ? division : null).whenComplete((reply, error) -> {
+                if (!out.isOpen()) return;
+                if (error == null && reply.isSuccess()) {
+                    out.respond(callId, DataPlane.OK, reply.getLogIndex(), reply.getMessage().getContent().asReadOnlyByteBuffer());
+                } else {
+                    stale(out, callId, String.valueOf(error != null ? error.getMessage() : reply.getException()));
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            stale(out, callId, String.valueOf(e.getMessage()));
+        }
+    }
+
+    private static void stale(Responses out, long callId, String reason) {
+        if (out.isOpen()) out.respond(callId, DataPlane.STALE, 0, ByteBuffer.wrap(DataPlane.utf8(reason)));
+    }
+
+    /**
      * Submits to this member's division. Ratis's server-level entry point hands every request to
      * the division's client executor and blocks until that thread has submitted it: two thread
      * switches per request, most of the cost of a small read. Key reads and writes are submitted
