@@ -2,6 +2,9 @@ package io.cairn.router;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.GroupIds;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.InProcessDataPlane;
 import io.netty.bootstrap.Bootstrap;
@@ -22,10 +25,17 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,14 +116,19 @@ final class DataPlaneClient implements AutoCloseable {
     private volatile boolean closed;
 
     /**
-     * @param lookupFactory makes Ratis clients of the replicaset without retries, for endpoint queries
      * @param budgetMs how long a call may take, all attempts included
+     * @param loops    event loops for the connections; null for this JVM's default data-plane loop
      */
-    DataPlaneClient(String replicasetId, List<RaftPeer> peers, Supplier<RaftClient> lookupFactory, long budgetMs, EventLoopGroup loops) {
-        this.replicasetId = replicasetId;
+    DataPlaneClient(ReplicasetSpec spec, long budgetMs, EventLoopGroup loops) {
+        this.replicasetId = spec.id();
         this.loops = loops != null ? loops : DefaultLoop.GROUP;
-        this.members = peers.stream().map(p -> p.getId().toString()).toList();
-        this.lookupFactory = lookupFactory;
+        this.members = spec.nodes().stream().map(NodeAddress::id).toList();
+        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), spec.nodes().stream()
+                .map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList());
+        RaftProperties properties = new RaftProperties();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(ENDPOINT_LOOKUP_TIMEOUT_MS, TimeUnit.MILLISECONDS));
+        this.lookupFactory = () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
+                .setProperties(properties).setRetryPolicy(RetryPolicies.noRetry()).build();
         this.lookup = lookupFactory.get();
         this.budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
     }

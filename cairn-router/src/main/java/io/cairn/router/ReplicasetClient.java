@@ -2,7 +2,6 @@ package io.cairn.router;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
-import io.cairn.core.GroupIds;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
@@ -10,89 +9,52 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.StorageRequest;
 import io.netty.channel.EventLoopGroup;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.SizeInBytes;
-import org.apache.ratis.util.TimeDuration;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The router's connection to one replicaset: two group-commit queues (writes through the log,
- * reads through ReadIndex) whose batches travel over the data plane ({@link DataPlaneClient}) to
- * the leader, which submits them to Ratis in process. Queries outside group commit (discovery,
- * stats, verify requests) and follower reads (to a member other than the leader, which answers
- * within its bounded lag or refuses, and then the leader answers) take the same data plane. A Ratis
- * client remains for reads and writes when the data plane is disabled.
+ * linearizable reads) whose batches travel over the data plane ({@link DataPlaneClient}) to the
+ * leader, which hands them to its replication engine in process. Queries outside group commit
+ * (discovery, stats, verify requests), map-reduce calls and follower reads (to a member other than
+ * the leader, which answers within its bounded lag or refuses, and then the leader answers) take
+ * the same data plane: nothing here knows which Raft engine the members run.
  *
- * <p>Group commit: Ratis costs 1-2 ms of CPU per log entry on a small machine, so the
- * operations of many concurrent client commands are packed into one entry. A queue sends a
+ * <p>Group commit: a Raft entry costs far more CPU than the operations in it, so the operations of
+ * many concurrent client commands are packed into one entry. A queue sends a
  * batch as soon as fewer than {@code maxInflightBatches} are outstanding; while they are, new
  * operations accumulate and leave together. Nothing waits on a timer, so a lone request pays
  * no extra latency and a busy replicaset gets large batches.
  */
 final class ReplicasetClient implements AutoCloseable {
+    /** How long the member chosen for a follower read may take before the leader is asked instead. */
+    private static final long FOLLOWER_READ_TIMEOUT_MS = 500;
+
     private final String replicasetId;
-    private final List<RaftPeer> peers;
-    private final RaftClient raft;
+    private final DataPlaneClient dataPlane;
     private final GroupCommitQueue writes;
     private final GroupCommitQueue reads;
+    private final boolean followerReads;
+    private final LongAdder followerReadsServed = new LongAdder();
+    private final LongAdder followerReadsRefused = new LongAdder();
+    /** Highest log index of a write this router saw committed; follower reads wait for it. */
+    private final AtomicLong lastWriteIndex = new AtomicLong();
 
     /** @param ioLoops event loops for the data-plane connections; null for a default */
     ReplicasetClient(ReplicasetSpec spec, RouterConfig config, EventLoopGroup ioLoops) {
         this.replicasetId = spec.id();
-        this.peers = spec.nodes().stream()
-                .map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList();
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), peers);
-        RaftProperties p = new RaftProperties();
-        // Short: a request stuck on a dead leader's connection is re-sent (same call id) to the next member.
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS));
-        RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, 4 * config.maxInflightBatches() + 16);
-        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(Math.max(64L << 20, 2L * config.maxBatchBytes())));
-        // Ratis retries (same call id, so the server's retry cache de-duplicates) through a
-        // leader failover; past this budget the caller gets UNAVAILABLE.
-        long attempts = Math.max(10, config.requestTimeout().toMillis() / 100);
-        this.raft = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) attempts,
-                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-                .build();
-        this.dataPlane = new DataPlaneClient(spec.id(), peers, () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
-                        .setProperties(p).setRetryPolicy(RetryPolicies.noRetry()).build(),
-                        Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops);
-        this.directDataPlane = config.directDataPlane();
+        this.dataPlane = new DataPlaneClient(spec, Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops);
         this.writes = new GroupCommitQueue(config, this::sendWrites, System::nanoTime);
         this.reads = new GroupCommitQueue(config, this::sendReads, System::nanoTime);
         this.followerReads = config.followerReads();
     }
-
-    private final boolean followerReads;
-    /** Queries (discovery, stats); the hot path (reads and writes) too when {@link #directDataPlane}. */
-    private final DataPlaneClient dataPlane;
-    private final boolean directDataPlane;
-    private static final long FOLLOWER_READ_TIMEOUT_MS = 500;
-    private static final long REQUEST_TIMEOUT_MS = 1_000;
-    private final java.util.concurrent.atomic.LongAdder followerReadsServed = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder followerReadsRefused = new java.util.concurrent.atomic.LongAdder();
-    /** Highest log index of a write this router saw committed; follower reads wait for it. */
-    private final java.util.concurrent.atomic.AtomicLong lastWriteIndex = new java.util.concurrent.atomic.AtomicLong();
 
     /** {batches, ops} sent through the write and read queues. */
     long[] groupCommitCounters() {
@@ -136,34 +98,22 @@ final class ReplicasetClient implements AutoCloseable {
         return new MapReduceClient(replicasetId, dataPlane);
     }
 
-    /** Raft-level leader as last seen by this client, or null. */
+    /** The member this client last saw lead (answer a call), or null. */
     String leaderHint() {
-        if (dataPlane.leaderHint() != null) return dataPlane.leaderHint();
-        RaftPeerId leader = raft.getLeaderId();
-        return leader == null ? null : leader.toString();
+        return dataPlane.leaderHint();
     }
 
     private CompletableFuture<List<OpResult>> sendWrites(List<KvOp> batch, long deadlineNs) {
-        if (directDataPlane) {
-            return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch), deadlineNs).thenApply(reply -> {
-                lastWriteIndex.accumulateAndGet(reply.logIndex(), Math::max);
-                return OpCodec.decodeResults(reply.body());
-            });
-        }
-        return within(deadlineNs, raft.async().send(Message.valueOf(ByteString.copyFrom(StorageRequest.write(batch))))
-                .thenApply(reply -> {
-                    lastWriteIndex.accumulateAndGet(reply.getLogIndex(), Math::max);
-                    return OpCodec.decodeResults(replyContent(reply));
-                }));
+        return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch), deadlineNs).thenApply(reply -> {
+            lastWriteIndex.accumulateAndGet(reply.logIndex(), Math::max);
+            return OpCodec.decodeResults(reply.body());
+        });
     }
 
     private CompletableFuture<List<OpResult>> sendReads(List<KvOp> batch, long deadlineNs) {
-        if (followerReads) return followerRead(dataPlane.someFollower(), StorageRequest.read(batch), lastWriteIndex.get(), deadlineNs);
-        if (directDataPlane) {
-            return dataPlane.call(DataPlane.READ, StorageRequest.read(batch), deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
-        }
-        Message message = Message.valueOf(ByteString.copyFrom(StorageRequest.read(batch)));
-        return within(deadlineNs, raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r))));
+        byte[] read = StorageRequest.read(batch);
+        if (followerReads) return followerRead(dataPlane.someFollower(), read, lastWriteIndex.get(), deadlineNs);
+        return dataPlane.call(DataPlane.READ, read, deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
     }
 
     /**
@@ -186,21 +136,6 @@ final class ReplicasetClient implements AutoCloseable {
                 });
     }
 
-    /** The Ratis client paths (the data plane keeps its own deadline): unanswered at the deadline is unavailable. */
-    private static <T> CompletableFuture<T> within(long deadlineNs, CompletableFuture<T> call) {
-        long leftNs = Math.max(0, deadlineNs - System.nanoTime());
-        return call.orTimeout(leftNs, TimeUnit.NANOSECONDS).exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                e instanceof java.util.concurrent.TimeoutException ? new ReplicasetUnavailable("no answer within the request's deadline") : e));
-    }
-
-    private static ByteBuffer replyContent(RaftClientReply reply) {
-        if (!reply.isSuccess()) {
-            Exception e = reply.getException();
-            throw new ReplicasetUnavailable(e == null ? "request failed" : e.getMessage());
-        }
-        return reply.getMessage().getContent().asReadOnlyByteBuffer();
-    }
-
     /** Results for every op of a batch that failed as a whole. */
     static List<OpResult> failed(int n, Throwable cause) {
         Throwable root = cause;
@@ -210,9 +145,8 @@ final class ReplicasetClient implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException {
+    public void close() {
         dataPlane.close();
-        raft.close();
     }
 
     /** The replicaset answered with a failure, or could not be reached within the retry budget. */

@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * reported, never blindly retried, so a non-idempotent INCR is not applied twice.
  *
  * <p>Threads: one scheduler thread for discovery rounds and retry timers; replies arrive on
- * Ratis client threads.
+ * the data-plane event loops.
  */
 public final class Router implements KvBackend, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Router.class);
@@ -82,6 +82,7 @@ public final class Router implements KvBackend, AutoCloseable {
      *                a default loop
      */
     public Router(Topology topology, RouterConfig config, EventLoopGroup ioLoops) {
+        warnOfRetiredSettings();
         this.config = config;
         this.ioLoops = ioLoops;
         this.routes = new RouteMap(topology.bucketCount());
@@ -93,6 +94,18 @@ public final class Router implements KvBackend, AutoCloseable {
         this.keyspace = new Keyspace(routes, mapReduceClients, scheduler, this::triggerDiscovery,
                 () -> System.nanoTime() + config.requestTimeout().toNanos());
         updateTopology(topology);
+    }
+
+    private static final java.util.concurrent.atomic.AtomicBoolean RETIRED_SETTINGS_WARNED = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** Once per JVM: a setting that no longer does anything is named, so nobody relies on it unknowingly. */
+    @SuppressWarnings("deprecation")
+    private static void warnOfRetiredSettings() {
+        String direct = System.getProperty(RouterConfig.DIRECT_DATA_PLANE_PROPERTY);
+        if (direct != null && RETIRED_SETTINGS_WARNED.compareAndSet(false, true)) {
+            log.warn("-D{}={} is ignored and will be removed: the router reaches replicasets only over the data plane (the Ratis client path is gone)",
+                    RouterConfig.DIRECT_DATA_PLANE_PROPERTY, direct);
+        }
     }
 
     /** Starts discovery; requests before the first round completes wait for it (within their deadline). */
