@@ -307,10 +307,14 @@ final class DataPlaneClient implements AutoCloseable {
     /**
      * A Ratis client without retries never resets its connection to a member that went away
      * (resets happen on its retry path), so after a failed look-up the next one uses a new client.
+     * The old one is closed outside the monitor: closing fails its look-ups in flight on Ratis's
+     * threads, whose callbacks come here and must not wait for a thread that waits for them.
      */
-    private synchronized void replaceLookup(RaftClient failed) {
-        if (lookup != failed || closed) return;
-        lookup = lookupFactory.get();
+    private void replaceLookup(RaftClient failed) {
+        synchronized (this) {
+            if (lookup != failed || closed) return;
+            lookup = lookupFactory.get();
+        }
         closeQuietly(failed);
     }
 
@@ -369,12 +373,17 @@ final class DataPlaneClient implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        closed = true;
+    public void close() {
+        RaftClient last;
+        synchronized (this) {
+            closed = true;
+            last = lookup;
+        }
         for (CompletableFuture<Connection> f : connections.values()) {
             f.thenAccept(Connection::close);
         }
-        closeQuietly(lookup);
+        // Outside the monitor (see replaceLookup): held here, a look-up failing during the close deadlocked it.
+        closeQuietly(last);
     }
 
     private static final class Call {
