@@ -191,7 +191,14 @@ final class DataPlaneClient implements AutoCloseable {
             return;
         }
         int generation = call.generation.incrementAndGet();
-        connection(target).whenComplete((conn, error) -> {
+        CompletableFuture<Connection> connection = connection(target);
+        if (call.type == DataPlane.STALE_READ && !connection.isDone()) {
+            // Looking up and connecting may take seconds, longer than a follower read may wait: the
+            // leader answers this one, and the connection is there for the next.
+            fail(call, "follower read: still connecting to " + target);
+            return;
+        }
+        connection.whenComplete((conn, error) -> {
             if (error != null) {
                 attemptFailed(call, generation, target);
             } else {

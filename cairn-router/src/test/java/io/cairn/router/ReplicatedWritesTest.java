@@ -77,7 +77,7 @@ class ReplicatedWritesTest {
     /**
      * A follower read travels over the data plane to the member chosen; a member that has not applied
      * the index the read needs answers STALE, and the router asks the leader, which answers the same
-     * read (here the index is beyond any member's log, so every member refuses).
+     * read (here the index is beyond any member's log, so the member always refuses).
      */
     @Test
     void aFollowerReadTheMemberRefusesIsAnsweredByTheLeader() throws Exception {
@@ -92,9 +92,12 @@ class ReplicatedWritesTest {
                 String follower = cluster.running.keySet().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
                 byte[] read = StorageRequest.read(List.of(KvOp.get(bucket, key)));
 
-                List<OpResult> answer = client.followerRead(follower, read, Long.MAX_VALUE / 2, deadline()).get(30, TimeUnit.SECONDS);
-
-                assertThat(new String(answer.get(0).bytes(), StandardCharsets.UTF_8)).isEqualTo("v1");
+                // The first read to a member also opens the connection to it; until that is done the leader answers.
+                await().atMost(Duration.ofSeconds(20)).until(() -> {
+                    List<OpResult> answer = client.followerRead(follower, read, Long.MAX_VALUE / 2, deadline()).get(30, TimeUnit.SECONDS);
+                    assertThat(new String(answer.get(0).bytes(), StandardCharsets.UTF_8)).as("answered by the leader").isEqualTo("v1");
+                    return client.followerReadsRefused() > 0;
+                });
                 assertThat(client.followerReadsRefused()).as("refused by " + follower).isEqualTo(1);
                 assertThat(client.followerReadsServed()).as("served by the member asked").isZero();
             }
