@@ -34,7 +34,12 @@ public enum ErrorCode {
     /** KEYS matched more keys than one reply may carry. */
     TOO_MANY_KEYS(25, RetryClass.FATAL, "ERR", "too many keys match; use SCAN"),
     /** A port the configuration gives a process is taken by another one. */
-    PORT_IN_USE(26, RetryClass.FATAL, "ERR", "a configured port is in use by another process");
+    PORT_IN_USE(26, RetryClass.FATAL, "ERR", "a configured port is in use by another process"),
+    /**
+     * A follower read was refused by the member asked: it has not applied the router's last write, or
+     * has not heard from its leader (or, leading, from a majority) within the bound. The router asks the leader.
+     */
+    STALE_READ(27, RetryClass.REROUTE, "TRYAGAIN", "the member is too far behind its leader to answer a follower read; ask the leader");
 
     public final int code;
     public final RetryClass retry;

@@ -1,5 +1,10 @@
 package io.cairn.router;
 
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.core.GroupIds;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.InProcessDataPlane;
 import io.netty.bootstrap.Bootstrap;
@@ -20,10 +25,17 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +47,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,6 +65,9 @@ import java.util.function.Supplier;
  * same guarantee the Ratis client gives. A call still unanswered at its deadline fails with
  * {@link ReplicasetClient.ReplicasetUnavailable}: its outcome is unknown and the router does
  * not retry it (writes) or retries it as a new call (reads).
+ *
+ * <p>Follower reads ({@link #staleRead}) are the exception: pinned to the member chosen, sent once,
+ * and a refusal or silence fails them at once, because the caller's fallback is the leader.
  *
  * <p>A member's listener port is learned with a Ratis stale read to that member
  * ({@link DataPlane#ENDPOINT_QUERY}) and looked up again after every lost connection, so a
@@ -100,14 +116,19 @@ final class DataPlaneClient implements AutoCloseable {
     private volatile boolean closed;
 
     /**
-     * @param lookupFactory makes Ratis clients of the replicaset without retries, for endpoint queries
      * @param budgetMs how long a call may take, all attempts included
+     * @param loops    event loops for the connections; null for this JVM's default data-plane loop
      */
-    DataPlaneClient(String replicasetId, List<RaftPeer> peers, Supplier<RaftClient> lookupFactory, long budgetMs, EventLoopGroup loops) {
-        this.replicasetId = replicasetId;
+    DataPlaneClient(ReplicasetSpec spec, long budgetMs, EventLoopGroup loops) {
+        this.replicasetId = spec.id();
         this.loops = loops != null ? loops : DefaultLoop.GROUP;
-        this.members = peers.stream().map(p -> p.getId().toString()).toList();
-        this.lookupFactory = lookupFactory;
+        this.members = spec.nodes().stream().map(NodeAddress::id).toList();
+        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), spec.nodes().stream()
+                .map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList());
+        RaftProperties properties = new RaftProperties();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(ENDPOINT_LOOKUP_TIMEOUT_MS, TimeUnit.MILLISECONDS));
+        this.lookupFactory = () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
+                .setProperties(properties).setRetryPolicy(RetryPolicies.noRetry()).build();
         this.lookup = lookupFactory.get();
         this.budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
     }
@@ -118,12 +139,40 @@ final class DataPlaneClient implements AutoCloseable {
      * budget, whichever comes first.
      */
     CompletableFuture<Reply> call(byte type, byte[] message, long deadlineNs) {
-        long now = System.nanoTime();
-        long budgetDeadline = now + budgetNs;
-        Call call = new Call(callIds.incrementAndGet(), type, message, deadlineNs - budgetDeadline < 0 ? deadlineNs : budgetDeadline);
+        Call call = new Call(callIds.incrementAndGet(), type, 0, message, withinBudget(deadlineNs));
         String target = leader;
         dispatch(call, target != null ? target : members.get(0));
         return call.result;
+    }
+
+    /**
+     * A follower read ({@link DataPlane#STALE_READ}) of the READ message {@code read}, sent to
+     * {@code member} once and never redirected or re-sent: a refusal fails it with a
+     * {@link CairnException} ({@link ErrorCode#STALE_READ}), a lost connection or no answer by
+     * {@code deadlineNs} with {@link ReplicasetClient.ReplicasetUnavailable}; the caller then asks the leader.
+     */
+    CompletableFuture<Reply> staleRead(String member, long minIndex, byte[] read, long deadlineNs) {
+        Call call = new Call(callIds.incrementAndGet(), DataPlane.STALE_READ, minIndex, read, withinBudget(deadlineNs));
+        dispatch(call, member);
+        return call.result;
+    }
+
+    /** A member other than the one believed to lead (any member while none is known, or with one member). */
+    String someFollower() {
+        int n = members.size();
+        int i = ThreadLocalRandom.current().nextInt(n);
+        if (n > 1 && members.get(i).equals(leader)) i = (i + 1 + ThreadLocalRandom.current().nextInt(n - 1)) % n;
+        return members.get(i);
+    }
+
+    private long withinBudget(long deadlineNs) {
+        long budgetDeadline = System.nanoTime() + budgetNs;
+        return deadlineNs - budgetDeadline < 0 ? deadlineNs : budgetDeadline;
+    }
+
+    /** A deadline for a call that has none of its own: this client's whole budget from now. */
+    long budgetDeadlineNs() {
+        return System.nanoTime() + budgetNs;
     }
 
     /** The member this client believes leads the replicaset, or null. */
@@ -142,7 +191,14 @@ final class DataPlaneClient implements AutoCloseable {
             return;
         }
         int generation = call.generation.incrementAndGet();
-        connection(target).whenComplete((conn, error) -> {
+        CompletableFuture<Connection> connection = connection(target);
+        if (call.type == DataPlane.STALE_READ && !connection.isDone()) {
+            // Looking up and connecting may take seconds, longer than a follower read may wait: the
+            // leader answers this one, and the connection is there for the next.
+            fail(call, "follower read: still connecting to " + target);
+            return;
+        }
+        connection.whenComplete((conn, error) -> {
             if (error != null) {
                 attemptFailed(call, generation, target);
             } else {
@@ -153,6 +209,10 @@ final class DataPlaneClient implements AutoCloseable {
 
     private void attemptFailed(Call call, int generation, String target) {
         if (call.generation.get() != generation || call.result.isDone()) return;
+        if (call.type == DataPlane.STALE_READ) {
+            fail(call, "follower read: " + target + " unreachable or not answering in time");
+            return;
+        }
         String next = next(target);
         if (target.equals(leader)) leader = null;
         retry(call, next, backoffMs(generation));
@@ -176,6 +236,12 @@ final class DataPlaneClient implements AutoCloseable {
         if (attempt == null) return;
         attempt.timeout.cancel(false);
         Call call = attempt.call;
+        if (call.type == DataPlane.STALE_READ) {
+            // Pinned to its member: an answer says nothing about who leads, a refusal is final.
+            if (response.status() == DataPlane.OK) call.result.complete(new Reply(response.logIndex(), response.body()));
+            else call.result.completeExceptionally(new CairnException(ErrorCode.STALE_READ, conn.member + ": " + response.text()));
+            return;
+        }
         switch (response.status()) {
             case DataPlane.OK -> {
                 leader = conn.member;
@@ -248,10 +314,14 @@ final class DataPlaneClient implements AutoCloseable {
     /**
      * A Ratis client without retries never resets its connection to a member that went away
      * (resets happen on its retry path), so after a failed look-up the next one uses a new client.
+     * The old one is closed outside the monitor: closing fails its look-ups in flight on Ratis's
+     * threads, whose callbacks come here and must not wait for a thread that waits for them.
      */
-    private synchronized void replaceLookup(RaftClient failed) {
-        if (lookup != failed || closed) return;
-        lookup = lookupFactory.get();
+    private void replaceLookup(RaftClient failed) {
+        synchronized (this) {
+            if (lookup != failed || closed) return;
+            lookup = lookupFactory.get();
+        }
         closeQuietly(failed);
     }
 
@@ -310,25 +380,33 @@ final class DataPlaneClient implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        closed = true;
+    public void close() {
+        RaftClient last;
+        synchronized (this) {
+            closed = true;
+            last = lookup;
+        }
         for (CompletableFuture<Connection> f : connections.values()) {
             f.thenAccept(Connection::close);
         }
-        closeQuietly(lookup);
+        // Outside the monitor (see replaceLookup): held here, a look-up failing during the close deadlocked it.
+        closeQuietly(last);
     }
 
     private static final class Call {
         final long callId;
         final byte type;
+        /** A {@link DataPlane#STALE_READ}'s minimum applied index; 0 for the other types. */
+        final long minIndex;
         final byte[] message;
         final long deadlineNs;
         final AtomicInteger generation = new AtomicInteger();
         final CompletableFuture<Reply> result = new CompletableFuture<>();
 
-        Call(long callId, byte type, byte[] message, long deadlineNs) {
+        Call(long callId, byte type, long minIndex, byte[] message, long deadlineNs) {
             this.callId = callId;
             this.type = type;
+            this.minIndex = minIndex;
             this.message = message;
             this.deadlineNs = deadlineNs;
         }
@@ -363,14 +441,18 @@ final class DataPlaneClient implements AutoCloseable {
                 // sent at once its batch would be answered before the requests read in this same
                 // loop turn joined the next one (batches of one at pipeline 16: 6 us of CPU per
                 // GET, not 4).
-                loop.execute(() -> local.send(call.callId, clientId, call.type, call.message));
+                if (call.type == DataPlane.STALE_READ) loop.execute(() -> local.staleRead(call.callId, clientId, call.minIndex, call.message));
+                else loop.execute(() -> local.send(call.callId, clientId, call.type, call.message));
                 return;
             }
             Channel ch = channel;
-            int length = DataPlane.REQUEST_HEADER_BYTES + call.message.length;
+            boolean staleRead = call.type == DataPlane.STALE_READ;
+            int length = DataPlane.REQUEST_HEADER_BYTES + (staleRead ? DataPlane.MIN_INDEX_BYTES : 0) + call.message.length;
             ByteBuf out = ch.alloc().buffer(4 + length);
             out.writeInt(length).writeLong(call.callId).writeLong(clientId.getMostSignificantBits())
-                    .writeLong(clientId.getLeastSignificantBits()).writeByte(call.type).writeBytes(call.message);
+                    .writeLong(clientId.getLeastSignificantBits()).writeByte(call.type);
+            if (staleRead) out.writeLong(call.minIndex);
+            out.writeBytes(call.message);
             ch.writeAndFlush(out).addListener((ChannelFutureListener) f -> {
                 if (!f.isSuccess()) lost(call.callId, generation);
             });

@@ -1,7 +1,7 @@
 package io.cairn.router;
 
+import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
-import io.cairn.core.GroupIds;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
@@ -9,93 +9,52 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.StorageRequest;
 import io.netty.channel.EventLoopGroup;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.SizeInBytes;
-import org.apache.ratis.util.TimeDuration;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The router's connection to one replicaset: two group-commit queues (writes through the log,
- * reads through ReadIndex) whose batches travel over the data plane ({@link DataPlaneClient}) to
- * the leader, which submits them to Ratis in process; a Ratis client for discovery and stats
- * (and for every request when the data plane is disabled).
+ * linearizable reads) whose batches travel over the data plane ({@link DataPlaneClient}) to the
+ * leader, which hands them to its replication engine in process. Queries outside group commit
+ * (discovery, stats, verify requests), map-reduce calls and follower reads (to a member other than
+ * the leader, which answers within its bounded lag or refuses, and then the leader answers) take
+ * the same data plane: nothing here knows which Raft engine the members run.
  *
- * <p>Group commit: Ratis costs 1-2 ms of CPU per log entry on a small machine, so the
- * operations of many concurrent client commands are packed into one entry. A queue sends a
+ * <p>Group commit: a Raft entry costs far more CPU than the operations in it, so the operations of
+ * many concurrent client commands are packed into one entry. A queue sends a
  * batch as soon as fewer than {@code maxInflightBatches} are outstanding; while they are, new
  * operations accumulate and leave together. Nothing waits on a timer, so a lone request pays
  * no extra latency and a busy replicaset gets large batches.
  */
 final class ReplicasetClient implements AutoCloseable {
+    /** How long the member chosen for a follower read may take before the leader is asked instead. */
+    private static final long FOLLOWER_READ_TIMEOUT_MS = 500;
+
     private final String replicasetId;
-    private final List<RaftPeer> peers;
-    private final RaftClient raft;
-    private final RaftClient followerReader;
+    private final DataPlaneClient dataPlane;
     private final GroupCommitQueue writes;
     private final GroupCommitQueue reads;
+    private final boolean followerReads;
+    private final LongAdder followerReadsServed = new LongAdder();
+    private final LongAdder followerReadsRefused = new LongAdder();
+    /** Highest log index of a write this router saw committed; follower reads wait for it. */
+    private final AtomicLong lastWriteIndex = new AtomicLong();
 
     /** @param ioLoops event loops for the data-plane connections; null for a default */
     ReplicasetClient(ReplicasetSpec spec, RouterConfig config, EventLoopGroup ioLoops) {
         this.replicasetId = spec.id();
-        this.peers = spec.nodes().stream()
-                .map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList();
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), peers);
-        RaftProperties p = new RaftProperties();
-        // Short: a request stuck on a dead leader's connection is re-sent (same call id) to the next member.
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS));
-        RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, 4 * config.maxInflightBatches() + 16);
-        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(Math.max(64L << 20, 2L * config.maxBatchBytes())));
-        // Ratis retries (same call id, so the server's retry cache de-duplicates) through a
-        // leader failover; past this budget the caller gets UNAVAILABLE.
-        long attempts = Math.max(10, config.requestTimeout().toMillis() / 100);
-        this.raft = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) attempts,
-                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-                .build();
-        // Follower reads use their own client: Ratis orders a client's async requests, and a read
-        // waiting on a lagging member must not hold up writes.
-        this.followerReader = config.followerReads()
-                ? RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
-                        .setRetryPolicy(RetryPolicies.noRetry()).build()
-                : null;
-        this.dataPlane = config.directDataPlane()
-                ? new DataPlaneClient(spec.id(), peers, () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
-                        .setProperties(p).setRetryPolicy(RetryPolicies.noRetry()).build(),
-                        Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops)
-                : null;
+        this.dataPlane = new DataPlaneClient(spec, Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops);
         this.writes = new GroupCommitQueue(config, this::sendWrites, System::nanoTime);
         this.reads = new GroupCommitQueue(config, this::sendReads, System::nanoTime);
         this.followerReads = config.followerReads();
     }
-
-    private final boolean followerReads;
-    /** The hot path (reads and writes) when enabled; null means both go through the Ratis client. */
-    private final DataPlaneClient dataPlane;
-    private static final long FOLLOWER_READ_TIMEOUT_MS = 500;
-    private static final long REQUEST_TIMEOUT_MS = 1_000;
-    private final java.util.concurrent.atomic.LongAdder followerReadsServed = new java.util.concurrent.atomic.LongAdder();
-    /** Highest log index of a write this router saw committed; follower reads wait for it. */
-    private final java.util.concurrent.atomic.AtomicLong lastWriteIndex = new java.util.concurrent.atomic.AtomicLong();
 
     /** {batches, ops} sent through the write and read queues. */
     long[] groupCommitCounters() {
@@ -105,6 +64,11 @@ final class ReplicasetClient implements AutoCloseable {
     /** Read batches answered by the member chosen for a follower read (not the leader fallback). */
     long followerReadsServed() {
         return followerReadsServed.sum();
+    }
+
+    /** Read batches the member chosen for a follower read refused (STALE), answered by the leader instead. */
+    long followerReadsRefused() {
+        return followerReadsRefused.sum();
     }
 
     String id() {
@@ -121,67 +85,55 @@ final class ReplicasetClient implements AutoCloseable {
         return (allReads ? reads : writes).enqueue(ops, deadlineNs);
     }
 
-    /** A read-only request outside group commit (discovery, stats), linearizable through the leader. */
+    /**
+     * A read-only request outside group commit (discovery, stats, verify), answered by the leader
+     * under its lease like a read batch, within this client's data-plane budget.
+     */
     CompletableFuture<ByteBuffer> query(byte[] request) {
-        return raft.async().sendReadOnly(Message.valueOf(ByteString.copyFrom(request)))
-                .thenApply(ReplicasetClient::replyContent);
+        return dataPlane.call(DataPlane.READ, request, dataPlane.budgetDeadlineNs()).thenApply(DataPlaneClient.Reply::body);
     }
 
-    /** Raft-level leader as last seen by this client, or null. */
+    /** Map-reduce calls (storage refs, FLUSH, key listings) over this client's data plane. */
+    MapReduceClient mapReduce() {
+        return new MapReduceClient(replicasetId, dataPlane);
+    }
+
+    /** The member this client last saw lead (answer a call), or null. */
     String leaderHint() {
-        if (dataPlane != null && dataPlane.leaderHint() != null) return dataPlane.leaderHint();
-        RaftPeerId leader = raft.getLeaderId();
-        return leader == null ? null : leader.toString();
+        return dataPlane.leaderHint();
     }
 
     private CompletableFuture<List<OpResult>> sendWrites(List<KvOp> batch, long deadlineNs) {
-        if (dataPlane != null) {
-            return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch), deadlineNs).thenApply(reply -> {
-                lastWriteIndex.accumulateAndGet(reply.logIndex(), Math::max);
-                return OpCodec.decodeResults(reply.body());
-            });
-        }
-        return within(deadlineNs, raft.async().send(Message.valueOf(ByteString.copyFrom(StorageRequest.write(batch))))
-                .thenApply(reply -> {
-                    lastWriteIndex.accumulateAndGet(reply.getLogIndex(), Math::max);
-                    return OpCodec.decodeResults(replyContent(reply));
-                }));
+        return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch), deadlineNs).thenApply(reply -> {
+            lastWriteIndex.accumulateAndGet(reply.logIndex(), Math::max);
+            return OpCodec.decodeResults(reply.body());
+        });
     }
 
     private CompletableFuture<List<OpResult>> sendReads(List<KvOp> batch, long deadlineNs) {
-        if (dataPlane != null && !followerReads) {
-            return dataPlane.call(DataPlane.READ, StorageRequest.read(batch), deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
-        }
-        Message message = Message.valueOf(ByteString.copyFrom(StorageRequest.read(batch)));
-        if (!followerReads) {
-            return within(deadlineNs, raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r))));
-        }
-        // Any member that has applied this router's own writes, and heard from its leader within the
-        // election timeout, may answer (StorageStateMachine.queryStale); otherwise the leader answers.
-        RaftPeer member = peers.get(ThreadLocalRandom.current().nextInt(peers.size()));
-        return within(deadlineNs, followerReader.async().sendStaleRead(message, lastWriteIndex.get(), member.getId())
-                .orTimeout(FOLLOWER_READ_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                .thenApply(r -> {
-                    List<OpResult> results = OpCodec.decodeResults(replyContent(r));
+        byte[] read = StorageRequest.read(batch);
+        if (followerReads) return followerRead(dataPlane.someFollower(), read, lastWriteIndex.get(), deadlineNs);
+        return dataPlane.call(DataPlane.READ, read, deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
+    }
+
+    /**
+     * Asks {@code member} for a follower read of {@code read}: it answers once it has applied
+     * {@code minIndex} (this router's own last write) if it heard from its leader within the
+     * engine's bound (Ratis: StorageStateMachine.queryStale); when it refuses, is unreachable or
+     * does not answer within {@link #FOLLOWER_READ_TIMEOUT_MS}, the leader answers (same bytes).
+     */
+    CompletableFuture<List<OpResult>> followerRead(String member, byte[] read, long minIndex, long deadlineNs) {
+        long followerDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FOLLOWER_READ_TIMEOUT_MS);
+        return dataPlane.staleRead(member, minIndex, read, deadlineNs - followerDeadlineNs < 0 ? deadlineNs : followerDeadlineNs)
+                .thenApply(reply -> {
+                    List<OpResult> results = OpCodec.decodeResults(reply.body());
                     followerReadsServed.increment();
                     return results;
                 })
-                .exceptionallyCompose(e -> raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r)))));
-    }
-
-    /** The Ratis client paths (the data plane keeps its own deadline): unanswered at the deadline is unavailable. */
-    private static <T> CompletableFuture<T> within(long deadlineNs, CompletableFuture<T> call) {
-        long leftNs = Math.max(0, deadlineNs - System.nanoTime());
-        return call.orTimeout(leftNs, TimeUnit.NANOSECONDS).exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                e instanceof java.util.concurrent.TimeoutException ? new ReplicasetUnavailable("no answer within the request's deadline") : e));
-    }
-
-    private static ByteBuffer replyContent(RaftClientReply reply) {
-        if (!reply.isSuccess()) {
-            Exception e = reply.getException();
-            throw new ReplicasetUnavailable(e == null ? "request failed" : e.getMessage());
-        }
-        return reply.getMessage().getContent().asReadOnlyByteBuffer();
+                .exceptionallyCompose(e -> {
+                    if (e instanceof CairnException || e.getCause() instanceof CairnException) followerReadsRefused.increment();
+                    return dataPlane.call(DataPlane.READ, read, deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
+                });
     }
 
     /** Results for every op of a batch that failed as a whole. */
@@ -193,10 +145,8 @@ final class ReplicasetClient implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException {
-        if (dataPlane != null) dataPlane.close();
-        if (followerReader != null) followerReader.close();
-        raft.close();
+    public void close() {
+        dataPlane.close();
     }
 
     /** The replicaset answered with a failure, or could not be reached within the retry budget. */

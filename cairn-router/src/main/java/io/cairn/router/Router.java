@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * reported, never blindly retried, so a non-idempotent INCR is not applied twice.
  *
  * <p>Threads: one scheduler thread for discovery rounds and retry timers; replies arrive on
- * Ratis client threads.
+ * the data-plane event loops.
  */
 public final class Router implements KvBackend, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Router.class);
@@ -62,7 +62,7 @@ public final class Router implements KvBackend, AutoCloseable {
     private final RouteMap routes;
     private final Map<String, ReplicasetClient> clients = new ConcurrentHashMap<>();
     private final Map<String, Discovery> discoveries = new ConcurrentHashMap<>();
-    /** Map-reduce connections (storage refs, key listings), apart from the hot path's clients. */
+    /** Map-reduce calls (storage refs, key listings), over each replicaset client's data plane. */
     private final Map<String, MapReduceClient> mapReduceClients = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler;
     private final Keyspace keyspace;
@@ -82,6 +82,7 @@ public final class Router implements KvBackend, AutoCloseable {
      *                a default loop
      */
     public Router(Topology topology, RouterConfig config, EventLoopGroup ioLoops) {
+        warnOfRetiredSettings();
         this.config = config;
         this.ioLoops = ioLoops;
         this.routes = new RouteMap(topology.bucketCount());
@@ -93,6 +94,18 @@ public final class Router implements KvBackend, AutoCloseable {
         this.keyspace = new Keyspace(routes, mapReduceClients, scheduler, this::triggerDiscovery,
                 () -> System.nanoTime() + config.requestTimeout().toNanos());
         updateTopology(topology);
+    }
+
+    private static final java.util.concurrent.atomic.AtomicBoolean RETIRED_SETTINGS_WARNED = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** Once per JVM: a setting that no longer does anything is named, so nobody relies on it unknowingly. */
+    @SuppressWarnings("deprecation")
+    private static void warnOfRetiredSettings() {
+        String direct = System.getProperty(RouterConfig.DIRECT_DATA_PLANE_PROPERTY);
+        if (direct != null && RETIRED_SETTINGS_WARNED.compareAndSet(false, true)) {
+            log.warn("-D{}={} is ignored and will be removed: the router reaches replicasets only over the data plane (the Ratis client path is gone)",
+                    RouterConfig.DIRECT_DATA_PLANE_PROPERTY, direct);
+        }
     }
 
     /** Starts discovery; requests before the first round completes wait for it (within their deadline). */
@@ -114,7 +127,7 @@ public final class Router implements KvBackend, AutoCloseable {
             if (old == null || !old.nodes().equals(rs.nodes())) {
                 ReplicasetClient client = new ReplicasetClient(rs, config, ioLoops);
                 closeQuietly(clients.put(rs.id(), client));
-                closeQuietly(mapReduceClients.put(rs.id(), new MapReduceClient(rs, config)));
+                mapReduceClients.put(rs.id(), client.mapReduce());
                 discoveries.put(rs.id(), new Discovery(client, routes, config.discoveryPageLimit(), config.requestTimeout().multipliedBy(2)));
             }
         }
@@ -123,7 +136,7 @@ public final class Router implements KvBackend, AutoCloseable {
                 if (next.replicaset(rs.id()).isEmpty()) {
                     discoveries.remove(rs.id());
                     closeQuietly(clients.remove(rs.id()));
-                    closeQuietly(mapReduceClients.remove(rs.id()));
+                    mapReduceClients.remove(rs.id());
                     routes.forget(rs.id());
                 }
             }
@@ -452,7 +465,6 @@ public final class Router implements KvBackend, AutoCloseable {
         scheduler.shutdownNow();
         clients.values().forEach(Router::closeQuietly);
         clients.clear();
-        mapReduceClients.values().forEach(Router::closeQuietly);
         mapReduceClients.clear();
     }
 

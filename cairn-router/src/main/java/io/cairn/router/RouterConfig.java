@@ -12,23 +12,17 @@ import java.time.Duration;
  * @param maxBatchBytes       group commit: most bytes in one Raft entry
  * @param maxInflightBatches  group commit: Raft entries in flight per replicaset (reads and writes each)
  * @param followerReads       serve reads from any member that has applied this router's own writes and heard from its leader within the election timeout (bounded lag, not linearizable across routers)
- * @param directDataPlane     send reads and writes over the data plane to the leader, which submits them to Ratis in
- *                            process (default); false sends them through a Ratis client (gRPC), the older, slower path
  */
 public record RouterConfig(Duration requestTimeout, Duration discoveryInterval, int discoveryPageLimit,
-                           int maxBatchOps, int maxBatchBytes, int maxInflightBatches, boolean followerReads,
-                           boolean directDataPlane) {
+                           int maxBatchOps, int maxBatchBytes, int maxInflightBatches, boolean followerReads) {
     /**
-     * System property that turns the data plane off ({@code -Dcairn.router.directDataPlane=false}) for
-     * configurations built without naming it, to compare both paths in one build.
+     * Retired system property ({@code -Dcairn.router.directDataPlane=false} sent reads and writes
+     * through a Ratis client instead of the data plane). The router now reaches replicasets only over
+     * the data plane, so that no engine but the members' knows Raft; the property is ignored, with a
+     * warning ({@link Router}).
      */
+    @Deprecated
     public static final String DIRECT_DATA_PLANE_PROPERTY = "cairn.router.directDataPlane";
-
-    public RouterConfig(Duration requestTimeout, Duration discoveryInterval, int discoveryPageLimit,
-                        int maxBatchOps, int maxBatchBytes, int maxInflightBatches, boolean followerReads) {
-        this(requestTimeout, discoveryInterval, discoveryPageLimit, maxBatchOps, maxBatchBytes, maxInflightBatches, followerReads,
-                Boolean.parseBoolean(System.getProperty(DIRECT_DATA_PLANE_PROPERTY, "true")));
-    }
 
     public RouterConfig {
         require(requestTimeout.toMillis() >= 100, "requestTimeout must be at least 100 ms");

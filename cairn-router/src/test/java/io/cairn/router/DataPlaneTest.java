@@ -1,13 +1,28 @@
 package io.cairn.router;
 
 import io.cairn.core.BucketHasher;
+import io.cairn.core.GroupIds;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.move.MoveQuery;
 import io.cairn.core.wire.DataPlane;
+import io.cairn.core.wire.DiscoveryCursor;
+import io.cairn.core.wire.KeyPage;
+import io.cairn.core.wire.KeyQuery;
 import io.cairn.core.wire.InProcessDataPlane;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.storage.StorageNode;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +39,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** The storage members' data-plane listeners, spoken to with raw frames. */
@@ -74,6 +90,97 @@ class DataPlaneTest {
     }
 
     /**
+     * A follower read (STALE_READ) is answered by the member it is sent to, follower or not, once it
+     * has applied the index it carries; a member that has not answers STALE at once, without redirecting.
+     */
+    @Test
+    void aFollowerAnswersAStaleReadOnceItAppliedTheIndexAndRefusesOneBeyondIt() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, 30).start().bootstrap()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.leaderOf("rs1") != null);
+            StorageNode leader = cluster.leaderOf("rs1");
+            StorageNode follower = cluster.running.values().stream().filter(n -> n != leader).findFirst().orElseThrow();
+            byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+            int bucket = BucketHasher.bucketOf(key, 30);
+            UUID client = UUID.randomUUID();
+            byte[] read = StorageRequest.read(List.of(KvOp.get(bucket, key)));
+            try (RawConnection toLeader = new RawConnection(leader.dataPlaneEndpoint());
+                 RawConnection toFollower = new RawConnection(follower.dataPlaneEndpoint())) {
+                byte[] set = StorageRequest.write(List.of(KvOp.set(bucket, key, "v".getBytes(StandardCharsets.UTF_8))));
+                DataPlane.Response written = await().atMost(Duration.ofSeconds(20))
+                        .until(() -> toLeader.call(1, client, DataPlane.WRITE, set), r -> r.status() != DataPlane.RETRY);
+                assertThat(written.status()).isEqualTo(DataPlane.OK);
+
+                // The follower may learn of the commit a moment after the leader answered: STALE until then.
+                java.util.concurrent.atomic.AtomicLong callIds = new java.util.concurrent.atomic.AtomicLong(100);
+                DataPlane.Response served = await().atMost(Duration.ofSeconds(20))
+                        .until(() -> toFollower.staleRead(callIds.incrementAndGet(), client, written.logIndex(), read), r -> r.status() == DataPlane.OK);
+                assertThat(new String(OpCodec.decodeResults(served.body()).get(0).bytes(), StandardCharsets.UTF_8)).isEqualTo("v");
+
+                DataPlane.Response refused = toFollower.staleRead(3, client, written.logIndex() + 1_000_000, read);
+                assertThat(refused.status()).isEqualTo(DataPlane.STALE);
+                assertThat(refused.text()).isNotEmpty();
+            }
+        }
+    }
+
+    /**
+     * The router's queries (discovery pages, stats, move and key queries) travel as data-plane
+     * READs now: each read-only kind gets the bytes a Ratis client's read-only request got, a write
+     * sent as a query gets the same refusal value, and a malformed query fails on both paths.
+     */
+    @Test
+    void everyQueryIsAnsweredOverTheDataPlaneAsTheRatisClientAnsweredIt() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, 30).start().bootstrap()) {
+            byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+            int bucket = BucketHasher.bucketOf(key, 30);
+            var spec = cluster.topology.replicaset("rs1").orElseThrow();
+            RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset("rs1")), StorageNode.peers(spec.nodes()));
+            try (ReplicasetClient dataPlane = new ReplicasetClient(spec, RouterConfig.defaults(), null);
+                 RaftClient ratis = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
+                         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                         .build()) {
+                dataPlane.submit(List.of(KvOp.set(bucket, key, key)), System.nanoTime() + TimeUnit.SECONDS.toNanos(20)).get(30, TimeUnit.SECONDS);
+                List<byte[]> queries = List.of(
+                        StorageRequest.read(List.of(KvOp.get(bucket, key), KvOp.get(bucket, "absent".getBytes(StandardCharsets.UTF_8)))),
+                        StorageRequest.discover(DiscoveryCursor.START, 100),
+                        StorageRequest.stats(),
+                        StorageRequest.moveQuery(new MoveQuery.Status(10)),
+                        StorageRequest.moveQuery(new MoveQuery.Digest(bucket)),
+                        KeyQuery.listRange(KeyPage.Position.START, 30, 100, 1 << 20).encode(),
+                        KeyQuery.countOwned(12345).encode(), // no ref held: a REF_NOT_HELD page
+                        StorageRequest.write(List.of(KvOp.set(bucket, key, key)))); // not a query: a PROTOCOL result
+                for (byte[] query : queries) {
+                    // Retried as a whole: a background entry (a new leader's first one) may land between the two answers.
+                    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                        RaftClientReply viaRatis = ratis.io().sendReadOnly(Message.valueOf(ByteString.copyFrom(query)));
+                        assertThat(viaRatis.isSuccess()).as("Ratis answers kind %s", query[0]).isTrue();
+                        ByteBuffer viaDataPlane = dataPlane.query(query).get(20, TimeUnit.SECONDS);
+                        assertThat(bytes(viaDataPlane)).as("kind %s", query[0]).isEqualTo(viaRatis.getMessage().getContent().toByteArray());
+                    });
+                }
+            }
+            // The state machine throws on a malformed query: the Ratis client saw the failure (and retried it
+            // until its retry budget ran out); the data plane answers FAILED, which is not sent again.
+            byte[] malformed = {(byte) StorageRequest.Kind.KEY_QUERY.ordinal()};
+            try (RaftClient ratis = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
+                    .setRetryPolicy(RetryPolicies.noRetry()).build();
+                 ReplicasetClient dataPlane = new ReplicasetClient(spec, RouterConfig.defaults(), null)) {
+                await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThatThrownBy(() -> ratis.async()
+                        .sendReadOnly(Message.valueOf(ByteString.copyFrom(malformed)), RaftPeerId.valueOf(cluster.leaderOf("rs1").id()))
+                        .get(20, TimeUnit.SECONDS)).hasMessageContaining("BufferUnderflowException"));
+                assertThatThrownBy(() -> dataPlane.query(malformed).get(20, TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(ReplicasetClient.ReplicasetUnavailable.class).hasMessageContaining("BufferUnderflowException");
+            }
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        byte[] out = new byte[buffer.remaining()];
+        buffer.duplicate().get(out);
+        return out;
+    }
+
+    /**
      * A router in the same JVM as a member speaks to it through {@link InProcessDataPlane}: the
      * same ids, statuses and retry cache as over TCP, and a member that stops drops the session
      * (as it drops a connection), so the router redirects what it had in flight.
@@ -107,6 +214,10 @@ class DataPlaneTest {
             assertThat(redirected.status()).isEqualTo(DataPlane.NOT_LEADER);
             assertThat(redirected.text()).isIn(leader.id(), "");
 
+            DataPlane.Response stale = toFollower.staleRead(45, client, first.logIndex() + 1_000_000,
+                    StorageRequest.read(List.of(KvOp.get(bucket, key))));
+            assertThat(stale.status()).as("a follower read beyond what the member applied").isEqualTo(DataPlane.STALE);
+
             String endpoint = follower.dataPlaneEndpoint();
             cluster.stopNode(follower.id());
             assertThat(toFollower.dropped.get()).as("the session is dropped when its member stops").isTrue();
@@ -133,6 +244,15 @@ class DataPlaneTest {
 
         DataPlane.Response call(long callId, UUID client, byte type, byte[] message) throws InterruptedException {
             session.send(callId, client, type, message);
+            return response(callId);
+        }
+
+        DataPlane.Response staleRead(long callId, UUID client, long minIndex, byte[] read) throws InterruptedException {
+            session.staleRead(callId, client, minIndex, read);
+            return response(callId);
+        }
+
+        private DataPlane.Response response(long callId) throws InterruptedException {
             DataPlane.Response r = responses.poll(20, TimeUnit.SECONDS);
             assertThat(r).as("a response within 20 s").isNotNull();
             assertThat(r.callId()).isEqualTo(callId);
@@ -162,6 +282,22 @@ class DataPlaneTest {
             out.writeByte(type);
             out.write(message);
             out.flush();
+            return response(callId);
+        }
+
+        DataPlane.Response staleRead(long callId, UUID client, long minIndex, byte[] read) throws IOException {
+            out.writeInt(DataPlane.REQUEST_HEADER_BYTES + DataPlane.MIN_INDEX_BYTES + read.length);
+            out.writeLong(callId);
+            out.writeLong(client.getMostSignificantBits());
+            out.writeLong(client.getLeastSignificantBits());
+            out.writeByte(DataPlane.STALE_READ);
+            out.writeLong(minIndex);
+            out.write(read);
+            out.flush();
+            return response(callId);
+        }
+
+        private DataPlane.Response response(long callId) throws IOException {
             byte[] frame = new byte[in.readInt()];
             in.readFully(frame);
             DataPlane.Response r = DataPlane.decodeResponse(ByteBuffer.wrap(frame));

@@ -537,7 +537,7 @@ class GroupCommitQueueTest {
 
     private static RouterConfig config(int maxBatchOps, int maxBatchBytes, int maxInflightBatches) {
         return new RouterConfig(Duration.ofSeconds(10), Duration.ofSeconds(1), 10_000, maxBatchOps, maxBatchBytes,
-                maxInflightBatches, false, true);
+                maxInflightBatches, false);
     }
 
     private static List<KvOp> unit(String... keys) {

@@ -177,8 +177,7 @@ class DiscoveryTest {
     private static Router embeddedRouter(ClusterConfig config, Duration discoveryInterval) {
         RouterConfig defaults = config.router().routerConfig();
         return new Router(config.topology(), new RouterConfig(defaults.requestTimeout(), discoveryInterval, defaults.discoveryPageLimit(),
-                defaults.maxBatchOps(), defaults.maxBatchBytes(), defaults.maxInflightBatches(), defaults.followerReads(),
-                defaults.directDataPlane())).start();
+                defaults.maxBatchOps(), defaults.maxBatchBytes(), defaults.maxInflightBatches(), defaults.followerReads())).start();
     }
 
     private static OpResult execute(Router router, KvOp op) throws Exception {

@@ -128,17 +128,20 @@ final class DataPlaneServer implements AutoCloseable {
             long callId = frame.readLong();
             UUID clientId = new UUID(frame.readLong(), frame.readLong());
             byte type = frame.readByte();
-            if (type != DataPlane.WRITE && type != DataPlane.READ) {
-                log.debug("closing data-plane connection {}: unknown request type {}", ctx.channel().remoteAddress(), type);
+            boolean staleRead = type == DataPlane.STALE_READ;
+            if (!DataPlane.isRequestType(type) || staleRead && frame.readableBytes() < DataPlane.MIN_INDEX_BYTES) {
+                log.debug("closing data-plane connection {}: unknown request type {} or short frame", ctx.channel().remoteAddress(), type);
                 ctx.close();
                 return;
             }
+            long minIndex = staleRead ? frame.readLong() : 0;
             // Its own array: protobuf's ByteBuffer-backed strings use native byte order and
             // offset-backed ones keep the offset, and the state machine reads big-endian from index 0.
             byte[] payload = new byte[frame.readableBytes()];
             frame.readBytes(payload);
             if (out == null) out = new ChannelResponses(ctx.channel());
-            member.handle(out, callId, clientId, type, payload);
+            if (staleRead) member.staleRead(out, callId, clientId, minIndex, payload);
+            else member.handle(out, callId, clientId, type, payload);
         }
 
         @Override
@@ -178,6 +181,11 @@ final class DataPlaneServer implements AutoCloseable {
         public void send(long callId, UUID clientId, byte type, byte[] message) {
             // After a drop the router has been told; a request that raced with it times out there.
             if (open) member.handle(this, callId, clientId, type, message);
+        }
+
+        @Override
+        public void staleRead(long callId, UUID clientId, long minIndex, byte[] read) {
+            if (open) member.staleRead(this, callId, clientId, minIndex, read);
         }
 
         @Override

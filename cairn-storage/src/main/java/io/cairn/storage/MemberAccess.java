@@ -13,6 +13,13 @@ interface MemberAccess {
     /** Handles one request ({@code type} {@link io.cairn.core.wire.DataPlane#WRITE} or {@code READ}); answers through {@code out}. */
     void handle(Responses out, long callId, UUID clientId, byte type, byte[] payload);
 
+    /**
+     * A follower read ({@link io.cairn.core.wire.DataPlane#STALE_READ}) of the READ message {@code read}:
+     * answered by this member, leader or not, from what it applied once it applied {@code minIndex}, while
+     * it is within the engine's bounded lag; otherwise {@link io.cairn.core.wire.DataPlane#STALE}.
+     */
+    void staleRead(Responses out, long callId, UUID clientId, long minIndex, byte[] read);
+
     /** Where a request's response goes. */
     interface Responses {
         boolean isOpen();

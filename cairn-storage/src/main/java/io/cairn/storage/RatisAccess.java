@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Data-plane requests on a Ratis member: each becomes a {@link RaftClientRequest} submitted to
@@ -65,10 +66,50 @@ final class RatisAccess implements MemberAccess {
                 .build();
         try {
             submit(raftRequest, payload.length > 0 && runsInline(payload[0]) ? division : null)
-                    .whenComplete((reply, error) -> respond(out, callId, reply, error));
+                    .whenComplete((reply, error) -> respond(out, callId, type == DataPlane.READ, reply, error));
         } catch (IOException | RuntimeException e) {
-            respond(out, callId, null, e);
+            respond(out, callId, false, null, e);
         }
+    }
+
+    /**
+     * A follower read through Ratis's stale read, exactly what a Ratis client's {@code sendStaleRead}
+     * got: Ratis refuses while this member's commit index is below {@code minIndex};
+     * {@link StorageStateMachine#queryStale} refuses while this member is cut off from its leader (or,
+     * leading, from a majority) for longer than the bound, and otherwise answers once it applied
+     * {@code minIndex}. Any failure is STALE: the router asks the leader, so nothing needs telling apart.
+     */
+    @Override
+    public void staleRead(Responses out, long callId, UUID clientId, long minIndex, byte[] read) {
+        RaftServer.Division division = division();
+        if (division == null) {
+            stale(out, callId, selfId + " has no Raft division (starting or stopping)");
+            return;
+        }
+        RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
+                .setClientId(ClientId.valueOf(clientId))
+                .setServerId(selfId)
+                .setGroupId(groupId)
+                .setCallId(callId)
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(read)))
+                .setType(RaftClientRequest.staleReadRequestType(minIndex))
+                .build();
+        try {
+            submit(raftRequest, read.length > 0 && runsInline(read[0]) ? division : null).whenComplete((reply, error) -> {
+                if (!out.isOpen()) return;
+                if (error == null && reply.isSuccess()) {
+                    out.respond(callId, DataPlane.OK, reply.getLogIndex(), reply.getMessage().getContent().asReadOnlyByteBuffer());
+                } else {
+                    stale(out, callId, String.valueOf(error != null ? error.getMessage() : reply.getException()));
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            stale(out, callId, String.valueOf(e.getMessage()));
+        }
+    }
+
+    private static void stale(Responses out, long callId, String reason) {
+        if (out.isOpen()) out.respond(callId, DataPlane.STALE, 0, ByteBuffer.wrap(DataPlane.utf8(reason)));
     }
 
     /**
@@ -106,13 +147,18 @@ final class RatisAccess implements MemberAccess {
         out.respond(callId, DataPlane.NOT_LEADER, 0, ByteBuffer.wrap(body));
     }
 
-    private static void respond(Responses out, long callId, RaftClientReply reply, Throwable error) {
+    /** @param query whether the request was a read (no log entry, so no outcome to be unsure of) */
+    private static void respond(Responses out, long callId, boolean query, RaftClientReply reply, Throwable error) {
         if (!out.isOpen()) return;
         byte status;
         long logIndex = 0;
         ByteBuffer body;
         if (error != null) {
-            status = DataPlane.RETRY;
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            // Ratis fails the future itself, not the reply, when the state machine throws on a query
+            // (malformed, unknown kind): that fails again every time, so it is not sent again.
+            // Ratis's own failures are IOExceptions (closing, not ready): transient.
+            status = query && !(cause instanceof IOException) ? DataPlane.FAILED : DataPlane.RETRY;
             body = ByteBuffer.wrap(DataPlane.utf8(String.valueOf(error.getMessage())));
         } else if (reply.isSuccess()) {
             status = DataPlane.OK;

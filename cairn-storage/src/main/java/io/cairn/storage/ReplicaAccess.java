@@ -52,6 +52,38 @@ final class ReplicaAccess implements MemberAccess {
         reply.whenComplete((body, error) -> respond(out, callId, body, error));
     }
 
+    /**
+     * A follower read on the port. The leader answers under its lease (the bound a leader has: it
+     * heard from a majority within the lease). Another member answers under
+     * {@link ReadPolicy#BOUNDED_STALE} (it heard from its leader within the leader timeout and applied
+     * what that leader had committed then), and only once it applied {@code minIndex}, the router's
+     * own last write: the port has no wait for an index, so a member behind it refuses at once and the
+     * leader answers. Every refusal is STALE.
+     */
+    @Override
+    public void staleRead(Responses out, long callId, UUID clientId, long minIndex, byte[] read) {
+        ReplicaStatus status = replica.status();
+        if (!status.leads() && status.appliedIndex() < minIndex) {
+            stale(out, callId, "applied up to " + status.appliedIndex() + ", the read needs " + minIndex);
+            return;
+        }
+        CompletableFuture<byte[]> reply;
+        try {
+            reply = replica.read(read, status.leads() ? ReadPolicy.LEADER_LEASE : ReadPolicy.BOUNDED_STALE);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        reply.whenComplete((body, error) -> {
+            if (!out.isOpen()) return;
+            if (error == null) out.respond(callId, DataPlane.OK, 0, ByteBuffer.wrap(body));
+            else stale(out, callId, String.valueOf((error instanceof CompletionException && error.getCause() != null ? error.getCause() : error).getMessage()));
+        });
+    }
+
+    private static void stale(Responses out, long callId, String reason) {
+        if (out.isOpen()) out.respond(callId, DataPlane.STALE, 0, ByteBuffer.wrap(DataPlane.utf8(reason)));
+    }
+
     private void respond(Responses out, long callId, byte[] body, Throwable error) {
         if (!out.isOpen()) return;
         if (error == null) {

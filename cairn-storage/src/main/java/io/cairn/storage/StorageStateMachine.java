@@ -209,10 +209,17 @@ final class StorageStateMachine extends BaseStateMachine {
         return followersNeeded == 0 ? 0 : elapsed[followersNeeded - 1];
     }
 
-    /** Milliseconds since this follower last heard from its leader; MAX_VALUE when it follows none. */
+    /**
+     * Milliseconds since this follower last heard from its leader; MAX_VALUE when it follows none.
+     * A follower that knows no leader (back from an election it lost, say) gets an empty leader
+     * entry from Ratis with 0 ms elapsed: that is no contact at all, or a member cut off from its
+     * group would keep serving follower reads between its election attempts.
+     */
     static long msSinceLeaderContact(org.apache.ratis.proto.RaftProtos.RoleInfoProto role) {
         if (!role.hasFollowerInfo() || !role.getFollowerInfo().hasLeaderInfo()) return Long.MAX_VALUE;
-        return role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
+        org.apache.ratis.proto.RaftProtos.ServerRpcProto leader = role.getFollowerInfo().getLeaderInfo();
+        if (!leader.hasId() || leader.getId().getId().isEmpty()) return Long.MAX_VALUE;
+        return leader.getLastRpcElapsedTimeMs();
     }
 
     @Override

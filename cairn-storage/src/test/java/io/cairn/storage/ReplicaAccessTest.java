@@ -67,12 +67,63 @@ class ReplicaAccessTest {
         assertThat(new String(OpCodec.decodeResults(read.body()).get(0).bytes(), StandardCharsets.UTF_8)).isEqualTo("2");
 
         int follower = (leader + 1) % 3;
+        // Two members commit: the third may not have heard from the leader yet, and could name nobody.
+        await().atMost(Duration.ofSeconds(10)).until(() -> ("m" + leader).equals(replicas.get(follower).status().leaderId()));
         DataPlane.Response redirected = call(follower, 5, DataPlane.WRITE, incr());
         assertThat(redirected.status()).isEqualTo(DataPlane.NOT_LEADER);
         assertThat(redirected.text()).isEqualTo("m" + leader);
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(states).allSatisfy(s -> assertThat(s.appliedIndex()).isEqualTo(states.get(leader).appliedIndex())));
+    }
+
+    /**
+     * A follower read on the port: the leader answers under its lease, a follower once it applied the
+     * index the read carries (within the bounded lag of BOUNDED_STALE), and a follower that has not
+     * applied it refuses with STALE rather than wait.
+     */
+    @Test
+    void aFollowerAnswersAStaleReadOnceItAppliedTheIndexAndRefusesOneBeyondIt() throws Exception {
+        start();
+        int leader = await().atMost(Duration.ofSeconds(30)).until(this::leaderIndex, i -> i >= 0);
+        assertThat(call(leader, 1, DataPlane.WRITE, StorageRequest.bootstrap(1, 10)).status()).isEqualTo(DataPlane.OK);
+        DataPlane.Response written = call(leader, 2, DataPlane.WRITE, incr());
+        assertThat(number(written)).isEqualTo(1);
+        byte[] read = StorageRequest.read(List.of(KvOp.get(1, KEY)));
+        int follower = (leader + 1) % 3;
+
+        assertThat(value(staleRead(leader, 3, written.logIndex(), read))).as("the leader, under its lease").isEqualTo("1");
+        DataPlane.Response served = await().atMost(Duration.ofSeconds(10))
+                .until(() -> staleRead(follower, 4, written.logIndex(), read), r -> r.status() == DataPlane.OK);
+        assertThat(value(served)).isEqualTo("1");
+        DataPlane.Response refused = staleRead(follower, 5, written.logIndex() + 1_000_000, read);
+        assertThat(refused.status()).isEqualTo(DataPlane.STALE);
+        assertThat(refused.text()).contains("applied up to");
+    }
+
+    private DataPlane.Response staleRead(int member, long callId, long minIndex, byte[] read) throws Exception {
+        CompletableFuture<DataPlane.Response> answer = new CompletableFuture<>();
+        members.get(member).staleRead(responses(answer), callId, ROUTER, minIndex, read);
+        return answer.get(10, TimeUnit.SECONDS);
+    }
+
+    private static String value(DataPlane.Response response) {
+        assertThat(response.status()).as(response.text()).isEqualTo(DataPlane.OK);
+        return new String(OpCodec.decodeResults(response.body()).get(0).bytes(), StandardCharsets.UTF_8);
+    }
+
+    private static MemberAccess.Responses responses(CompletableFuture<DataPlane.Response> answer) {
+        return new MemberAccess.Responses() {
+            @Override
+            public boolean isOpen() {
+                return true;
+            }
+
+            @Override
+            public void respond(long id, byte status, long logIndex, ByteBuffer body) {
+                answer.complete(new DataPlane.Response(id, status, logIndex, body));
+            }
+        };
     }
 
     private void start() throws Exception {
@@ -95,17 +146,7 @@ class ReplicaAccessTest {
 
     private DataPlane.Response call(int member, long callId, byte type, byte[] payload) throws Exception {
         CompletableFuture<DataPlane.Response> answer = new CompletableFuture<>();
-        members.get(member).handle(new MemberAccess.Responses() {
-            @Override
-            public boolean isOpen() {
-                return true;
-            }
-
-            @Override
-            public void respond(long id, byte status, long logIndex, ByteBuffer body) {
-                answer.complete(new DataPlane.Response(id, status, logIndex, body));
-            }
-        }, callId, ROUTER, type, payload);
+        members.get(member).handle(responses(answer), callId, ROUTER, type, payload);
         return answer.get(10, TimeUnit.SECONDS);
     }
 

@@ -6,9 +6,10 @@ import java.util.UUID;
 
 /**
  * The router -> storage data plane: length-prefixed binary frames over one TCP connection per
- * (router, member), multiplexed by call id. It replaces the Ratis client RPC (gRPC, ordered
- * sliding window) on the hot path; the storage leader submits each request into Ratis in
- * process, so writes still go through the Raft log and reads still use ReadIndex.
+ * (router, member), multiplexed by call id. It is the router's only way to a replicaset (reads,
+ * writes, queries, map-reduce calls, follower reads); the member hands each request to its
+ * replication engine in process, so writes still go through the Raft log and reads are still
+ * linearizable (follower reads excepted, by design).
  *
  * <p>A request carries the Ratis client id and call id the storage node uses for its
  * {@code RaftClientRequest}. A router re-sends a write whose outcome it does not know (lost
@@ -17,16 +18,23 @@ import java.util.UUID;
  *
  * <pre>
  * request   [length:4][callId:8][clientIdMsb:8][clientIdLsb:8][type:1][StorageRequest message]
+ * STALE_READ[length:4][callId:8][clientIdMsb:8][clientIdLsb:8][type:1][minIndex:8][READ message]
  * response  [length:4][callId:8][status:1][logIndex:8][body]
  * </pre>
  * {@code length} counts the bytes after itself. Bodies: OK -> the state machine's reply;
- * NOT_LEADER -> the suggested leader's id in UTF-8 (empty when unknown); RETRY and FAILED -> a
- * reason in UTF-8.
+ * NOT_LEADER -> the suggested leader's id in UTF-8 (empty when unknown); RETRY, FAILED and STALE
+ * -> a reason in UTF-8.
  */
 public final class DataPlane {
     /** Request types. */
     public static final byte WRITE = 1;
     public static final byte READ = 2;
+    /**
+     * A follower read, for the member it is sent to only (never redirected): answered from what that
+     * member applied once it applied {@code minIndex} (the router's own last write), and only while
+     * it is within its engine's bounded lag of its leader; otherwise answered {@link #STALE}.
+     */
+    public static final byte STALE_READ = 3;
 
     /** Response statuses. */
     public static final byte OK = 0;
@@ -36,8 +44,16 @@ public final class DataPlane {
     public static final byte RETRY = 2;
     /** The state machine refused the request; sending it again cannot help. */
     public static final byte FAILED = 3;
+    /**
+     * This member refuses a {@link #STALE_READ} ({@link io.cairn.core.ErrorCode#STALE_READ}): it has not
+     * applied the index asked for, or it is cut off from its leader (or, leading, from its majority)
+     * for longer than the bound. Nothing was read; the router asks the leader.
+     */
+    public static final byte STALE = 4;
 
     public static final int REQUEST_HEADER_BYTES = 8 + 16 + 1;
+    /** Bytes of a {@link #STALE_READ}'s minimum index, between the header and the READ message. */
+    public static final int MIN_INDEX_BYTES = 8;
     public static final int RESPONSE_HEADER_BYTES = 8 + 1 + 8;
     /** Largest frame accepted (bounds a peer's memory use per frame). */
     public static final int MAX_FRAME_BYTES = 512 << 20;
@@ -76,16 +92,25 @@ public final class DataPlane {
         return new Response(callId, status, logIndex, frame.slice());
     }
 
-    /** A decoded request header; {@code payload} is the StorageRequest message. */
-    public record Request(long callId, UUID clientId, byte type, ByteBuffer payload) {}
+    /**
+     * A decoded request header; {@code payload} is the StorageRequest message; {@code minIndex} is a
+     * {@link #STALE_READ}'s (0 for the other types).
+     */
+    public record Request(long callId, UUID clientId, byte type, long minIndex, ByteBuffer payload) {}
+
+    /** Whether {@code type} is a request type this version knows. */
+    public static boolean isRequestType(byte type) {
+        return type == WRITE || type == READ || type == STALE_READ;
+    }
 
     /** Decodes a request frame without its length prefix. */
     public static Request decodeRequest(ByteBuffer frame) {
         long callId = frame.getLong();
         UUID clientId = new UUID(frame.getLong(), frame.getLong());
         byte type = frame.get();
-        if (type != WRITE && type != READ) throw new IllegalArgumentException("unknown data-plane request type " + type);
-        return new Request(callId, clientId, type, frame.slice());
+        if (!isRequestType(type)) throw new IllegalArgumentException("unknown data-plane request type " + type);
+        long minIndex = type == STALE_READ ? frame.getLong() : 0;
+        return new Request(callId, clientId, type, minIndex, frame.slice());
     }
 
     public static byte[] utf8(String s) {
