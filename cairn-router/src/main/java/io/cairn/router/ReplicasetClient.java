@@ -96,6 +96,13 @@ final class ReplicasetClient implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder followerReadsServed = new java.util.concurrent.atomic.LongAdder();
     /** Highest log index of a write this router saw committed; follower reads wait for it. */
     private final java.util.concurrent.atomic.AtomicLong lastWriteIndex = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * Highest commit index a leader of this replicaset reported in a reply to this router
+     * (discovery, every round; stats); follower reads wait for it too. A member's own commit
+     * index is no bound: Ratis caps it at the end of the member's log, so a member still
+     * catching up a backlog (restarted, or restored from an old copy) would serve it.
+     */
+    private final java.util.concurrent.atomic.AtomicLong leaderCommitIndex = new java.util.concurrent.atomic.AtomicLong();
 
     /** {batches, ops} sent through the write and read queues. */
     long[] groupCommitCounters() {
@@ -124,7 +131,20 @@ final class ReplicasetClient implements AutoCloseable {
     /** A read-only request outside group commit (discovery, stats), linearizable through the leader. */
     CompletableFuture<ByteBuffer> query(byte[] request) {
         return raft.async().sendReadOnly(Message.valueOf(ByteString.copyFrom(request)))
-                .thenApply(ReplicasetClient::replyContent);
+                .thenApply(reply -> {
+                    noteLeaderCommit(reply);
+                    return replyContent(reply);
+                });
+    }
+
+    /** The commit index the replying member (a linearizable read is answered by the leader) reported for itself. */
+    private void noteLeaderCommit(RaftClientReply reply) {
+        if (!reply.isSuccess()) return;
+        for (org.apache.ratis.proto.RaftProtos.CommitInfoProto c : reply.getCommitInfos()) {
+            if (RaftPeerId.valueOf(c.getServer().getId()).equals(reply.getServerId())) {
+                leaderCommitIndex.accumulateAndGet(c.getCommitIndex(), Math::max);
+            }
+        }
     }
 
     /** Raft-level leader as last seen by this client, or null. */
@@ -156,10 +176,12 @@ final class ReplicasetClient implements AutoCloseable {
         if (!followerReads) {
             return within(deadlineNs, raft.async().sendReadOnly(message).thenApply(r -> OpCodec.decodeResults(replyContent(r))));
         }
-        // Any member that has applied this router's own writes, and heard from its leader within the
-        // election timeout, may answer (StorageStateMachine.queryStale); otherwise the leader answers.
+        // Any member that has applied this router's own writes and what its leader last reported
+        // committed, and heard from its leader within the election timeout, may answer
+        // (StorageStateMachine.queryStale); otherwise the leader answers.
         RaftPeer member = peers.get(ThreadLocalRandom.current().nextInt(peers.size()));
-        return within(deadlineNs, followerReader.async().sendStaleRead(message, lastWriteIndex.get(), member.getId())
+        long minIndex = Math.max(lastWriteIndex.get(), leaderCommitIndex.get());
+        return within(deadlineNs, followerReader.async().sendStaleRead(message, minIndex, member.getId())
                 .orTimeout(FOLLOWER_READ_TIMEOUT_MS, TimeUnit.MILLISECONDS)
                 .thenApply(r -> {
                     List<OpResult> results = OpCodec.decodeResults(replyContent(r));
