@@ -64,39 +64,37 @@ final class FaultSupport {
         return ConfigLoader.load(file);
     }
 
-    /** The commit infos member {@code member} reports (its view of every member's commit index), as text. */
-    static String commitInfos(ClusterConfig config, String replicaset, String member) {
-        ReplicasetSpec spec = config.topology().replicaset(replicaset).orElseThrow();
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), StorageNode.peers(spec.nodes()));
-        try (RaftClient client = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
-                .setRetryPolicy(RetryPolicies.noRetry()).build()) {
-            var info = client.getGroupManagementApi(RaftPeerId.valueOf(member)).info(group.getGroupId());
-            StringBuilder out = new StringBuilder(info.getRoleInfoProto().getRole() + " term " + info.getRoleInfoProto().getLeaderInfo().getTerm() + " ");
-            info.getCommitInfos().forEach(c -> out.append(c.getServer().getId().toStringUtf8()).append('=').append(c.getCommitIndex()).append(' '));
-            return out.toString();
-        } catch (Exception e) {
-            return "no answer: " + e;
-        }
-    }
-
     /**
-     * GET of one key answered by one member from its own copy: a Ratis stale read with no minimum
-     * index, as a router that has written nothing asks with follower reads on. The value, null
-     * for none, or the refusal's message prefixed with "REFUSED ".
+     * GETs of {@code keys} answered by one member from its own copy: a Ratis stale read with no
+     * minimum index, as a router that has written nothing asks with follower reads on. Key ->
+     * value ({@link #NIL} for none).
+     *
+     * @throws IllegalStateException when the member refuses (it has not heard from a leader lately) or does not answer
      */
-    static String readFromMember(ClusterConfig config, String replicaset, String member, int bucket, String key) throws IOException {
+    static Map<String, String> readFromMember(ClusterConfig config, String replicaset, String member, java.util.Collection<String> keys)
+            throws IOException {
         ReplicasetSpec spec = config.topology().replicaset(replicaset).orElseThrow();
         RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), StorageNode.peers(spec.nodes()));
-        byte[] request = StorageRequest.read(List.of(KvOp.get(bucket, key.getBytes(StandardCharsets.UTF_8))));
+        List<String> list = new ArrayList<>(keys);
+        List<KvOp> ops = new ArrayList<>();
+        for (String k : list) {
+            byte[] key = k.getBytes(StandardCharsets.UTF_8);
+            ops.add(KvOp.get(io.cairn.core.BucketHasher.bucketOf(key, config.topology().bucketCount()), key));
+        }
         try (RaftClient client = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
                 .setProperties(new RaftProperties()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
-            RaftClientReply reply = client.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(request)), 0, RaftPeerId.valueOf(member));
-            if (!reply.isSuccess()) return "REFUSED " + reply.getException();
-            OpResult r = OpCodec.decodeResults(reply.getMessage().getContent().asReadOnlyByteBuffer()).get(0);
-            if (r.isError()) return "ERROR " + r.error();
-            return r.bytes() == null ? null : new String(r.bytes(), StandardCharsets.UTF_8);
+            RaftClientReply reply = client.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(StorageRequest.read(ops))), 0,
+                    RaftPeerId.valueOf(member));
+            if (!reply.isSuccess()) throw new IllegalStateException(member + " refused: " + reply.getException());
+            List<OpResult> results = OpCodec.decodeResults(reply.getMessage().getContent().asReadOnlyByteBuffer());
+            Map<String, String> out = new LinkedHashMap<>();
+            for (int i = 0; i < list.size(); i++) {
+                OpResult r = results.get(i);
+                out.put(list.get(i), r.isError() ? "ERROR " + r.error() : r.bytes() == null ? NIL : new String(r.bytes(), StandardCharsets.UTF_8));
+            }
+            return out;
         } catch (IOException e) {
-            return "REFUSED " + e.getMessage();
+            throw new IllegalStateException(member + " did not answer: " + e, e);
         }
     }
 
@@ -110,6 +108,7 @@ final class FaultSupport {
      */
     abstract static class LoadThread {
         final AtomicInteger acks = new AtomicInteger();
+        private final AtomicInteger steps = new AtomicInteger();
         final Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
         /** Replies that no correct history explains (e.g. a DEL of a key that must exist answering 0). */
         final List<String> anomalies = Collections.synchronizedList(new ArrayList<>());
@@ -159,7 +158,10 @@ final class FaultSupport {
             long end = System.nanoTime() + maxTime.toNanos();
             jedis = new Jedis("127.0.0.1", port, 15_000);
             try {
-                for (int i = 0; i < maxSteps && !stop.get() && System.nanoTime() < end; i++) step(i);
+                for (int i = 0; i < maxSteps && !stop.get() && System.nanoTime() < end; i++) {
+                    step(i);
+                    steps.incrementAndGet();
+                }
             } finally {
                 jedis.close();
             }
@@ -167,6 +169,17 @@ final class FaultSupport {
 
         int errorCount() {
             return errors.values().stream().mapToInt(AtomicInteger::get).sum();
+        }
+
+        /** Steps completed so far. */
+        int steps() {
+            return steps.get();
+        }
+
+        /** Waits (bounded) until the thread has run its steps; fails when it has not. */
+        void finish(Duration timeout) throws InterruptedException {
+            thread.join(timeout.toMillis());
+            if (thread.isAlive()) throw new IllegalStateException(name() + " still running after " + timeout);
         }
 
         void stopAndJoin() throws InterruptedException {
@@ -305,6 +318,46 @@ final class FaultSupport {
         @Override
         String summary() {
             return super.summary() + ", " + acknowledgedDeletes.size() + " deletes acknowledged";
+        }
+    }
+
+    /**
+     * Reads a fixed set of keys again and again through a router and records every value that
+     * differs from the one expected (the state acknowledged before the reader started: a
+     * different value is a stale read).
+     */
+    static final class CheckingReader extends LoadThread {
+        final List<String> staleReads = Collections.synchronizedList(new ArrayList<>());
+        final AtomicInteger staleCount = new AtomicInteger();
+        /** Stale reads of keys whose delete was acknowledged: deleted keys served again. */
+        final AtomicInteger resurrected = new AtomicInteger();
+        private final Map<String, String> expected;
+
+        CheckingReader(String name, int port, Map<String, String> expected, int maxSteps, Duration maxTime) {
+            super(name, port, maxSteps, maxTime);
+            this.expected = expected;
+        }
+
+        @Override
+        void step(int i) {
+            try {
+                Map<String, String> read = readAll(jedis(), expected.keySet());
+                for (var e : read.entrySet()) {
+                    if (e.getValue().equals(expected.get(e.getKey()))) continue;
+                    if (NIL.equals(expected.get(e.getKey())) && resurrected.incrementAndGet() == 1) {
+                        staleReads.add("round " + i + ": deleted " + e.getKey() + "=" + e.getValue());
+                    }
+                    if (staleCount.incrementAndGet() <= 10) staleReads.add("round " + i + ": " + e.getKey() + "=" + e.getValue() + ", expected " + expected.get(e.getKey()));
+                }
+                acks.incrementAndGet();
+            } catch (RuntimeException e) {
+                failed(e);
+            }
+        }
+
+        @Override
+        String summary() {
+            return super.summary() + ", " + staleCount.get() + " stale values read (" + resurrected.get() + " of deleted keys), first " + staleReads;
         }
     }
 
