@@ -167,7 +167,7 @@ public final class StorageNode implements AutoCloseable {
         try {
             var last = server.getDivision(groupId).getRaftLog().getLastEntryTermIndex();
             return last == null ? 0 : last.getIndex();
-        } catch (IOException e) {
+        } catch (IOException | IllegalStateException closed) {
             return -1;
         }
     }

@@ -74,6 +74,7 @@ final class WipedNodeRejoin {
     }
 
     void start() {
+        if (group.getPeers().size() < 2) return; // a member alone has no leader to resend anything
         Thread t = new Thread(this::run, "cairn-rejoin-" + self.getId());
         t.setDaemon(true);
         t.start();
@@ -91,6 +92,7 @@ final class WipedNodeRejoin {
                 .setRetryPolicy(RetryPolicies.noRetry()).build()) {
             while (!stopped && System.currentTimeMillis() < end) {
                 Thread.sleep(CHECK_EVERY_MS);
+                if (stopped) return;
                 String lost;
                 if (fresh) {
                     if (appliedIndex.getAsLong() > 0) return; // catching up normally
@@ -114,7 +116,7 @@ final class WipedNodeRejoin {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
-            log.warn("node {}: rejoin failed: {}", self.getId(), e.toString());
+            if (!stopped) log.warn("node {}: rejoin failed: {}", self.getId(), e.toString());
         }
     }
 
