@@ -11,7 +11,7 @@ import java.time.Duration;
  * @param maxBatchOps         group commit: most operations in one Raft entry
  * @param maxBatchBytes       group commit: most bytes in one Raft entry
  * @param maxInflightBatches  group commit: Raft entries in flight per replicaset (reads and writes each)
- * @param followerReads       serve reads from any member that has applied this router's own writes and heard from its leader within the election timeout (bounded lag, not linearizable across routers)
+ * @param followerReads       serve reads from any member that has applied this router's own writes and the commit index the leader reported at its last discovery round, and heard from its leader within the election timeout (bounded lag, not linearizable across routers)
  * @param directDataPlane     send reads and writes over the data plane to the leader, which submits them to Ratis in
  *                            process (default); false sends them through a Ratis client (gRPC), the older, slower path
  */
