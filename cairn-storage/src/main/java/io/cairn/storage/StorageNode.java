@@ -59,7 +59,7 @@ public final class StorageNode implements AutoCloseable {
                 config.electionTimeoutMin().toMillis());
         RaftGroup group = RaftGroup.valueOf(groupId, peers(replicaset.nodes()));
         RaftPeer selfPeer = group.getPeer(RaftPeerId.valueOf(self.id()));
-        this.rejoin = new WipedNodeRejoin(selfPeer, group, fresh, this::raftAppliedIndex, this::lastLogIndex);
+        this.rejoin = new WipedNodeRejoin(selfPeer, group, fresh, this::raftAppliedIndex, this::lastLogIndex, this::isLeader);
         this.server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)

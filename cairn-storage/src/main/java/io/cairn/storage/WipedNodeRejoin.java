@@ -53,6 +53,7 @@ final class WipedNodeRejoin {
     private final boolean fresh;
     private final LongSupplier appliedIndex;
     private final LongSupplier lastLogIndex;
+    private final java.util.function.BooleanSupplier leads;
     private volatile boolean stopped;
     private volatile boolean rejoined;
 
@@ -60,13 +61,16 @@ final class WipedNodeRejoin {
      * @param fresh        the member started on an empty data folder
      * @param appliedIndex the member's last applied index (Ratis's view)
      * @param lastLogIndex the index of the member's last log entry (or of its snapshot when the log is empty)
+     * @param leads        whether the member leads its group now (then it lacks nothing committed)
      */
-    WipedNodeRejoin(RaftPeer self, RaftGroup group, boolean fresh, LongSupplier appliedIndex, LongSupplier lastLogIndex) {
+    WipedNodeRejoin(RaftPeer self, RaftGroup group, boolean fresh, LongSupplier appliedIndex, LongSupplier lastLogIndex,
+                    java.util.function.BooleanSupplier leads) {
         this.self = self;
         this.group = group;
         this.fresh = fresh;
         this.appliedIndex = appliedIndex;
         this.lastLogIndex = lastLogIndex;
+        this.leads = leads;
     }
 
     boolean rejoined() {
@@ -99,6 +103,7 @@ final class WipedNodeRejoin {
                     stuck = groupCommitted(client) > 0 ? stuck + 1 : 0;
                     lost = "started with an empty data folder in a replicaset that has data";
                 } else {
+                    if (leads.getAsBoolean()) return;
                     long own = Math.max(lastLogIndex.getAsLong(), appliedIndex.getAsLong());
                     long acknowledged = commitReportedToLeader(client);
                     if (acknowledged < 0) continue; // no leader answered: ask again
