@@ -19,7 +19,6 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
@@ -65,9 +64,8 @@ final class FaultSupport {
     }
 
     /**
-     * GETs of {@code keys} answered by one member from its own copy: a Ratis stale read with no
-     * minimum index, as a router that has written nothing asks with follower reads on. Key ->
-     * value ({@link #NIL} for none).
+     * GETs of {@code keys} answered by one member from its own copy, whatever it has applied (a
+     * Ratis stale read with no minimum index). Key -> value ({@link #NIL} for none).
      *
      * @throws IllegalStateException when the member refuses (it has not heard from a leader lately) or does not answer
      */

@@ -160,10 +160,10 @@ class MemberRestoreTest {
             cluster.startNode(restored);
             cluster.startNode(down);
             phase("only " + restored + " (restored) and " + down + " run");
-            // Give them the time to elect a leader if they (wrongly) can: several election timeouts.
+            // Give them the time to elect a leader if they (wrongly) can: a few election timeouts (1-2 s each).
             boolean elected;
             try {
-                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() ->
+                await().atMost(Duration.ofSeconds(6)).pollInterval(Duration.ofMillis(100)).until(() ->
                         cluster.storage(restored).node().isLeader() || cluster.storage(down).node().isLeader());
                 elected = true;
             } catch (ConditionTimeoutException e) {
