@@ -59,7 +59,7 @@ public final class StorageNode implements AutoCloseable {
                 config.electionTimeoutMin().toMillis());
         RaftGroup group = RaftGroup.valueOf(groupId, peers(replicaset.nodes()));
         RaftPeer selfPeer = group.getPeer(RaftPeerId.valueOf(self.id()));
-        this.rejoin = fresh ? new WipedNodeRejoin(selfPeer, group, this::raftAppliedIndex) : null;
+        this.rejoin = new WipedNodeRejoin(selfPeer, group, fresh, this::raftAppliedIndex, this::lastLogIndex, this::isLeader);
         this.server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)
@@ -105,7 +105,7 @@ public final class StorageNode implements AutoCloseable {
     public void start() throws IOException {
         server.start();
         dataPlane.start();
-        if (rejoin != null) rejoin.start();
+        rejoin.start();
         log.info("storage node {} of replicaset {} listening on {} (data plane {})", self.id(), replicaset.id(), self.raftAddress(),
                 dataPlane.endpoint());
     }
@@ -158,6 +158,16 @@ public final class StorageNode implements AutoCloseable {
         try {
             return server.getDivision(groupId).getInfo().getLastAppliedIndex();
         } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** Index of this member's last log entry (of its snapshot when the log is empty); -1 when unknown. */
+    long lastLogIndex() {
+        try {
+            var last = server.getDivision(groupId).getRaftLog().getLastEntryTermIndex();
+            return last == null ? 0 : last.getIndex();
+        } catch (IOException | IllegalStateException closed) {
             return -1;
         }
     }
@@ -222,7 +232,7 @@ public final class StorageNode implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        if (rejoin != null) rejoin.stop();
+        rejoin.stop();
         dataPlane.close();
         server.close();
         log.info("storage node {} stopped", self.id());

@@ -15,18 +15,32 @@ import org.slf4j.LoggerFactory;
 import java.util.function.LongSupplier;
 
 /**
- * Brings back a member whose data folder was wiped (or replaced by an empty one).
+ * Brings back a member whose data folder was wiped (or replaced by an empty one), or replaced by
+ * an older copy of itself (a restored backup of that member).
  *
  * <p>Raft assumes a member never loses entries it acknowledged. A Ratis leader remembers the
- * wiped member's old match index and never resends the entries below it, so the member would
- * stay empty forever. When a member started on an empty folder is still empty a while later
- * although the group has committed entries, it moves leadership to another healthy member: a
- * new leader starts with no memory of the old match index, finds the member empty and sends it
- * the newest snapshot (or the whole log). (Removing and re-adding the member does not work:
- * Ratis closes a member that sees itself removed.)
+ * member's old match index and does not resend the entries below it: a heartbeat that the member
+ * rejects moves the leader's next index back to that match index, so the member stays where its
+ * folder left it for as long as nothing new is written (only an entry appended after the match
+ * index gets the leader to resend from the member's own end). So:
  *
- * <p>Known gap (design document 002, disk generation id): until it has caught up, the empty
- * member can still vote; it should rejoin as a non-voting learner instead.
+ * <ul>
+ *   <li>a member started on an empty folder that is still empty a while later, although the
+ *       group has committed entries, and</li>
+ *   <li>a member started on an existing folder whose log ends before the commit index it had
+ *       reported to the current leader (so it lost entries it had acknowledged), and whose log
+ *       does not grow for a while,</li>
+ * </ul>
+ *
+ * <p>move leadership to another healthy member: a new leader starts with no memory of the old
+ * match index, finds where the member's log ends and sends it the rest (or the newest snapshot).
+ * (Removing and re-adding the member does not work: Ratis closes a member that sees itself
+ * removed.) An ordinary restart never triggers it: a member reports as committed only entries it
+ * has written to its log.
+ *
+ * <p>Known gap (design document 002, disk generation id): until it has caught up, such a member
+ * can still vote, and a restored one votes with the term and vote of its old copy; it should
+ * rejoin as a non-voting learner instead.
  */
 final class WipedNodeRejoin {
     private static final Logger log = LoggerFactory.getLogger(WipedNodeRejoin.class);
@@ -36,14 +50,27 @@ final class WipedNodeRejoin {
 
     private final RaftPeer self;
     private final RaftGroup group;
+    private final boolean fresh;
     private final LongSupplier appliedIndex;
+    private final LongSupplier lastLogIndex;
+    private final java.util.function.BooleanSupplier leads;
     private volatile boolean stopped;
     private volatile boolean rejoined;
 
-    WipedNodeRejoin(RaftPeer self, RaftGroup group, LongSupplier appliedIndex) {
+    /**
+     * @param fresh        the member started on an empty data folder
+     * @param appliedIndex the member's last applied index (Ratis's view)
+     * @param lastLogIndex the index of the member's last log entry (or of its snapshot when the log is empty)
+     * @param leads        whether the member leads its group now (then it lacks nothing committed)
+     */
+    WipedNodeRejoin(RaftPeer self, RaftGroup group, boolean fresh, LongSupplier appliedIndex, LongSupplier lastLogIndex,
+                    java.util.function.BooleanSupplier leads) {
         this.self = self;
         this.group = group;
+        this.fresh = fresh;
         this.appliedIndex = appliedIndex;
+        this.lastLogIndex = lastLogIndex;
+        this.leads = leads;
     }
 
     boolean rejoined() {
@@ -51,6 +78,7 @@ final class WipedNodeRejoin {
     }
 
     void start() {
+        if (group.getPeers().size() < 2) return; // a member alone has no leader to resend anything
         Thread t = new Thread(this::run, "cairn-rejoin-" + self.getId());
         t.setDaemon(true);
         t.start();
@@ -63,21 +91,37 @@ final class WipedNodeRejoin {
     private void run() {
         long end = System.currentTimeMillis() + GIVE_UP_AFTER_MS;
         int stuck = 0;
+        long lastOwn = -1;
         try (RaftClient client = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
                 .setRetryPolicy(RetryPolicies.noRetry()).build()) {
             while (!stopped && System.currentTimeMillis() < end) {
                 Thread.sleep(CHECK_EVERY_MS);
-                if (appliedIndex.getAsLong() > 0) return; // catching up normally
-                stuck = groupCommitted(client) > 0 ? stuck + 1 : 0;
+                if (stopped) return;
+                String lost;
+                if (fresh) {
+                    if (appliedIndex.getAsLong() > 0) return; // catching up normally
+                    stuck = groupCommitted(client) > 0 ? stuck + 1 : 0;
+                    lost = "started with an empty data folder in a replicaset that has data";
+                } else {
+                    if (leads.getAsBoolean()) return;
+                    long own = Math.max(lastLogIndex.getAsLong(), appliedIndex.getAsLong());
+                    long acknowledged = commitReportedToLeader(client);
+                    if (acknowledged < 0) continue; // no leader answered: ask again
+                    if (acknowledged <= own) return; // it has all it ever acknowledged: an ordinary restart, or caught up
+                    stuck = own > lastOwn && lastOwn >= 0 ? 0 : stuck + 1; // its log grows: the leader is resending
+                    lastOwn = own;
+                    lost = "holds less than it acknowledged (its data folder was replaced by an older copy?): its log ends at index "
+                            + own + ", its leader has it at " + acknowledged;
+                }
                 if (stuck >= STUCK_CHECKS) {
-                    rejoin(client);
+                    rejoin(client, lost);
                     return;
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
-            log.warn("node {}: rejoin after wipe failed: {}", self.getId(), e.toString());
+            if (!stopped) log.warn("node {}: rejoin failed: {}", self.getId(), e.toString());
         }
     }
 
@@ -95,19 +139,58 @@ final class WipedNodeRejoin {
         return max;
     }
 
-    private void rejoin(RaftClient client) throws Exception {
-        log.warn("ALERT node {} started with an empty data folder in a replicaset that has data: "
-                + "asking for a leader change so that the new leader ships it the snapshot and log", self.getId());
-        RaftPeerId leader = client.getLeaderId();
+    /**
+     * The commit index this member last reported to the current leader (the leader's commit
+     * information about it), 0 when the leader has none, -1 when no leader answered.
+     */
+    private long commitReportedToLeader(RaftClient client) {
         for (RaftPeer peer : group.getPeers()) {
-            if (peer.getId().equals(self.getId()) || peer.getId().equals(leader)) continue;
-            RaftClientReply reply = client.admin().transferLeadership(peer.getId(), 10_000);
-            if (reply.isSuccess()) {
-                rejoined = true;
-                log.info("node {}: leadership moved to {}; catching up", self.getId(), peer.getId());
-                return;
+            if (peer.getId().equals(self.getId())) continue;
+            try {
+                GroupInfoReply info = client.getGroupManagementApi(peer.getId()).info(group.getGroupId());
+                if (!info.getRoleInfoProto().hasLeaderInfo()) continue;
+                long reported = 0;
+                for (CommitInfoProto c : info.getCommitInfos()) {
+                    if (RaftPeerId.valueOf(c.getServer().getId()).equals(self.getId())) reported = Math.max(reported, c.getCommitIndex());
+                }
+                return reported;
+            } catch (Exception unreachable) {
+                // another peer may lead
             }
         }
-        throw new IllegalStateException("no member could take over leadership");
+        return -1;
+    }
+
+    /** The peer that says it leads, or null when none answers so. */
+    private RaftPeerId leader(RaftClient client) {
+        for (RaftPeer peer : group.getPeers()) {
+            if (peer.getId().equals(self.getId())) continue;
+            try {
+                if (client.getGroupManagementApi(peer.getId()).info(group.getGroupId()).getRoleInfoProto().hasLeaderInfo()) return peer.getId();
+            } catch (Exception unreachable) {
+                // another peer may lead
+            }
+        }
+        return null;
+    }
+
+    private void rejoin(RaftClient client, String lost) throws Exception {
+        log.warn("ALERT node {} {}: asking for a leader change so that the new leader ships it the snapshot and log", self.getId(), lost);
+        RaftPeerId leader = leader(client);
+        if (leader == null) throw new IllegalStateException("no leader answered");
+        // The request must reach the leader itself: a client without retries does not follow a NotLeader answer.
+        try (RaftClient toLeader = RaftClient.newBuilder().setRaftGroup(group).setLeaderId(leader).setProperties(new RaftProperties())
+                .setRetryPolicy(RetryPolicies.noRetry()).build()) {
+            for (RaftPeer peer : group.getPeers()) {
+                if (peer.getId().equals(self.getId()) || peer.getId().equals(leader)) continue;
+                RaftClientReply reply = toLeader.admin().transferLeadership(peer.getId(), 10_000);
+                if (reply.isSuccess()) {
+                    rejoined = true;
+                    log.info("node {}: leadership moved from {} to {}; catching up", self.getId(), leader, peer.getId());
+                    return;
+                }
+            }
+        }
+        throw new IllegalStateException("no member could take over leadership from " + leader);
     }
 }
