@@ -44,8 +44,15 @@ final class ReplicasetClient implements AutoCloseable {
     private final boolean followerReads;
     private final LongAdder followerReadsServed = new LongAdder();
     private final LongAdder followerReadsRefused = new LongAdder();
-    /** Highest log index of a write this router saw committed; follower reads wait for it. */
-    private final AtomicLong lastWriteIndex = new AtomicLong();
+    /**
+     * Highest log index this router knows committed: its own writes' indexes, and the leader's
+     * commit index when it answered a read or query (discovery, every round). Follower reads wait
+     * for it. A member's own commit index is no bound: Ratis caps it at the end of the member's
+     * log, so a member catching up a backlog (restarted after a while, or restored from an old
+     * copy of its folder) would serve that backlog to a router that had not written lately
+     * (MemberRestoreTest).
+     */
+    private final AtomicLong knownCommitIndex = new AtomicLong();
 
     /** @param ioLoops event loops for the data-plane connections; null for a default */
     ReplicasetClient(ReplicasetSpec spec, RouterConfig config, EventLoopGroup ioLoops) {
@@ -90,7 +97,7 @@ final class ReplicasetClient implements AutoCloseable {
      * under its lease like a read batch, within this client's data-plane budget.
      */
     CompletableFuture<ByteBuffer> query(byte[] request) {
-        return dataPlane.call(DataPlane.READ, request, dataPlane.budgetDeadlineNs()).thenApply(DataPlaneClient.Reply::body);
+        return dataPlane.call(DataPlane.READ, request, dataPlane.budgetDeadlineNs()).thenApply(reply -> committed(reply).body());
     }
 
     /** Map-reduce calls (storage refs, FLUSH, key listings) over this client's data plane. */
@@ -104,21 +111,28 @@ final class ReplicasetClient implements AutoCloseable {
     }
 
     private CompletableFuture<List<OpResult>> sendWrites(List<KvOp> batch, long deadlineNs) {
-        return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch), deadlineNs).thenApply(reply -> {
-            lastWriteIndex.accumulateAndGet(reply.logIndex(), Math::max);
-            return OpCodec.decodeResults(reply.body());
-        });
+        return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch), deadlineNs).thenApply(reply -> OpCodec.decodeResults(committed(reply).body()));
     }
 
     private CompletableFuture<List<OpResult>> sendReads(List<KvOp> batch, long deadlineNs) {
         byte[] read = StorageRequest.read(batch);
-        if (followerReads) return followerRead(dataPlane.someFollower(), read, lastWriteIndex.get(), deadlineNs);
-        return dataPlane.call(DataPlane.READ, read, deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
+        if (followerReads) return followerRead(dataPlane.someFollower(), read, knownCommitIndex.get(), deadlineNs);
+        return leaderRead(read, deadlineNs);
+    }
+
+    private CompletableFuture<List<OpResult>> leaderRead(byte[] read, long deadlineNs) {
+        return dataPlane.call(DataPlane.READ, read, deadlineNs).thenApply(reply -> OpCodec.decodeResults(committed(reply).body()));
+    }
+
+    /** A leader's answer to a write or read carries an index it knows committed (RatisAccess). */
+    private DataPlaneClient.Reply committed(DataPlaneClient.Reply reply) {
+        knownCommitIndex.accumulateAndGet(reply.logIndex(), Math::max);
+        return reply;
     }
 
     /**
      * Asks {@code member} for a follower read of {@code read}: it answers once it has applied
-     * {@code minIndex} (this router's own last write) if it heard from its leader within the
+     * {@code minIndex} (the highest index this router knows committed) if it heard from its leader within the
      * engine's bound (Ratis: StorageStateMachine.queryStale); when it refuses, is unreachable or
      * does not answer within {@link #FOLLOWER_READ_TIMEOUT_MS}, the leader answers (same bytes).
      */
@@ -132,7 +146,7 @@ final class ReplicasetClient implements AutoCloseable {
                 })
                 .exceptionallyCompose(e -> {
                     if (e instanceof CairnException || e.getCause() instanceof CairnException) followerReadsRefused.increment();
-                    return dataPlane.call(DataPlane.READ, read, deadlineNs).thenApply(reply -> OpCodec.decodeResults(reply.body()));
+                    return leaderRead(read, deadlineNs);
                 });
     }
 

@@ -11,7 +11,7 @@ import java.time.Duration;
  * @param maxBatchOps         group commit: most operations in one Raft entry
  * @param maxBatchBytes       group commit: most bytes in one Raft entry
  * @param maxInflightBatches  group commit: Raft entries in flight per replicaset (reads and writes each)
- * @param followerReads       serve reads from any member that has applied this router's own writes and heard from its leader within the election timeout (bounded lag, not linearizable across routers)
+ * @param followerReads       serve reads from any member that has applied this router's own writes and what the leader had committed at its last answer to this router (discovery, every round), and heard from its leader within the election timeout (bounded lag, not linearizable across routers)
  */
 public record RouterConfig(Duration requestTimeout, Duration discoveryInterval, int discoveryPageLimit,
                            int maxBatchOps, int maxBatchBytes, int maxInflightBatches, boolean followerReads) {

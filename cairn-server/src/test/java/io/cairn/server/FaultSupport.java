@@ -41,6 +41,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /** Helpers of the fault tests (KillMidMoveTest, MemberRestoreTest). */
 final class FaultSupport {
+    private static final long START = System.nanoTime();
+
+    /** One line of a fault test's time line: milliseconds since the fault tests began, and what happened. */
+    static void phase(String what) {
+        System.out.printf("[%6d ms] %s%n", java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - START), what);
+    }
+
     private FaultSupport() {}
 
     /**

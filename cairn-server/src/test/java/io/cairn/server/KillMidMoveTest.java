@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static io.cairn.server.FaultSupport.phase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -47,11 +48,6 @@ class KillMidMoveTest {
     @TempDir
     Path dir;
 
-    private static final long START = System.nanoTime();
-
-    private static void phase(String what) {
-        System.out.printf("[%6d ms] %s%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - START), what);
-    }
 
     /**
      * The source replicaset's leader (the worst victim: it serves the bucket's writes and the

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static io.cairn.server.FaultSupport.NIL;
+import static io.cairn.server.FaultSupport.phase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -40,11 +41,6 @@ class MemberRestoreTest {
     @TempDir
     Path dir;
 
-    private static final long START = System.nanoTime();
-
-    private static void phase(String what) {
-        System.out.printf("[%6d ms] %s%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - START), what);
-    }
 
     /**
      * A follower is stopped, its folder copied (the old backup), started again; then two writers

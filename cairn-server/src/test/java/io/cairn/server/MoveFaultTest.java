@@ -38,6 +38,7 @@ import static io.cairn.server.MoveFaultSupport.leaderOf;
 import static io.cairn.server.MoveFaultSupport.localKeys;
 import static io.cairn.server.MoveFaultSupport.longOf;
 import static io.cairn.server.MoveFaultSupport.settled;
+import static io.cairn.server.FaultSupport.phase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -74,11 +75,6 @@ class MoveFaultTest {
         MOVE_PORT_LOG.setLevel(movePortLevel);
     }
 
-    private static final long START = System.nanoTime();
-
-    private static void phase(String what) {
-        System.out.printf("[%6d ms] %s%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - START), what);
-    }
 
     private enum Victim { SOURCE_LEADER, DESTINATION_LEADER }
 

@@ -56,19 +56,13 @@ final class RatisAccess implements MemberAccess {
             respondNotLeader(out, callId, division);
             return;
         }
-        RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
-                .setClientId(ClientId.valueOf(clientId))
-                .setServerId(selfId)
-                .setGroupId(groupId)
-                .setCallId(callId)
-                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)))
-                .setType(type == DataPlane.WRITE ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType())
-                .build();
+        RaftClientRequest raftRequest = request(clientId, callId, payload,
+                type == DataPlane.WRITE ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType());
         try {
             submit(raftRequest, payload.length > 0 && runsInline(payload[0]) ? division : null)
-                    .whenComplete((reply, error) -> respond(out, callId, type == DataPlane.READ, reply, error));
+                    .whenComplete((reply, error) -> respond(out, callId, type == DataPlane.READ ? division : null, reply, error));
         } catch (IOException | RuntimeException e) {
-            respond(out, callId, false, null, e);
+            respond(out, callId, null, null, e);
         }
     }
 
@@ -86,14 +80,7 @@ final class RatisAccess implements MemberAccess {
             stale(out, callId, selfId + " has no Raft division (starting or stopping)");
             return;
         }
-        RaftClientRequest raftRequest = RaftClientRequest.newBuilder()
-                .setClientId(ClientId.valueOf(clientId))
-                .setServerId(selfId)
-                .setGroupId(groupId)
-                .setCallId(callId)
-                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(read)))
-                .setType(RaftClientRequest.staleReadRequestType(minIndex))
-                .build();
+        RaftClientRequest raftRequest = request(clientId, callId, read, RaftClientRequest.staleReadRequestType(minIndex));
         try {
             submit(raftRequest, read.length > 0 && runsInline(read[0]) ? division : null).whenComplete((reply, error) -> {
                 if (!out.isOpen()) return;
@@ -106,6 +93,18 @@ final class RatisAccess implements MemberAccess {
         } catch (IOException | RuntimeException e) {
             stale(out, callId, String.valueOf(e.getMessage()));
         }
+    }
+
+    /** The request a Ratis client would have sent, with the router's client and call ids (its retry cache key). */
+    private RaftClientRequest request(UUID clientId, long callId, byte[] payload, RaftClientRequest.Type type) {
+        return RaftClientRequest.newBuilder()
+                .setClientId(ClientId.valueOf(clientId))
+                .setServerId(selfId)
+                .setGroupId(groupId)
+                .setCallId(callId)
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)))
+                .setType(type)
+                .build();
     }
 
     private static void stale(Responses out, long callId, String reason) {
@@ -147,9 +146,14 @@ final class RatisAccess implements MemberAccess {
         out.respond(callId, DataPlane.NOT_LEADER, 0, ByteBuffer.wrap(body));
     }
 
-    /** @param query whether the request was a read (no log entry, so no outcome to be unsure of) */
-    private static void respond(Responses out, long callId, boolean query, RaftClientReply reply, Throwable error) {
+    /**
+     * @param readOn the division that answered a read (no log entry, so no outcome to be unsure of;
+     *               its answer carries the leader's commit index, which the router's follower reads
+     *               then wait for), null for a write
+     */
+    private static void respond(Responses out, long callId, RaftServer.Division readOn, RaftClientReply reply, Throwable error) {
         if (!out.isOpen()) return;
+        boolean query = readOn != null;
         byte status;
         long logIndex = 0;
         ByteBuffer body;
@@ -162,7 +166,7 @@ final class RatisAccess implements MemberAccess {
             body = ByteBuffer.wrap(DataPlane.utf8(String.valueOf(error.getMessage())));
         } else if (reply.isSuccess()) {
             status = DataPlane.OK;
-            logIndex = reply.getLogIndex();
+            logIndex = query ? Math.max(reply.getLogIndex(), readOn.getRaftLog().getLastCommittedIndex()) : reply.getLogIndex();
             body = reply.getMessage().getContent().asReadOnlyByteBuffer();
         } else {
             RaftException e = reply.getException();

@@ -192,27 +192,9 @@ final class StorageStateMachine extends BaseStateMachine {
                 return CompletableFuture.failedFuture(new StaleReadException(division.getId() + " has not heard from a leader for "
                         + (sinceLeaderMs == Long.MAX_VALUE ? "its whole term" : sinceLeaderMs + " ms") + "; ask the leader"));
             }
-            minIndex = Math.max(minIndex, Math.max(division.getRaftLog().getLastCommittedIndex(), leaderCommitIndex(division)));
+            minIndex = Math.max(minIndex, division.getRaftLog().getLastCommittedIndex());
         }
         return super.queryStale(request, minIndex);
-    }
-
-    /**
-     * The commit index this follower's leader last reported to it (Ratis passes the leader's commit
-     * infos along with its appends and heartbeats), 0 when unknown. The follower's own commit index
-     * is no bound: Ratis caps it at the end of the follower's log, so a member catching up a
-     * backlog (restarted after a while, or restored from an old copy of its folder) would
-     * otherwise serve that backlog as if it were current (MemberRestoreTest).
-     */
-    static long leaderCommitIndex(RaftServer.Division division) {
-        org.apache.ratis.proto.RaftProtos.RoleInfoProto role = division.getInfo().getRoleInfoProto();
-        if (!role.hasFollowerInfo() || !role.getFollowerInfo().hasLeaderInfo()) return 0;
-        var leader = role.getFollowerInfo().getLeaderInfo().getId().getId();
-        long index = 0;
-        for (org.apache.ratis.proto.RaftProtos.CommitInfoProto c : division.getCommitInfos()) {
-            if (c.getServer().getId().equals(leader)) index = Math.max(index, c.getCommitIndex());
-        }
-        return index;
     }
 
     /**
