@@ -48,7 +48,6 @@ class KillMidMoveTest {
     @TempDir
     Path dir;
 
-
     /**
      * The source replicaset's leader (the worst victim: it serves the bucket's writes and the
      * copy) is killed with SIGKILL while the destination is receiving the bucket, under SET, INCR

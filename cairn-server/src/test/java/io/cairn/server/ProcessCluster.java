@@ -184,7 +184,11 @@ final class ProcessCluster implements AutoCloseable {
                 }
             }
         }
-        if (passed) return;
+        if (!passed) printLastLines(dir);
+    }
+
+    /** The last 40 lines of every process log in {@code dir}: the diagnosis of a failed test. */
+    static void printLastLines(Path dir) throws java.io.IOException {
         try (var logs = Files.list(dir)) {
             for (Path f : logs.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
                 List<String> lines = Files.readAllLines(f);

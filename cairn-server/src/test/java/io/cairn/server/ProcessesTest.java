@@ -44,14 +44,7 @@ class ProcessesTest {
     void stopWhatWasStarted() throws Exception {
         for (Process p : started) p.destroyForcibly();
         for (Process p : started) p.waitFor(30, TimeUnit.SECONDS);
-        if (passed) return;
-        try (var logs = Files.list(dir)) {
-            for (Path f : logs.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
-                List<String> lines = Files.readAllLines(f);
-                System.out.println("---- last lines of " + f.getFileName() + " ----");
-                lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(System.out::println);
-            }
-        }
+        if (!passed) ProcessCluster.printLastLines(dir);
     }
 
     @Test
