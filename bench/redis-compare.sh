@@ -36,12 +36,13 @@ if [ -n "${ROUTER_YAML:-}" ]; then
 import sys
 f, base, resp, router = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 node = lambda i, p: f'  - {{id: "{i}", host: "127.0.0.1", raftPort: {p}, adminPort: {p + 1}}}\n'
+snode = lambda i, p: f'  - {{id: "{i}", host: "127.0.0.1", raftPort: {p}, adminPort: {p + 1}, dataPort: {p + 2}}}\n'
 y = f'bucketCount: 3000\ndataDir: "."\ncoordinators:\n{node("c1", base)}replicasets:\n'
 port = base + 10
 for r in (1, 2):
     y += f'- id: "rs{r}"\n  weight: 1\n  nodes:\n'
     for n in (1, 2, 3):
-        y += '  ' + node(f"s{r}-{n}", port); port += 2
+        y += '  ' + snode(f"s{r}-{n}", port); port += 3
 y += f'routers:\n  - {{id: "r1", host: "127.0.0.1", respPort: {resp}, adminPort: {base + 2}}}\nrouter: {router}\n'
 open(f, 'w').write(y)
 PY

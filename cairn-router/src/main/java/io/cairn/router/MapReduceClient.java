@@ -1,5 +1,6 @@
 package io.cairn.router;
 
+import io.cairn.client.DataPlaneClient;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.wire.DataPlane;

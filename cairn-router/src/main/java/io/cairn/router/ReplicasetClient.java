@@ -1,5 +1,6 @@
 package io.cairn.router;
 
+import io.cairn.client.DataPlaneClient;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
@@ -161,12 +162,5 @@ final class ReplicasetClient implements AutoCloseable {
     @Override
     public void close() {
         dataPlane.close();
-    }
-
-    /** The replicaset answered with a failure, or could not be reached within the retry budget. */
-    static final class ReplicasetUnavailable extends RuntimeException {
-        ReplicasetUnavailable(String message) {
-            super(message, null, false, false);
-        }
     }
 }

@@ -1,11 +1,13 @@
 package io.cairn.router;
 
+import io.cairn.client.ReplicasetUnavailable;
 import io.cairn.core.BucketHasher;
 import io.cairn.core.GroupIds;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.move.MoveQuery;
+import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.DiscoveryCursor;
 import io.cairn.core.wire.KeyPage;
@@ -70,6 +72,34 @@ class DataPlaneTest {
                 assertThat(read.status()).isEqualTo(DataPlane.OK);
                 assertThat(new String(OpCodec.decodeResults(read.body()).get(0).bytes(), StandardCharsets.UTF_8)).isEqualTo("5");
             }
+        }
+    }
+
+    @Test
+    void eachMemberListensOnTheDataPortItsTopologyNames() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, 30).start()) {
+            for (NodeAddress n : cluster.topology.replicasets().get(0).nodes()) {
+                assertThat(n.dataPort()).isPositive();
+                assertThat(cluster.running.get(n.id()).dataPlaneEndpoint()).isEqualTo(n.dataAddress());
+            }
+        }
+    }
+
+    /**
+     * A topology written before data-plane ports were named: each member binds any free port, and a
+     * router (and the bootstrap's admin calls) find it by asking the member's Raft group.
+     */
+    @Test
+    void membersWithoutANamedDataPortAreFoundThroughTheirRaftGroup() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, 30, false).start().bootstrap()) {
+            assertThat(cluster.topology.replicasets().get(0).nodes()).allSatisfy(n -> assertThat(n.dataAddress()).isNull());
+            Router router = cluster.startRouter(RouterConfig.defaults());
+            byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+            int bucket = BucketHasher.bucketOf(key, 30);
+            assertThat(router.execute(List.of(KvOp.set(bucket, key, "v".getBytes(StandardCharsets.UTF_8)))).get(20, TimeUnit.SECONDS))
+                    .containsExactly(OpResult.OK);
+            assertThat(router.execute(List.of(KvOp.get(bucket, key))).get(20, TimeUnit.SECONDS).get(0).bytes())
+                    .isEqualTo("v".getBytes(StandardCharsets.UTF_8));
         }
     }
 
@@ -169,7 +199,7 @@ class DataPlaneTest {
                         .sendReadOnly(Message.valueOf(ByteString.copyFrom(malformed)), RaftPeerId.valueOf(cluster.leaderOf("rs1").id()))
                         .get(20, TimeUnit.SECONDS)).hasMessageContaining("BufferUnderflowException"));
                 assertThatThrownBy(() -> dataPlane.query(malformed).get(20, TimeUnit.SECONDS))
-                        .hasCauseInstanceOf(ReplicasetClient.ReplicasetUnavailable.class).hasMessageContaining("BufferUnderflowException");
+                        .hasCauseInstanceOf(ReplicasetUnavailable.class).hasMessageContaining("BufferUnderflowException");
             }
         }
     }

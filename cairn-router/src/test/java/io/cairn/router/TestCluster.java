@@ -28,12 +28,17 @@ final class TestCluster implements AutoCloseable {
     Router router;
 
     TestCluster(Path root, int replicasets, int nodesPerReplicaset, int bucketCount) throws IOException {
+        this(root, replicasets, nodesPerReplicaset, bucketCount, true);
+    }
+
+    /** @param namedDataPorts false for a topology from before storage nodes' data-plane ports were named (found through Ratis) */
+    TestCluster(Path root, int replicasets, int nodesPerReplicaset, int bucketCount, boolean namedDataPorts) throws IOException {
         this.root = root;
         List<ReplicasetSpec> sets = new ArrayList<>();
         for (int r = 1; r <= replicasets; r++) {
             List<NodeAddress> nodes = new ArrayList<>();
             for (int n = 1; n <= nodesPerReplicaset; n++) {
-                nodes.add(new NodeAddress("rs" + r + "-n" + n, "127.0.0.1", freePort(), freePort()));
+                nodes.add(new NodeAddress("rs" + r + "-n" + n, "127.0.0.1", freePort(), freePort(), namedDataPorts ? freePort() : 0));
             }
             sets.add(new ReplicasetSpec("rs" + r, 1, nodes));
         }
@@ -66,7 +71,7 @@ final class TestCluster implements AutoCloseable {
         NodeAddress n = topology.storageNode(nodeId).orElseThrow();
         ReplicasetSpec rs = topology.replicasetOfNode(nodeId).orElseThrow();
         StorageConfig config = new StorageConfig(root.resolve(nodeId), StorageConfig.DEFAULT_MAX_VALUE_BYTES,
-                Duration.ofMillis(1000), 1_000, 64 << 10);
+                Duration.ofMillis(1000), 1_000, 64 << 10, io.cairn.storage.ReplicationEngine.defaultEngine());
         StorageNode node = new StorageNode(n, rs, config);
         node.start();
         running.put(nodeId, node);

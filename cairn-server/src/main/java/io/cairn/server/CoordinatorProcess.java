@@ -47,7 +47,7 @@ public final class CoordinatorProcess implements AutoCloseable {
             int held = admin.stats().heldBuckets();
             return held == 0 ? List.of() : List.of("replicaset '" + rs.id() + "' still holds " + held
                     + " buckets (data or moves in flight); wait until the drain is done (cairn status)");
-        } catch (CairnException | IOException e) {
+        } catch (CairnException e) {
             return List.of("could not confirm that replicaset '" + rs.id() + "' holds no buckets: " + e.getMessage());
         }
     }

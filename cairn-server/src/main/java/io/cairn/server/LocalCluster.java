@@ -36,7 +36,7 @@ public final class LocalCluster implements AutoCloseable {
         public Shape {
             if (replicasets < 1 || replicasets > 50) throw new IllegalArgumentException("replicasets must be 1..50");
             if (replicas != 1 && replicas != 3 && replicas != 5) throw new IllegalArgumentException("replicas must be 1, 3 or 5");
-            if (basePort < 1024 || basePort + 10 + 2 * replicasets * replicas > 65535) throw new IllegalArgumentException("basePort out of range");
+            if (basePort < 1024 || basePort + 10 + 3 * replicasets * replicas > 65535) throw new IllegalArgumentException("basePort out of range");
         }
     }
 
@@ -69,7 +69,7 @@ public final class LocalCluster implements AutoCloseable {
         int port = s.basePort() + 10;
         for (int r = 1; r <= s.replicasets(); r++) {
             List<Object> nodes = new ArrayList<>();
-            for (int n = 1; n <= s.replicas(); n++, port += 2) nodes.add(node("s" + r + "-" + n, port, port + 1));
+            for (int n = 1; n <= s.replicas(); n++, port += 3) nodes.add(storageNode("s" + r + "-" + n, port));
             sets.add(Map.of("id", "rs" + r, "weight", 1, "nodes", nodes));
         }
         root.put("replicasets", sets);
@@ -79,6 +79,11 @@ public final class LocalCluster implements AutoCloseable {
 
     private static Map<String, Object> node(String id, int raftPort, int adminPort) {
         return Map.of("id", id, "host", "127.0.0.1", "raftPort", raftPort, "adminPort", adminPort);
+    }
+
+    /** A storage node on three ports from {@code port}: Raft, admin, data plane. */
+    private static Map<String, Object> storageNode(String id, int port) {
+        return Map.of("id", id, "host", "127.0.0.1", "raftPort", port, "adminPort", port + 1, "dataPort", port + 2);
     }
 
     public LocalCluster start() throws IOException {
@@ -104,6 +109,7 @@ public final class LocalCluster implements AutoCloseable {
         java.util.function.BiConsumer<String, NodeAddress> raftAndAdmin = (what, n) -> {
             ports.put(what + " " + n.id() + " Raft", new java.net.InetSocketAddress(n.host(), n.raftPort()));
             ports.put(what + " " + n.id() + " admin", new java.net.InetSocketAddress(n.host(), n.adminPort()));
+            if (n.dataPort() != 0) ports.put(what + " " + n.id() + " data plane", new java.net.InetSocketAddress(n.host(), n.dataPort()));
         };
         for (NodeAddress c : config.topology().coordinators()) raftAndAdmin.accept("coordinator", c);
         for (ReplicasetSpec rs : config.topology().replicasets()) for (NodeAddress n : rs.nodes()) raftAndAdmin.accept("storage node", n);

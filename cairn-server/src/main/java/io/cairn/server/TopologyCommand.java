@@ -139,14 +139,17 @@ final class TopologyCommand implements Runnable {
             return "rs" + n;
         }
 
-        /** Ports after the highest port the cluster uses, ids like the local cluster's (s3-1, s3-2, ...). */
+        /** Three ports each (Raft, admin, data plane) after the highest port the cluster uses, ids like the local cluster's (s3-1, s3-2, ...). */
         private static List<NodeAddress> newNodes(Topology t, String rsId, int replicas) {
             int max = 0;
-            for (ReplicasetSpec rs : t.replicasets()) for (NodeAddress n : rs.nodes()) max = Math.max(max, Math.max(n.raftPort(), n.adminPort()));
+            for (ReplicasetSpec rs : t.replicasets()) for (NodeAddress n : rs.nodes()) max = Math.max(max, Math.max(n.dataPort(), Math.max(n.raftPort(), n.adminPort())));
             for (NodeAddress n : t.coordinators()) max = Math.max(max, Math.max(n.raftPort(), n.adminPort()));
             String prefix = rsId.startsWith("rs") ? "s" + rsId.substring(2) : rsId;
             List<NodeAddress> nodes = new ArrayList<>();
-            for (int i = 1; i <= replicas; i++) nodes.add(new NodeAddress(prefix + "-" + i, "127.0.0.1", max + 2 * i - 1, max + 2 * i));
+            for (int i = 1; i <= replicas; i++) {
+                int first = max + 3 * i - 2;
+                nodes.add(new NodeAddress(prefix + "-" + i, "127.0.0.1", first, first + 1, first + 2));
+            }
             return nodes;
         }
     }
@@ -197,7 +200,9 @@ final class TopologyCommand implements Runnable {
         rs.put("id", spec.id());
         rs.put("weight", spec.weight());
         List<Object> nodes = new ArrayList<>();
-        for (NodeAddress n : spec.nodes()) nodes.add(Map.of("id", n.id(), "host", n.host(), "raftPort", n.raftPort(), "adminPort", n.adminPort()));
+        for (NodeAddress n : spec.nodes()) {
+            nodes.add(Map.of("id", n.id(), "host", n.host(), "raftPort", n.raftPort(), "adminPort", n.adminPort(), "dataPort", n.dataPort()));
+        }
         rs.put("nodes", nodes);
         sets.add(rs);
         tree.put("replicasets", sets);

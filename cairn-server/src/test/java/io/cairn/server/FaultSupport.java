@@ -56,7 +56,7 @@ final class FaultSupport {
      * has written nothing).
      */
     static ClusterConfig configWithTwoRouters(Path dir, int replicasets, int replicas, int buckets, Map<String, Object> extra) throws IOException {
-        int ports = 12 + 2 * replicasets * replicas;
+        int ports = 12 + 3 * replicasets * replicas;
         int base = Ports.freeRange(ports + 1);
         Map<String, Object> tree = new LinkedHashMap<>(LocalCluster.configTree(
                 new LocalCluster.Shape(replicasets, replicas, buckets, base + ports - 1, base)));

@@ -4,7 +4,7 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.move.MoveQuery.BucketDigest;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.Topology;
-import io.cairn.storage.RatisMovePort;
+import io.cairn.storage.DataPlaneMovePort;
 import io.cairn.core.wire.StorageStats;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
@@ -80,7 +80,7 @@ final class MoveFaultSupport {
             t.setDaemon(true);
             return t;
         });
-        private final RatisMovePort port = new RatisMovePort(driver);
+        private final DataPlaneMovePort port = new DataPlaneMovePort(driver);
 
         Records(Topology topology) throws Exception {
             driver.submit(() -> port.setTopology(topology)).get(10, TimeUnit.SECONDS);

@@ -60,7 +60,7 @@ class MoveFaultTest {
     Path dir;
 
     private static final ch.qos.logback.classic.Logger MOVE_PORT_LOG =
-            (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.cairn.storage.RatisMovePort");
+            (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.cairn.storage.DataPlaneMovePort");
     private static ch.qos.logback.classic.Level movePortLevel;
 
     /** Diagnostics: the move port logs every failed Raft call at DEBUG (restored after this class). */

@@ -37,11 +37,11 @@ final class TestClusters {
     }
 
     /**
-     * As above, with {@code spareNodes} free ports pairs after the nodes' for nodes added later
+     * As above, with free ports for {@code spareNodes} more nodes (three each) after the nodes' for nodes added later
      * ({@code cairn topology add-replicaset} takes the ports after the highest node port).
      */
     static ClusterConfig config(Path dir, int replicasets, int replicas, int buckets, int spareNodes, Map<String, Object> extra) throws IOException {
-        int ports = 12 + 2 * (replicasets * replicas + spareNodes);
+        int ports = 12 + 3 * (replicasets * replicas + spareNodes);
         int base = Ports.freeRange(ports);
         Map<String, Object> tree = new LinkedHashMap<>(LocalCluster.configTree(
                 new LocalCluster.Shape(replicasets, replicas, buckets, base + ports - 1, base)));

@@ -49,6 +49,7 @@ final class DataPlaneServer implements AutoCloseable {
     private final EventLoopGroup loops;
     private final MemberAccess member;
     private final String host;
+    private final int port;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private volatile Channel serverChannel;
     private volatile String publishedEndpoint;
@@ -61,14 +62,19 @@ final class DataPlaneServer implements AutoCloseable {
         return session;
     };
 
-    /** @param loops the event loops to serve on; null for this JVM's default data-plane loop */
-    DataPlaneServer(MemberAccess member, String host, EventLoopGroup loops) {
+    /**
+     * @param port  the port the topology names for it; 0 for any free one (an older topology: callers then learn it
+     *              with {@link DataPlane#ENDPOINT_QUERY})
+     * @param loops the event loops to serve on; null for this JVM's default data-plane loop
+     */
+    DataPlaneServer(MemberAccess member, String host, int port, EventLoopGroup loops) {
         this.loops = loops != null ? loops : DefaultLoop.GROUP;
         this.member = member;
         this.host = host;
+        this.port = port;
     }
 
-    /** Binds an ephemeral port on the node's host; routers learn it with {@link DataPlane#ENDPOINT_QUERY}. */
+    /** Binds the node's data-plane port on its host. */
     DataPlaneServer start() throws IOException {
         try {
             serverChannel = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
@@ -81,14 +87,14 @@ final class DataPlaneServer implements AutoCloseable {
                                     new Handler());
                         }
                     })
-                    .bind(new InetSocketAddress(host, 0)).sync().channel();
+                    .bind(new InetSocketAddress(host, port)).sync().channel();
             publishedEndpoint = endpoint();
             InProcessDataPlane.register(publishedEndpoint, inProcess);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while binding the data plane", e);
         } catch (Exception e) {
-            throw new IOException("cannot bind the data plane on " + host + ": " + e.getMessage(), e);
+            throw new IOException("cannot bind the data plane on " + host + ":" + port + ": " + e.getMessage(), e);
         }
         return this;
     }

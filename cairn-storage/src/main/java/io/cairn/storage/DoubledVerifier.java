@@ -20,7 +20,7 @@ import java.util.function.LongSupplier;
 /**
  * The I/O edge of {@link DoubledVerification} on a storage node: one driver thread that ticks it
  * every {@code tickMs}, hands it routers' Verify requests, reaches the other replicasets through
- * a {@link RatisMovePort}, and logs what it contained. Also the collector of quarantined copies
+ * a {@link DataPlaneMovePort}, and logs what it contained. Also the collector of quarantined copies
  * past their retention. Followers do nothing.
  */
 public final class DoubledVerifier implements AutoCloseable {
@@ -50,7 +50,7 @@ public final class DoubledVerifier implements AutoCloseable {
     private final Settings settings;
     private final LongSupplier clock;
     private final ScheduledExecutorService driver;
-    private final RatisMovePort port;
+    private final DataPlaneMovePort port;
     private final DoubledVerification verification;
     private final AtomicLong checked = new AtomicLong();
     private final AtomicLong contained = new AtomicLong();
@@ -67,7 +67,7 @@ public final class DoubledVerifier implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.port = new RatisMovePort(driver);
+        this.port = new DataPlaneMovePort(driver);
         DoubledVerification.Local local = new DoubledVerification.Local() {
             @Override
             public boolean isLeader() {

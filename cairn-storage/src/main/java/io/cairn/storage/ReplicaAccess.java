@@ -12,6 +12,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Data-plane requests on a member of the replication port ({@code cairn-replication}), the
@@ -26,16 +27,26 @@ import java.util.function.LongSupplier;
  * appended is RETRY too; NOT_LEADER carries the leader to try.
  */
 final class ReplicaAccess implements MemberAccess {
-    private final Replica replica;
+    /** The member; a supplier because the listener may be built before the member starts. */
+    private final Supplier<Replica> member;
     private final LongSupplier clock;
 
     ReplicaAccess(Replica replica, LongSupplier clock) {
-        this.replica = replica;
+        this(() -> replica, clock);
+    }
+
+    ReplicaAccess(Supplier<Replica> member, LongSupplier clock) {
+        this.member = member;
         this.clock = clock;
     }
 
     @Override
     public void handle(Responses out, long callId, UUID clientId, byte type, byte[] payload) {
+        Replica replica = member.get();
+        if (replica == null) {
+            out.respond(callId, DataPlane.RETRY, 0, ByteBuffer.wrap(DataPlane.utf8("starting")));
+            return;
+        }
         ReplicaStatus status = replica.status();
         if (!status.leads()) {
             notLeader(out, callId, status.leaderId());
@@ -44,12 +55,12 @@ final class ReplicaAccess implements MemberAccess {
         CompletableFuture<byte[]> reply;
         try {
             reply = type == DataPlane.WRITE
-                    ? replica.propose(StorageRequest.once(clientId, callId, StorageRequest.stamp(payload, clock.getAsLong())))
+                    ? replica.propose(StorageRequest.stamp(StorageRequest.once(clientId, callId, payload), clock.getAsLong()))
                     : replica.read(payload, ReadPolicy.LEADER_LEASE);
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
-        reply.whenComplete((body, error) -> respond(out, callId, body, error));
+        reply.whenComplete((body, error) -> respond(out, callId, replica, body, error));
     }
 
     /**
@@ -62,6 +73,11 @@ final class ReplicaAccess implements MemberAccess {
      */
     @Override
     public void staleRead(Responses out, long callId, UUID clientId, long minIndex, byte[] read) {
+        Replica replica = member.get();
+        if (replica == null) {
+            stale(out, callId, "starting");
+            return;
+        }
         ReplicaStatus status = replica.status();
         if (!status.leads() && status.appliedIndex() < minIndex) {
             stale(out, callId, "applied up to " + status.appliedIndex() + ", the read needs " + minIndex);
@@ -84,7 +100,7 @@ final class ReplicaAccess implements MemberAccess {
         if (out.isOpen()) out.respond(callId, DataPlane.STALE, 0, ByteBuffer.wrap(DataPlane.utf8(reason)));
     }
 
-    private void respond(Responses out, long callId, byte[] body, Throwable error) {
+    private static void respond(Responses out, long callId, Replica replica, byte[] body, Throwable error) {
         if (!out.isOpen()) return;
         if (error == null) {
             out.respond(callId, DataPlane.OK, replica.status().commitIndex(), ByteBuffer.wrap(body));

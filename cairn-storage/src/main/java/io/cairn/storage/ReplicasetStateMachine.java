@@ -15,8 +15,7 @@ import java.util.stream.Stream;
 /**
  * A replicaset member's state behind the replication port ({@code cairn-replication}): the same
  * {@link ReplicasetState} that {@link StorageStateMachine} drives for Ratis, with the engine's
- * calls mapped onto it. This is step 2 of the engine change in docs/raft-engines.md; the node
- * does not use it yet.
+ * calls mapped onto it ({@link MicroRaftEngine}).
  *
  * <p>The database writes every applied entry with its index in the same batch, so after a crash
  * it may be ahead of the engine's latest snapshot: entries at or below its applied index are
@@ -30,6 +29,8 @@ final class ReplicasetStateMachine implements ReplicaStateMachine, AutoCloseable
     private final int maxValueBytes;
     private final LongSupplier clock;
     private volatile ReplicasetState state;
+    private final java.util.concurrent.atomic.AtomicLong snapshotInstalls = new java.util.concurrent.atomic.AtomicLong();
+    private volatile java.util.function.Consumer<List<Integer>> verifyRequests = b -> { };
 
     ReplicasetStateMachine(Path dbDir, int maxValueBytes, LongSupplier clock) throws IOException {
         this.dbDir = dbDir;
@@ -49,8 +50,19 @@ final class ReplicasetStateMachine implements ReplicaStateMachine, AutoCloseable
         return s.apply(command, term, index);
     }
 
+    /** Receives the buckets of every Verify query this member answers (a router asking to check suspected doubles). */
+    void onVerifyRequest(java.util.function.Consumer<List<Integer>> hook) {
+        this.verifyRequests = hook;
+    }
+
+    long snapshotInstalls() {
+        return snapshotInstalls.get();
+    }
+
     @Override
     public byte[] query(ByteBuffer query) {
+        List<Integer> verify = MoveQueries.verifyRequest(query);
+        if (verify != null) verifyRequests.accept(verify);
         return state.query(query, clock.getAsLong());
     }
 
@@ -79,6 +91,7 @@ final class ReplicasetStateMachine implements ReplicaStateMachine, AutoCloseable
         if (restored.appliedIndex() != index) {
             throw new IOException("the checkpoint in " + dir + " is at index " + restored.appliedIndex() + ", not " + index);
         }
+        snapshotInstalls.incrementAndGet();
         log.info("installed a snapshot at index {} from the leader", index);
     }
 

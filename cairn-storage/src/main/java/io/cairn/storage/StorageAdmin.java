@@ -8,59 +8,56 @@ import io.cairn.core.kv.OpResult;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.core.wire.StorageStats;
+import io.cairn.client.DataPlaneClient;
+import io.cairn.core.wire.DataPlane;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Administrative calls to one replicaset through its Raft group (bootstrap, stats, snapshot).
+ * Administrative calls to one replicaset over its data plane (bootstrap, stats, expiry,
+ * tombstone collection), as a router's calls: to the leader, retried with the same ids.
  * Blocking, bounded in time: every call fails with UNAVAILABLE after about {@code timeout}.
  */
 public final class StorageAdmin implements AutoCloseable {
-    private final RaftClient raft;
-    private final String replicasetId;
+    private final DataPlaneClient dataPlane;
+    private final ReplicasetSpec replicaset;
+    private final java.time.Duration timeout;
 
     public StorageAdmin(ReplicasetSpec replicaset, java.time.Duration timeout) {
-        this.replicasetId = replicaset.id();
-        RaftProperties p = new RaftProperties();
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(replicaset.id())),
-                StorageNode.peers(replicaset.nodes()));
-        int attempts = (int) Math.max(3, timeout.toMillis() / 200);
-        this.raft = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
-                .build();
+        this.replicaset = replicaset;
+        this.timeout = timeout;
+        this.dataPlane = new DataPlaneClient(replicaset, timeout.toMillis(), null);
     }
 
     /** Creates ACTIVE records for buckets first..last unless this replicaset was bootstrapped; returns how many. */
     public long bootstrap(int first, int last) {
-        OpResult r = OpCodec.decodeResults(content(send(StorageRequest.bootstrap(first, last), false))).get(0);
+        OpResult r = OpCodec.decodeResults(send(StorageRequest.bootstrap(first, last), false)).get(0);
         if (r.isError()) throw new CairnException(r.error(), r.message());
         return r.number();
     }
 
     /** Proposes conditional deletes of expired keys; returns how many were deleted. */
     public long deleteExpired(List<io.cairn.core.kv.KvOp> ops) {
-        List<OpResult> results = OpCodec.decodeResults(content(send(StorageRequest.write(ops), false)));
+        List<OpResult> results = OpCodec.decodeResults(send(StorageRequest.write(ops), false));
         return results.stream().filter(r -> !r.isError()).mapToLong(OpResult::number).sum();
     }
 
     /** Proposes the collection of {@code tombstones} (all below {@code belowBsn}); returns how many were collected. */
     public long collectTombstones(long belowBsn, int[] tombstones) {
-        OpResult r = OpCodec.decodeResults(content(send(StorageRequest.collect(belowBsn, tombstones), false))).get(0);
+        OpResult r = OpCodec.decodeResults(send(StorageRequest.collect(belowBsn, tombstones), false)).get(0);
         if (r.isError()) throw new CairnException(r.error(), r.message());
         return r.number();
     }
@@ -74,7 +71,7 @@ public final class StorageAdmin implements AutoCloseable {
     }
 
     public StorageStats stats() {
-        return StorageStats.decode(content(send(StorageRequest.stats(), true)));
+        return StorageStats.decode(send(StorageRequest.stats(), true));
     }
 
     /** Asks the leader to take a snapshot now (and purge its log up to it); returns the snapshot index. */
@@ -82,37 +79,42 @@ public final class StorageAdmin implements AutoCloseable {
         return snapshot(null);
     }
 
-    /** Asks member {@code memberId} (the leader when null) to take a snapshot now and purge its log up to it. */
+    /**
+     * Asks member {@code memberId} (the leader when null) to take a snapshot now and purge its log up to it.
+     * A Ratis admin call: members on the replication port do not take one on demand yet.
+     */
     public long snapshot(String memberId) {
-        try {
+        RaftProperties p = new RaftProperties();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(replicaset.id())), StorageNode.peers(replicaset.nodes()));
+        int attempts = (int) Math.max(3, timeout.toMillis() / 200);
+        try (RaftClient raft = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
+                .build()) {
             var api = memberId == null ? raft.getSnapshotManagementApi()
                     : raft.getSnapshotManagementApi(org.apache.ratis.protocol.RaftPeerId.valueOf(memberId));
             RaftClientReply reply = api.create(true, 30_000);
             if (!reply.isSuccess()) throw new CairnException(ErrorCode.UNAVAILABLE, "snapshot failed: " + reply.getException());
             return reply.getLogIndex();
         } catch (IOException e) {
-            throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + replicasetId + ": " + e.getMessage());
+            throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + replicaset.id() + ": " + e.getMessage());
         }
     }
 
-    private RaftClientReply send(byte[] request, boolean readOnly) {
+    /** The reply's body, or UNAVAILABLE when the replicaset did not answer within the timeout. */
+    private ByteBuffer send(byte[] request, boolean readOnly) {
         try {
-            Message m = Message.valueOf(ByteString.copyFrom(request));
-            return readOnly ? raft.io().sendReadOnly(m) : raft.io().send(m);
-        } catch (IOException e) {
-            throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + replicasetId + " unavailable: " + e.getMessage());
+            return dataPlane.call(readOnly ? DataPlane.READ : DataPlane.WRITE, request, dataPlane.budgetDeadlineNs()).get().body();
+        } catch (ExecutionException e) {
+            throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + replicaset.id() + " unavailable: " + e.getCause().getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CairnException(ErrorCode.UNAVAILABLE, "interrupted while calling replicaset " + replicaset.id());
         }
-    }
-
-    private ByteBuffer content(RaftClientReply reply) {
-        if (!reply.isSuccess()) {
-            throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + replicasetId + ": " + reply.getException());
-        }
-        return reply.getMessage().getContent().asReadOnlyByteBuffer();
     }
 
     @Override
-    public void close() throws IOException {
-        raft.close();
+    public void close() {
+        dataPlane.close();
     }
 }

@@ -10,10 +10,11 @@ import java.time.Duration;
  * @param maxValueBytes     largest value a write may store
  * @param electionTimeoutMin lower bound of the Raft election timeout (upper bound is twice it)
  * @param snapshotEveryEntries take a snapshot (and purge the log) after this many entries
- * @param logSegmentBytes     size of a Raft log segment; only closed segments are purged
+ * @param logSegmentBytes     size of a Raft log segment; only closed segments are purged (Ratis)
+ * @param engine              the Raft engine; every member of a replicaset runs the same one
  */
 public record StorageConfig(Path dataDir, int maxValueBytes, Duration electionTimeoutMin, long snapshotEveryEntries,
-                            long logSegmentBytes) {
+                            long logSegmentBytes, ReplicationEngine engine) {
     public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
 
     public static final int DEFAULT_MAX_VALUE_BYTES = 16 << 20;
@@ -28,10 +29,14 @@ public record StorageConfig(Path dataDir, int maxValueBytes, Duration electionTi
         if (electionTimeoutMin.toMillis() < 100) throw new IllegalArgumentException("electionTimeoutMin must be at least 100 ms");
         if (snapshotEveryEntries < 100) throw new IllegalArgumentException("snapshotEveryEntries must be at least 100");
         if (logSegmentBytes < (64 << 10)) throw new IllegalArgumentException("logSegmentBytes must be at least 65536");
+        if (engine == null) throw new IllegalArgumentException("engine is required");
+        if (engine == ReplicationEngine.MICRORAFT && snapshotEveryEntries > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("snapshotEveryEntries must be at most " + Integer.MAX_VALUE + " with the microraft engine");
+        }
     }
 
     public static StorageConfig defaults(Path dataDir) {
         return new StorageConfig(dataDir, DEFAULT_MAX_VALUE_BYTES, DEFAULT_ELECTION_TIMEOUT_MIN, DEFAULT_SNAPSHOT_EVERY_ENTRIES,
-                DEFAULT_LOG_SEGMENT_BYTES);
+                DEFAULT_LOG_SEGMENT_BYTES, ReplicationEngine.defaultEngine());
     }
 }

@@ -45,8 +45,8 @@ final class TransferBudget {
     }
 
     /** What the adaptive rate compares; -1 each for a fixed rate or before any step. */
-    RatisMovePort.StepLatency stepLatency() {
-        return adaptive == null ? new RatisMovePort.StepLatency(-1, -1) : new RatisMovePort.StepLatency(adaptive.lastMedianMs(), adaptive.baseMs());
+    DataPlaneMovePort.StepLatency stepLatency() {
+        return adaptive == null ? new DataPlaneMovePort.StepLatency(-1, -1) : new DataPlaneMovePort.StepLatency(adaptive.lastMedianMs(), adaptive.baseMs());
     }
 
     /** How long to wait before a chunk may leave: 0 when it may leave now. */

@@ -65,6 +65,8 @@ class ReplicaAccessTest {
 
         DataPlane.Response read = call(leader, 4, DataPlane.READ, StorageRequest.read(List.of(KvOp.get(1, KEY))));
         assertThat(new String(OpCodec.decodeResults(read.body()).get(0).bytes(), StandardCharsets.UTF_8)).isEqualTo("2");
+        // The leader's clock is in the entry every member applies: the replicaset's incarnation is fixed by it.
+        assertThat(states.get(leader).state().stats().incarnation()).as("stamped by the leader").isNotZero();
 
         int follower = (leader + 1) % 3;
         // Two members commit: the third may not have heard from the leader yet, and could name nobody.

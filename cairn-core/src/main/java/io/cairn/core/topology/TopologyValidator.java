@@ -93,6 +93,8 @@ public final class TopologyValidator {
         if (n.host() == null || n.host().isBlank()) problems.add(kind + " node '" + n.id() + "' has no host");
         checkPort(kind + " node " + n.id() + " raftPort", n.host(), n.raftPort(), endpoints, problems);
         checkPort(kind + " node " + n.id() + " adminPort", n.host(), n.adminPort(), endpoints, problems);
+        // 0: not named (a topology from before the port existed; coordinators have none)
+        if (n.dataPort() != 0) checkPort(kind + " node " + n.id() + " dataPort", n.host(), n.dataPort(), endpoints, problems);
     }
 
     private static void checkPort(String what, String host, int port, Set<String> endpoints, List<String> problems) {

@@ -135,6 +135,22 @@ class TopologyValidatorTest {
     }
 
     @Test
+    void dataPortClashingWithAnotherPortIsAProblem() {
+        ReplicasetSpec a = new ReplicasetSpec("rs1", 1, List.of(new NodeAddress("s1", HOST, 7100, 7101, 7102)));
+        ReplicasetSpec b = new ReplicasetSpec("rs2", 1, List.of(new NodeAddress("s2", HOST, 7200, 7201, 7101)));
+        assertThat(TopologyValidator.problems(topology(3000, a, b)))
+                .singleElement().asString().contains("s2 dataPort").contains(HOST + ":7101").contains("used twice");
+    }
+
+    @Test
+    void dataPortOutOfRangeIsAProblemAndZeroMeansUnnamed() {
+        ReplicasetSpec unnamed = new ReplicasetSpec("rs1", 1, List.of(new NodeAddress("s1", HOST, 7100, 7101, 0)));
+        assertThat(TopologyValidator.problems(topology(3000, unnamed))).isEmpty();
+        ReplicasetSpec outOfRange = new ReplicasetSpec("rs1", 1, List.of(new NodeAddress("s1", HOST, 7100, 7101, 70000)));
+        assertThat(TopologyValidator.problems(topology(3000, outOfRange))).singleElement().asString().contains("s1 dataPort").contains("70000");
+    }
+
+    @Test
     void routerPortClashingWithANodePortIsAProblem() {
         Topology t = new Topology(1, 3000, List.of(C1), List.of(replicaset("rs1", 1, 7100)),
                 List.of(new RouterSpec("r1", HOST, 7000, 7002)));

@@ -283,9 +283,10 @@ public final class DiscoveryBench {
 
     private static ClusterConfig prepare(Options o, int buckets, Path dir) throws IOException {
         Files.createDirectories(dir);
-        int base = Ports.freeRange(100);
+        int ports = 12 + 3 * o.replicasets() * o.replicas();
+        int base = Ports.freeRange(ports);
         Map<String, Object> tree = new LinkedHashMap<>(LocalCluster.configTree(
-                new LocalCluster.Shape(o.replicasets(), o.replicas(), buckets, base + 99, base)));
+                new LocalCluster.Shape(o.replicasets(), o.replicas(), buckets, base + ports - 1, base)));
         tree.put("rebalancer", REBALANCER);
         Path file = dir.resolve(LocalCluster.CONFIG_FILE);
         ConfigLoader.write(file, tree);

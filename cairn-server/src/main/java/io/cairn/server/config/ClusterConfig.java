@@ -22,9 +22,10 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      *                             before the leader collects them (a router away longer resyncs once)
      * @param doubledSelfCheckBucketsPerSecond writable buckets the leader checks for doubles per second (0: only when a router asks)
      * @param quarantineRetentionHours         a quarantined copy of a resolved doubled bucket is kept this long, then may be dropped
+     * @param engine                           the Raft engine of every replicaset: ratis or microraft ({@link io.cairn.storage.ReplicationEngine})
      */
     public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries, long tombstoneRetentionMs,
-                                  int doubledSelfCheckBucketsPerSecond, long quarantineRetentionHours) {
+                                  int doubledSelfCheckBucketsPerSecond, long quarantineRetentionHours, String engine) {
         public static final long DEFAULT_TOMBSTONE_RETENTION_MS = 24 * 3600_000L;
 
         public StorageSettings {
@@ -35,6 +36,7 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
                 throw new IllegalArgumentException("storage.doubledSelfCheckBucketsPerSecond must be 0..100000, was " + doubledSelfCheckBucketsPerSecond);
             }
             if (quarantineRetentionHours < 0) throw new IllegalArgumentException("storage.quarantineRetentionHours must be >= 0, was " + quarantineRetentionHours);
+            io.cairn.storage.ReplicationEngine.parse(engine);
         }
 
         public io.cairn.storage.DoubledVerifier.Settings doubledVerifier() {
@@ -44,7 +46,7 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
 
         public StorageConfig forNode(Path nodeDir) {
             return new StorageConfig(nodeDir, maxValueBytes, java.time.Duration.ofMillis(electionTimeoutMs), snapshotEveryEntries,
-                    StorageConfig.DEFAULT_LOG_SEGMENT_BYTES);
+                    StorageConfig.DEFAULT_LOG_SEGMENT_BYTES, io.cairn.storage.ReplicationEngine.parse(engine));
         }
     }
 

@@ -37,7 +37,8 @@ public final class ConfigLoader {
                     "snapshotEveryEntries", StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
                     "tombstoneRetentionMs", ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS,
                     "doubledSelfCheckBucketsPerSecond", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND,
-                    "quarantineRetentionHours", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_QUARANTINE_RETENTION_HOURS),
+                    "quarantineRetentionHours", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_QUARANTINE_RETENTION_HOURS,
+                    "engine", io.cairn.storage.ReplicationEngine.defaultEngine().configName()),
             "router", Map.of(
                     "requestTimeoutMs", 10_000L,
                     "discoveryIntervalMs", 1_000L,

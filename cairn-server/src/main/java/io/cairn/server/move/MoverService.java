@@ -10,7 +10,7 @@ import io.cairn.core.move.SendMove;
 import io.cairn.core.rebalance.PlanLimits;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
-import io.cairn.storage.RatisMovePort;
+import io.cairn.storage.DataPlaneMovePort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +43,7 @@ public final class MoverService implements AutoCloseable {
     private static final long PUBLISH_MS = 100;
 
     private final ScheduledExecutorService driver = new DriverThread();
-    private final RatisMovePort port;
+    private final DataPlaneMovePort port;
     private final BooleanSupplier isLeader;
     private final Settings settings;
     private volatile Topology topology;
@@ -56,7 +56,7 @@ public final class MoverService implements AutoCloseable {
     public MoverService(BooleanSupplier isLeader, Settings settings) {
         this.isLeader = isLeader;
         this.settings = settings;
-        this.port = new RatisMovePort(driver, settings.maxBytesPerSecond(), settings.stepLatencyTargetMs());
+        this.port = new DataPlaneMovePort(driver, settings.maxBytesPerSecond(), settings.stepLatencyTargetMs());
     }
 
     public MoverService start() {
@@ -191,7 +191,7 @@ public final class MoverService implements AutoCloseable {
         m.put("rolledBack", p.rolledBack());
         m.put("keysMoved", p.keysMoved());
         m.put("copyBytesPerSecond", port.copyBytesPerSecond());
-        RatisMovePort.StepLatency steps = port.stepLatency();
+        DataPlaneMovePort.StepLatency steps = port.stepLatency();
         m.put("stepMedianMs", steps.medianMs());
         m.put("stepBaseMs", steps.baseMs());
         m.put("stepRetries", p.stepRetries());

@@ -76,6 +76,16 @@ class ConfigLoaderTest {
         assertThat(config.nodeDir("s1")).isEqualTo(config.dataDir().resolve("s1"));
     }
 
+    @Test
+    void aStorageNodesDataPortIsReadAndAnUnnamedOneIsZero() throws IOException {
+        Path file = write(minimalYaml().replace("raftPort: 7010, adminPort: 7011}", "raftPort: 7010, adminPort: 7011, dataPort: 7012}"));
+        NodeAddress s1 = ConfigLoader.load(file).topology().replicasets().get(0).nodes().get(0);
+        assertThat(s1.dataPort()).isEqualTo(7012);
+        assertThat(s1.dataAddress()).isEqualTo("127.0.0.1:7012");
+        assertThat(ConfigLoader.load(minimalPlus("")).topology().replicasets().get(0).nodes().get(0).dataAddress()).isNull();
+        assertRefused(write(minimalYaml().replace("adminPort: 7011}", "adminPort: 7011, dataPort: 7011}")), "dataPort", "used twice");
+    }
+
     /** docs/operations.md shows every optional section "with its defaults": it must load, and say the truth. */
     @Test
     void theOperationsGuidesExampleLoadsWithExactlyTheDefaults() throws IOException {

@@ -1,4 +1,4 @@
-package io.cairn.router;
+package io.cairn.client;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
@@ -54,7 +54,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * The router's data-plane connection to one replicaset ({@link DataPlane} frames to the
+ * A data-plane connection to one replicaset (a router's, a mover's, an admin tool's) ({@link DataPlane} frames to the
  * members' listeners). Calls go to the member believed to be the leader; a NOT_LEADER answer
  * redirects to the member it names (or the next one), a lost connection or an attempt that
  * stays unanswered for {@link #ATTEMPT_TIMEOUT_MS} moves on to the next member.
@@ -63,13 +63,14 @@ import java.util.function.Supplier;
  * the storage member submits it to Ratis under those ids, so a write re-sent after an unknown
  * outcome is answered from Ratis's retry cache instead of being applied again. This is the
  * same guarantee the Ratis client gives. A call still unanswered at its deadline fails with
- * {@link ReplicasetClient.ReplicasetUnavailable}: its outcome is unknown and the router does
+ * {@link ReplicasetUnavailable}: its outcome is unknown and the router does
  * not retry it (writes) or retries it as a new call (reads).
  *
  * <p>Follower reads ({@link #staleRead}) are the exception: pinned to the member chosen, sent once,
  * and a refusal or silence fails them at once, because the caller's fallback is the leader.
  *
- * <p>A member's listener port is learned with a Ratis stale read to that member
+ * <p>A member's listener is at the data-plane port its topology entry names. In a topology written
+ * before that port existed, the port is learned with a Ratis stale read to that member
  * ({@link DataPlane#ENDPOINT_QUERY}) and looked up again after every lost connection, so a
  * restarted member on a new port is found.
  *
@@ -81,7 +82,7 @@ import java.util.function.Supplier;
  * this JVM; a router process shares its RESP loops) read replies, run attempt timeouts and
  * back-offs.
  */
-final class DataPlaneClient implements AutoCloseable {
+public final class DataPlaneClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DataPlaneClient.class);
     /** The event loop when the process gives none: one thread for every data-plane client of this JVM. */
     private static final class DefaultLoop {
@@ -89,23 +90,26 @@ final class DataPlaneClient implements AutoCloseable {
                 new DefaultThreadFactory("cairn-dataplane-client", true), NioIoHandler.newFactory());
     }
     /** An attempt unanswered this long is sent again (same ids) to the next member. */
-    static final long ATTEMPT_TIMEOUT_MS = 1_000;
+    public static final long ATTEMPT_TIMEOUT_MS = 1_000;
     /**
      * Longest a call may keep re-sending: well inside Ratis's retry cache expiry (60 s by
      * default), so every re-sent write still finds its first attempt's entry there.
      */
-    static final long MAX_BUDGET_MS = 50_000;
+    public static final long MAX_BUDGET_MS = 50_000;
     private static final long ENDPOINT_LOOKUP_TIMEOUT_MS = 1_000;
     private static final long CONNECT_TIMEOUT_MS = 1_000;
     private static final long MIN_BACKOFF_MS = 10;
     private static final long MAX_BACKOFF_MS = 200;
 
     /** A successful answer: the log index of a write (0 for reads) and the state machine's reply. */
-    record Reply(long logIndex, ByteBuffer body) {}
+    public record Reply(long logIndex, ByteBuffer body) {}
 
     private final String replicasetId;
     private final EventLoopGroup loops;
     private final List<String> members;
+    /** Each member's "host:port" from the topology; absent for a member whose entry names no data-plane port. */
+    private final Map<String, String> namedEndpoints;
+    /** Ratis clients for looking up unnamed endpoints; null when every member's port is named. */
     private final Supplier<RaftClient> lookupFactory;
     private volatile RaftClient lookup;
     private final long budgetNs;
@@ -119,10 +123,17 @@ final class DataPlaneClient implements AutoCloseable {
      * @param budgetMs how long a call may take, all attempts included
      * @param loops    event loops for the connections; null for this JVM's default data-plane loop
      */
-    DataPlaneClient(ReplicasetSpec spec, long budgetMs, EventLoopGroup loops) {
+    public DataPlaneClient(ReplicasetSpec spec, long budgetMs, EventLoopGroup loops) {
         this.replicasetId = spec.id();
         this.loops = loops != null ? loops : DefaultLoop.GROUP;
         this.members = spec.nodes().stream().map(NodeAddress::id).toList();
+        this.namedEndpoints = spec.nodes().stream().filter(n -> n.dataAddress() != null)
+                .collect(java.util.stream.Collectors.toUnmodifiableMap(NodeAddress::id, NodeAddress::dataAddress));
+        this.budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
+        if (namedEndpoints.size() == members.size()) {
+            this.lookupFactory = null;
+            return;
+        }
         RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), spec.nodes().stream()
                 .map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList());
         RaftProperties properties = new RaftProperties();
@@ -130,7 +141,6 @@ final class DataPlaneClient implements AutoCloseable {
         this.lookupFactory = () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
                 .setProperties(properties).setRetryPolicy(RetryPolicies.noRetry()).build();
         this.lookup = lookupFactory.get();
-        this.budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
     }
 
     /**
@@ -138,7 +148,7 @@ final class DataPlaneClient implements AutoCloseable {
      * reply, giving up at {@code deadlineNs} ({@link System#nanoTime}) or after this client's
      * budget, whichever comes first.
      */
-    CompletableFuture<Reply> call(byte type, byte[] message, long deadlineNs) {
+    public CompletableFuture<Reply> call(byte type, byte[] message, long deadlineNs) {
         Call call = new Call(callIds.incrementAndGet(), type, 0, message, withinBudget(deadlineNs));
         String target = leader;
         dispatch(call, target != null ? target : members.get(0));
@@ -149,16 +159,16 @@ final class DataPlaneClient implements AutoCloseable {
      * A follower read ({@link DataPlane#STALE_READ}) of the READ message {@code read}, sent to
      * {@code member} once and never redirected or re-sent: a refusal fails it with a
      * {@link CairnException} ({@link ErrorCode#STALE_READ}), a lost connection or no answer by
-     * {@code deadlineNs} with {@link ReplicasetClient.ReplicasetUnavailable}; the caller then asks the leader.
+     * {@code deadlineNs} with {@link ReplicasetUnavailable}; the caller then asks the leader.
      */
-    CompletableFuture<Reply> staleRead(String member, long minIndex, byte[] read, long deadlineNs) {
+    public CompletableFuture<Reply> staleRead(String member, long minIndex, byte[] read, long deadlineNs) {
         Call call = new Call(callIds.incrementAndGet(), DataPlane.STALE_READ, minIndex, read, withinBudget(deadlineNs));
         dispatch(call, member);
         return call.result;
     }
 
     /** A member other than the one believed to lead (any member while none is known, or with one member). */
-    String someFollower() {
+    public String someFollower() {
         int n = members.size();
         int i = ThreadLocalRandom.current().nextInt(n);
         if (n > 1 && members.get(i).equals(leader)) i = (i + 1 + ThreadLocalRandom.current().nextInt(n - 1)) % n;
@@ -171,12 +181,12 @@ final class DataPlaneClient implements AutoCloseable {
     }
 
     /** A deadline for a call that has none of its own: this client's whole budget from now. */
-    long budgetDeadlineNs() {
+    public long budgetDeadlineNs() {
         return System.nanoTime() + budgetNs;
     }
 
     /** The member this client believes leads the replicaset, or null. */
-    String leaderHint() {
+    public String leaderHint() {
         return leader;
     }
 
@@ -260,12 +270,12 @@ final class DataPlaneClient implements AutoCloseable {
                 if (call.generation.get() != attempt.generation) return;
                 retry(call, conn.member, backoffMs(attempt.generation));
             }
-            default -> call.result.completeExceptionally(new ReplicasetClient.ReplicasetUnavailable(response.text()));
+            default -> call.result.completeExceptionally(new ReplicasetUnavailable(response.text()));
         }
     }
 
     private void fail(Call call, String reason) {
-        call.result.completeExceptionally(new ReplicasetClient.ReplicasetUnavailable(reason));
+        call.result.completeExceptionally(new ReplicasetUnavailable(reason));
     }
 
     private String next(String member) {
@@ -294,8 +304,10 @@ final class DataPlaneClient implements AutoCloseable {
         return created;
     }
 
-    /** The member's data-plane endpoint, "host:port". */
+    /** The member's data-plane endpoint, "host:port": from the topology, else asked of its Raft group. */
     private CompletableFuture<String> lookupEndpoint(String member) {
+        String named = namedEndpoints.get(member);
+        if (named != null) return CompletableFuture.completedFuture(named);
         Message query = Message.valueOf(ByteString.copyFrom(DataPlane.endpointQuery()));
         RaftClient client = lookup;
         return client.async().sendStaleRead(query, 0, RaftPeerId.valueOf(member))
@@ -304,9 +316,9 @@ final class DataPlaneClient implements AutoCloseable {
                     if (error != null) replaceLookup(client);
                 })
                 .thenApply(reply -> {
-                    if (!reply.isSuccess()) throw new ReplicasetClient.ReplicasetUnavailable("endpoint query to " + member + " failed");
+                    if (!reply.isSuccess()) throw new ReplicasetUnavailable("endpoint query to " + member + " failed");
                     String endpoint = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
-                    if (endpoint.lastIndexOf(':') < 0) throw new ReplicasetClient.ReplicasetUnavailable(member + " has no data plane yet");
+                    if (endpoint.lastIndexOf(':') < 0) throw new ReplicasetUnavailable(member + " has no data plane yet");
                     return endpoint;
                 });
     }
@@ -390,7 +402,7 @@ final class DataPlaneClient implements AutoCloseable {
             f.thenAccept(Connection::close);
         }
         // Outside the monitor (see replaceLookup): held here, a look-up failing during the close deadlocked it.
-        closeQuietly(last);
+        if (last != null) closeQuietly(last);
     }
 
     private static final class Call {

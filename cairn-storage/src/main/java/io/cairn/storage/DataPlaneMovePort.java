@@ -1,6 +1,6 @@
 package io.cairn.storage;
 
-import io.cairn.core.GroupIds;
+import io.cairn.client.DataPlaneClient;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MovePort;
@@ -8,40 +8,27 @@ import io.cairn.core.move.MoveQuery;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
+import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.StorageRequest;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.SizeInBytes;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * {@link MovePort} over the replicasets' Raft groups: commands are log entries, questions are
- * linearizable queries (MOVE_QUERY) answered by the leader. Every answer, or the lack of one, is
- * handed to the driver thread ({@code driver}); an unanswered call reports null or UNAVAILABLE
- * after a bounded number of Ratis retries.
+ * {@link MovePort} over the replicasets' data planes: commands are log entries (WRITE), questions
+ * are linearizable queries (MOVE_QUERY, READ) answered by the leader, whatever Raft engine the
+ * members run. Every answer, or the lack of one, is handed to the driver thread ({@code driver});
+ * a call unanswered within {@link #CALL_BUDGET_MS} reports null or UNAVAILABLE. A re-sent command
+ * keeps its ids, so the member answers it from its first attempt instead of applying it twice.
  *
  * <p>Group commit for moves: a Raft entry costs about the same CPU whatever it carries, and a
  * move is a handful of small commands, so commands for one replicaset share entries
@@ -50,11 +37,13 @@ import java.util.function.Function;
  * applied exactly as if it were alone, with its own reply. Chunks wait behind the other steps
  * ({@link MoveEntryQueue}).
  */
-public final class RatisMovePort implements MovePort, AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(RatisMovePort.class);
+public final class DataPlaneMovePort implements MovePort, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DataPlaneMovePort.class);
 
     private final ScheduledExecutorService driver;
-    private final Map<String, RaftClient> clients = new HashMap<>();
+    /** How long one call may take, its re-sends to other members included. */
+    static final long CALL_BUDGET_MS = 15_000;
+    private final Map<String, DataPlaneClient> clients = new HashMap<>();
     /** Commands waiting for each replicaset's next entry (driver thread only). */
     private final Map<String, MoveEntryQueue<Queued>> queues = new HashMap<>();
     static final int ENTRIES_IN_FLIGHT = Math.max(1, Integer.getInteger("cairn.move.entriesInFlight", 2));
@@ -74,7 +63,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     private final java.util.Set<String> budgetTimers = new java.util.HashSet<>();
 
     /** A port whose chunks are not paced (the doubled-bucket verifier's, tests'). */
-    public RatisMovePort(ScheduledExecutorService driver) {
+    public DataPlaneMovePort(ScheduledExecutorService driver) {
         this(driver, 0, 0);
     }
 
@@ -83,7 +72,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
      * @param stepTargetMs      0 for a fixed budget; otherwise the chunk rate adapts (under the cap)
      *                          to keep the moves' median step latency under this
      */
-    public RatisMovePort(ScheduledExecutorService driver, long maxBytesPerSecond, long stepTargetMs) {
+    public DataPlaneMovePort(ScheduledExecutorService driver, long maxBytesPerSecond, long stepTargetMs) {
         this.driver = driver;
         this.budget = new TransferBudget(maxBytesPerSecond, stepTargetMs);
     }
@@ -115,7 +104,7 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
         queues.keySet().removeIf(id -> next.replicaset(id).isEmpty() && queues.get(id).isEmpty());
         clients.entrySet().removeIf(e -> {
             boolean gone = next.replicaset(e.getKey()).isEmpty();
-            if (gone) closeQuietly(e.getValue());
+            if (gone) e.getValue().close();
             return gone;
         });
     }
@@ -205,69 +194,40 @@ public final class RatisMovePort implements MovePort, AutoCloseable {
     }
 
     private <T> void call(String replicaset, byte[] request, boolean readOnly, Function<ByteBuffer, T> decode, Consumer<T> onAnswer) {
-        RaftClient client = client(replicaset);
+        DataPlaneClient client = client(replicaset);
         if (client == null) {
             driver.execute(() -> onAnswer.accept(null));
             return;
         }
-        Message m = Message.valueOf(ByteString.copyFrom(request));
-        CompletableFuture<RaftClientReply> sent = readOnly ? client.async().sendReadOnly(m) : client.async().send(m);
-        sent.orTimeout(15, TimeUnit.SECONDS).whenComplete((reply, error) -> {
+        client.call(readOnly ? DataPlane.READ : DataPlane.WRITE, request, client.budgetDeadlineNs()).whenComplete((reply, error) -> {
             T answer = null;
-            if (error == null && reply.isSuccess()) {
+            if (error == null) {
                 try {
-                    answer = decode.apply(reply.getMessage().getContent().asReadOnlyByteBuffer());
+                    answer = decode.apply(reply.body());
                 } catch (RuntimeException e) {
                     log.warn("undecodable move answer from {}: {}", replicaset, e.toString());
                 }
             } else {
-                log.debug("move call to {} failed: {}", replicaset, error != null ? error.toString() : reply.getException());
+                log.debug("move call to {} failed: {}", replicaset, error.toString());
             }
             T result = answer;
-            boolean failed = error != null;
-            driver.execute(() -> {
-                // A Ratis client whose request exhausted its retries closes its sliding window and fails
-                // every later call at once: replace it, so the next call finds the new leader.
-                if (failed) discard(replicaset, client);
-                onAnswer.accept(result);
-            });
+            driver.execute(() -> onAnswer.accept(result));
         });
     }
 
-    private RaftClient client(String replicaset) {
-        RaftClient c = clients.get(replicaset);
+    private DataPlaneClient client(String replicaset) {
+        DataPlaneClient c = clients.get(replicaset);
         if (c != null || topology == null) return c;
         ReplicasetSpec spec = topology.replicaset(replicaset).orElse(null);
         if (spec == null) return null;
-        RaftProperties p = new RaftProperties();
-        // Short, like the router's: a call stuck on a dead leader's connection gets no error, only
-        // this timeout, before Ratis re-sends it (same call id) to another member. At 3 s the copy of
-        // a bucket stood still for 6-7 s after its source's leader was killed; at 1 s, 4-5 s (the election is 1-2 s of it).
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));
-        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(64L << 20));
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), StorageNode.peers(spec.nodes()));
-        c = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
-                .build();
+        c = new DataPlaneClient(spec, CALL_BUDGET_MS, null);
         clients.put(replicaset, c);
         return c;
     }
 
-    private void discard(String replicaset, RaftClient failed) {
-        if (clients.remove(replicaset, failed)) closeQuietly(failed);
-    }
-
     @Override
     public void close() {
-        clients.values().forEach(RatisMovePort::closeQuietly);
+        clients.values().forEach(DataPlaneClient::close);
         clients.clear();
-    }
-
-    private static void closeQuietly(RaftClient c) {
-        try {
-            c.close();
-        } catch (IOException e) {
-            log.debug("closing a move client: {}", e.toString());
-        }
     }
 }

@@ -1,0 +1,119 @@
+package io.cairn.storage;
+
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.replication.Replica;
+import io.cairn.replication.ReplicaConfig;
+import io.cairn.replication.ReplicaStatus;
+import io.cairn.replication.microraft.MicroRaftReplicas;
+import io.netty.channel.EventLoopGroup;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * A storage member on the replication port with MicroRaft (docs/raft-engines.md): its log and
+ * snapshots under {@code microraft/}, the database under {@code db/} ({@link ReplicasetStateMachine}),
+ * data-plane requests through {@link ReplicaAccess}. Callers find its data-plane listener at the port
+ * its topology entry names: there is no Ratis group to ask.
+ *
+ * <p>Not yet here (issue 21): a member restarted on an empty folder rejoins as a voter, as a Ratis
+ * member did before {@link WipedNodeRejoin}; replacing a member is a membership change the port has
+ * and no command uses yet.
+ */
+final class MicroRaftEngine implements NodeEngine {
+    private final ReplicaConfig replicaConfig;
+    private final ReplicasetStateMachine stateMachine;
+    private final EventLoopGroup ioLoops;
+    private volatile Replica replica;
+
+    MicroRaftEngine(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops) throws IOException {
+        for (NodeAddress n : replicaset.nodes()) {
+            if (n.dataAddress() == null) {
+                throw new IllegalArgumentException("storage node " + n.id() + " of replicaset " + replicaset.id()
+                        + " names no dataPort: with the microraft engine every storage node needs one in the config");
+            }
+        }
+        Map<String, String> voters = new LinkedHashMap<>();
+        for (NodeAddress n : replicaset.nodes()) voters.put(n.id(), n.raftAddress());
+        long electionMs = config.electionTimeoutMin().toMillis();
+        // MicroRaft counts the leader timeout in whole seconds (at least 2); Ratis's members wait 1-2 election timeouts
+        Duration leaderTimeout = Duration.ofSeconds(Math.max(2, (2 * electionMs + 999) / 1000));
+        int maxEntryBytes = (int) Math.max(ReplicaConfig.DEFAULT_MAX_ENTRY_BYTES, 2L * config.maxValueBytes() + (1 << 20));
+        this.replicaConfig = new ReplicaConfig(replicaset.id(), self.id(), voters, Map.of(), config.dataDir().resolve("microraft"),
+                Duration.ofMillis(electionMs), leaderTimeout, (int) config.snapshotEveryEntries(), ReplicaConfig.DEFAULT_MAX_PENDING_ENTRIES,
+                maxEntryBytes);
+        this.stateMachine = new ReplicasetStateMachine(config.dataDir().resolve("db"), config.maxValueBytes(), System::currentTimeMillis);
+        this.ioLoops = ioLoops;
+    }
+
+    /** Refuses a folder another engine wrote: its database's applied index means nothing to this engine's log. */
+    static void requireOwnFolder(Path dataDir, ReplicationEngine engine) {
+        String other = engine == ReplicationEngine.MICRORAFT ? "ratis" : "microraft";
+        if (Files.isDirectory(dataDir.resolve(other))) {
+            throw new IllegalStateException(dataDir + " holds the data of a " + other + " member; this node is configured with storage.engine "
+                    + engine.configName() + ". A node's folder stays with its engine: set storage.engine back, or start this node on an empty folder");
+        }
+    }
+
+    @Override
+    public void start() throws IOException {
+        replica = MicroRaftReplicas.start(replicaConfig, stateMachine, ioLoops);
+    }
+
+    @Override
+    public MemberAccess access() {
+        return new ReplicaAccess(() -> replica, System::currentTimeMillis);
+    }
+
+    @Override
+    public ReplicasetState state() {
+        return stateMachine.state();
+    }
+
+    private ReplicaStatus status() {
+        Replica r = replica;
+        return r == null ? null : r.status();
+    }
+
+    @Override
+    public boolean isLeader() {
+        ReplicaStatus s = status();
+        return s != null && s.leads();
+    }
+
+    @Override
+    public String role() {
+        ReplicaStatus s = status();
+        return s == null || s.role() == ReplicaStatus.Role.STOPPED ? "DOWN" : s.role().name();
+    }
+
+    @Override
+    public long term() {
+        ReplicaStatus s = status();
+        return s == null ? -1 : s.term();
+    }
+
+    @Override
+    public long snapshotInstalls() {
+        return stateMachine.snapshotInstalls();
+    }
+
+    @Override
+    public void onVerifyRequest(Consumer<List<Integer>> hook) {
+        stateMachine.onVerifyRequest(hook);
+    }
+
+    @Override
+    public void close() {
+        Replica r = replica;
+        if (r != null) r.close();
+        stateMachine.close();
+    }
+}

@@ -1,0 +1,38 @@
+package io.cairn.storage;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * What a {@link StorageNode} needs of the Raft engine its member runs on: the data-plane seam
+ * ({@link MemberAccess}), the state it replicates, and its role for status pages. One
+ * implementation per {@link ReplicationEngine}.
+ */
+interface NodeEngine extends AutoCloseable {
+    /** Starts the member (binds its Raft port, recovers its log). */
+    void start() throws IOException;
+
+    /** Data-plane requests on this member. */
+    MemberAccess access();
+
+    /** The replicated state as this member applied it; null while it is being replaced (a snapshot install) or after close. */
+    ReplicasetState state();
+
+    boolean isLeader();
+
+    /** LEADER, FOLLOWER, CANDIDATE, LEARNER, ... or DOWN. */
+    String role();
+
+    /** The current term; -1 when unknown. */
+    long term();
+
+    /** Snapshots this member received from a leader and installed since it started. */
+    long snapshotInstalls();
+
+    /** Calls {@code hook} with the buckets of every Verify query this member answers. */
+    void onVerifyRequest(Consumer<List<Integer>> hook);
+
+    @Override
+    void close() throws IOException;
+}

@@ -1,0 +1,33 @@
+package io.cairn.storage;
+
+import java.util.Locale;
+
+/**
+ * The Raft engine under a storage node's replicaset (docs/raft-engines.md). Every member of a
+ * replicaset must run the same one, and a node's folder stays with the engine that wrote it.
+ */
+public enum ReplicationEngine {
+    /** Apache Ratis 3.3 (gRPC transport, Ratis's log and snapshots under {@code ratis/}). */
+    RATIS,
+    /** MicroRaft 0.7 behind the replication port, Cairn's own transport and log under {@code raft/}. */
+    MICRORAFT;
+
+    /** System property naming the default engine (lets the whole test suite run on either). */
+    public static final String PROPERTY = "cairn.storage.engine";
+
+    /** The engine a config that names none gets: {@value #PROPERTY} if set, else Ratis. */
+    public static ReplicationEngine defaultEngine() {
+        return parse(System.getProperty(PROPERTY, "ratis"));
+    }
+
+    /** @throws IllegalArgumentException naming the choices */
+    public static ReplicationEngine parse(String name) {
+        for (ReplicationEngine e : values()) if (e.configName().equals(name.trim().toLowerCase(Locale.ROOT))) return e;
+        throw new IllegalArgumentException("storage.engine must be ratis or microraft, was '" + name + "'");
+    }
+
+    /** The name in config files. */
+    public String configName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}
