@@ -6,6 +6,7 @@
 #   bench/redis-compare.sh [requests-per-test]      (default 50000)
 #   FAILOVER=0 bench/redis-compare.sh 20000         (quick: no failover rounds)
 #   ROUTER_YAML='{maxInflightBatches: 2}' adds a router section to the generated config (experiments)
+#   ENGINE=microraft runs the storage nodes on that Raft engine (storage.engine; default: cairn up's)
 #   REDIS_PORT, CAIRN_PORT, BASE_PORT override the ports (defaults 7590, 7591, 7600)
 #
 # Needs redis-server and redis-benchmark (installed with apt-get when missing) and python3.
@@ -28,13 +29,13 @@ fi
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --appendonly yes --appendfsync everysec --save "" \
   --dir "$WORK" --daemonize no >"$WORK/redis.log" 2>&1 &
 PIDS+=($!)
-if [ -n "${ROUTER_YAML:-}" ]; then
+if [ -n "${ROUTER_YAML:-}" ] || [ -n "${ENGINE:-}" ]; then
   # Experiments: the config `cairn up` would write (2 replicasets x 3 nodes), plus a router section,
   # e.g. ROUTER_YAML='{maxInflightBatches: 2}'.
   mkdir -p "$WORK/cairn"
-  python3 - "$WORK/cairn/cluster.yaml" "$BASE_PORT" "$CAIRN_PORT" "$ROUTER_YAML" <<'PY'
+  python3 - "$WORK/cairn/cluster.yaml" "$BASE_PORT" "$CAIRN_PORT" "${ROUTER_YAML:-}" "${ENGINE:-}" <<'PY'
 import sys
-f, base, resp, router = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+f, base, resp, router, engine = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 node = lambda i, p: f'  - {{id: "{i}", host: "127.0.0.1", raftPort: {p}, adminPort: {p + 1}}}\n'
 snode = lambda i, p: f'  - {{id: "{i}", host: "127.0.0.1", raftPort: {p}, adminPort: {p + 1}, dataPort: {p + 2}}}\n'
 y = f'bucketCount: 3000\ndataDir: "."\ncoordinators:\n{node("c1", base)}replicasets:\n'
@@ -43,7 +44,9 @@ for r in (1, 2):
     y += f'- id: "rs{r}"\n  weight: 1\n  nodes:\n'
     for n in (1, 2, 3):
         y += '  ' + snode(f"s{r}-{n}", port); port += 3
-y += f'routers:\n  - {{id: "r1", host: "127.0.0.1", respPort: {resp}, adminPort: {base + 2}}}\nrouter: {router}\n'
+y += f'routers:\n  - {{id: "r1", host: "127.0.0.1", respPort: {resp}, adminPort: {base + 2}}}\n'
+if router: y += f'router: {router}\n'
+if engine: y += f'storage: {{engine: {engine}}}\n'
 open(f, 'w').write(y)
 PY
 fi

@@ -34,6 +34,12 @@ public interface Replica extends AutoCloseable {
      */
     CompletableFuture<Membership> changeMembership(String memberId, String address, MembershipChange change, long expectedMembershipIndex);
 
+    /**
+     * Takes a snapshot of this member's state now (it need not lead) and drops its log up to it;
+     * completes with the snapshot's index. Taken anyway after every {@code snapshotEveryEntries}.
+     */
+    CompletableFuture<Long> takeSnapshot();
+
     /** The members as this member knows them (committed or not yet committed). */
     Membership membership();
 

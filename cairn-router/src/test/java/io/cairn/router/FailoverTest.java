@@ -4,7 +4,6 @@ import io.cairn.core.BucketHasher;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
-import io.cairn.storage.StorageAdmin;
 import io.cairn.storage.StorageNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -167,11 +166,9 @@ class FailoverTest {
                 written.put("big" + i, big);
             }
             writeAll(router, 500, 1_000, written);
-            try (StorageAdmin admin = new StorageAdmin(cluster.topology.replicaset("rs1").orElseThrow(), Duration.ofSeconds(20))) {
-                // Every other member's log is purged up to its snapshot, so only an install can bring the follower
-                // back, whichever of them leads when it returns (a loaded box may change leaders meanwhile).
-                for (String member : cluster.running.keySet()) assertThat(admin.snapshot(member)).isPositive();
-            }
+            // Every other member's log is purged up to its snapshot, so only an install can bring the follower
+            // back, whichever of them leads when it returns (a loaded box may change leaders meanwhile).
+            for (StorageNode member : cluster.running.values()) assertThat(member.takeSnapshot().get(30, TimeUnit.SECONDS)).isPositive();
             cluster.startNode(follower);
             await().atMost(Duration.ofSeconds(60)).until(() -> cluster.node(follower).localStats().keyCount() == 1_040);
             assertThat(cluster.node(follower).snapshotInstalls()).as("caught up through a snapshot install").isPositive();

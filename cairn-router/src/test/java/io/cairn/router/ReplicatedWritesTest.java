@@ -1,20 +1,12 @@
 package io.cairn.router;
 
 import io.cairn.core.BucketHasher;
-import io.cairn.core.GroupIds;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.StorageRequest;
-import io.cairn.storage.StorageNode;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import io.cairn.storage.ReplicationEngine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +15,8 @@ import java.time.Duration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -126,7 +120,7 @@ class ReplicatedWritesTest {
         assertACutOffMemberStopsAnsweringFollowerReads(true, " leads but has not heard from a majority for");
     }
 
-    private void assertACutOffMemberStopsAnsweringFollowerReads(boolean keepLeader, String... refusals) throws Exception {
+    private void assertACutOffMemberStopsAnsweringFollowerReads(boolean keepLeader, String... ratisRefusals) throws Exception {
         try (TestCluster cluster = new TestCluster(dir, 1, 3, 60).start().bootstrap()) {
             Router router = cluster.startRouter(RouterConfig.defaults());
             byte[] key = "lag".getBytes(StandardCharsets.UTF_8);
@@ -137,37 +131,24 @@ class ReplicatedWritesTest {
                     .map(n -> n.id()).filter(id -> !id.equals(leader)).toList();
             String lone = keepLeader ? leader : followers.get(0);
             List<String> stopped = keepLeader ? followers : List.of(leader, followers.get(1));
-            var spec = cluster.topology.replicaset("rs1").orElseThrow();
-            RaftGroup group = RaftGroup.valueOf(
-                    RaftGroupId.valueOf(GroupIds.replicaset("rs1")),
-                    StorageNode.peers(spec.nodes()));
-            Message read = Message.valueOf(ByteString.copyFrom(StorageRequest.read(List.of(KvOp.get(bucket, key)))));
-            RaftPeerId loneId = RaftPeerId.valueOf(lone);
-            try (RaftClient client = RaftClient.newBuilder()
-                    .setRaftGroup(group).setProperties(new RaftProperties())
-                    .setRetryPolicy(RetryPolicies.noRetry()).build()) {
-                await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-                    var reply = client.async().sendStaleRead(read, 0, loneId).get(5, TimeUnit.SECONDS);
-                    return reply.isSuccess() && "v1".equals(new String(OpCodec.decodeResults(
-                            reply.getMessage().getContent().asReadOnlyByteBuffer()).get(0).bytes(), StandardCharsets.UTF_8));
+            byte[] read = StorageRequest.read(List.of(KvOp.get(bucket, key)));
+            UUID client = UUID.randomUUID();
+            AtomicLong callIds = new AtomicLong();
+            try (RawConnection toLone = new RawConnection(cluster.node(lone).dataPlaneEndpoint())) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> {
+                    DataPlane.Response r = toLone.staleRead(callIds.incrementAndGet(), client, 0, read);
+                    return r.status() == DataPlane.OK && "v1".equals(new String(OpCodec.decodeResults(r.body()).get(0).bytes(), StandardCharsets.UTF_8));
                 });
                 long stoppedAt = System.nanoTime();
                 for (String id : stopped) cluster.stopNode(id);
-                String[] refusal = new String[1];
-                await().atMost(Duration.ofSeconds(20)).until(() -> {
-                    try {
-                        var reply = client.async().sendStaleRead(read, 0, loneId).get(5, TimeUnit.SECONDS);
-                        if (reply.isSuccess()) return false;
-                        refusal[0] = String.valueOf(reply.getException());
-                    } catch (java.util.concurrent.ExecutionException refused) {
-                        refusal[0] = refused.getCause().toString();
-                    }
-                    return true;
-                });
-                assertThat(refusal[0]).contains("StaleReadException")
-                        .containsAnyOf(java.util.Arrays.stream(refusals).map(r -> lone + r).toArray(String[]::new));
+                DataPlane.Response refused = await().atMost(Duration.ofSeconds(20))
+                        .until(() -> toLone.staleRead(callIds.incrementAndGet(), client, 0, read), r -> r.status() != DataPlane.OK);
+                assertThat(refused.status()).isEqualTo(DataPlane.STALE);
+                if (cluster.engine == ReplicationEngine.RATIS) {
+                    assertThat(refused.text()).containsAnyOf(java.util.Arrays.stream(ratisRefusals).map(r -> lone + r).toArray(String[]::new));
+                }
                 System.out.printf("%s refused follower reads %d ms after the others began to stop: %s%n", lone,
-                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt), refusal[0]);
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt), refused.text());
             }
         }
     }

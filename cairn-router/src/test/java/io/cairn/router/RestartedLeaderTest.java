@@ -1,16 +1,8 @@
 package io.cairn.router;
 
 import io.cairn.core.BucketHasher;
-import io.cairn.core.GroupIds;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
-import io.cairn.core.topology.ReplicasetSpec;
-import io.cairn.storage.StorageNode;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,14 +34,11 @@ class RestartedLeaderTest {
             assertThat(write(router, "b", "2")).isEqualTo(OpResult.OK);
             cluster.startNode(first);
 
-            ReplicasetSpec rs = cluster.topology.replicaset("rs1").orElseThrow();
-            RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(rs.id())), StorageNode.peers(rs.nodes()));
-            try (RaftClient admin = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties()).build()) {
-                // The restarted member must catch up before it can take over: try until it does.
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
-                        .until(() -> admin.admin().transferLeadership(RaftPeerId.valueOf(first), 5_000).isSuccess()
-                                && cluster.node(first).isLeader());
-            }
+            // The restarted member must catch up before it can take over: try until it does.
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() -> {
+                cluster.leaderOf("rs1").transferLeadership(first).get(15, TimeUnit.SECONDS);
+                return cluster.node(first).isLeader();
+            });
             assertThat(write(router, "c", "3")).as("write through the restarted leader").isEqualTo(OpResult.OK);
             assertThat(router.leaderHints()).containsEntry("rs1", first);
         }

@@ -4,6 +4,7 @@ import io.cairn.core.topology.BootstrapPlanner;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
+import io.cairn.storage.ReplicationEngine;
 import io.cairn.storage.StorageAdmin;
 import io.cairn.storage.StorageConfig;
 import io.cairn.storage.StorageNode;
@@ -24,16 +25,21 @@ import java.util.stream.Stream;
 final class TestCluster implements AutoCloseable {
     final Topology topology;
     final Path root;
+    final ReplicationEngine engine;
     final Map<String, StorageNode> running = new LinkedHashMap<>();
     Router router;
 
     TestCluster(Path root, int replicasets, int nodesPerReplicaset, int bucketCount) throws IOException {
-        this(root, replicasets, nodesPerReplicaset, bucketCount, true);
+        this(root, replicasets, nodesPerReplicaset, bucketCount, ReplicationEngine.defaultEngine(), true);
     }
 
-    /** @param namedDataPorts false for a topology from before storage nodes' data-plane ports were named (found through Ratis) */
-    TestCluster(Path root, int replicasets, int nodesPerReplicaset, int bucketCount, boolean namedDataPorts) throws IOException {
+    /**
+     * @param engine         the members' Raft engine (tests of one engine's own behaviour name it; the rest take the default)
+     * @param namedDataPorts false for a topology from before storage nodes' data-plane ports were named (found through Ratis)
+     */
+    TestCluster(Path root, int replicasets, int nodesPerReplicaset, int bucketCount, ReplicationEngine engine, boolean namedDataPorts) throws IOException {
         this.root = root;
+        this.engine = engine;
         List<ReplicasetSpec> sets = new ArrayList<>();
         for (int r = 1; r <= replicasets; r++) {
             List<NodeAddress> nodes = new ArrayList<>();
@@ -71,7 +77,7 @@ final class TestCluster implements AutoCloseable {
         NodeAddress n = topology.storageNode(nodeId).orElseThrow();
         ReplicasetSpec rs = topology.replicasetOfNode(nodeId).orElseThrow();
         StorageConfig config = new StorageConfig(root.resolve(nodeId), StorageConfig.DEFAULT_MAX_VALUE_BYTES,
-                Duration.ofMillis(1000), 1_000, 64 << 10, io.cairn.storage.ReplicationEngine.defaultEngine());
+                Duration.ofMillis(1000), 1_000, 64 << 10, engine);
         StorageNode node = new StorageNode(n, rs, config);
         node.start();
         running.put(nodeId, node);

@@ -1,22 +1,14 @@
 package io.cairn.server;
 
 import io.cairn.core.ErrorCode;
-import io.cairn.core.GroupIds;
+import io.cairn.client.DataPlaneClient;
 import io.cairn.core.kv.KvOp;
+import io.cairn.core.wire.DataPlane;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.server.config.ClusterConfig;
-import io.cairn.storage.StorageNode;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /** Helpers of {@link DoubledBucketTest}: folder copies, /alerts, and requests sent straight to one replicaset. */
@@ -83,13 +76,10 @@ final class DoubledBucketSupport {
 
     private static java.nio.ByteBuffer call(ClusterConfig config, String replicaset, byte[] request, boolean readOnly) throws Exception {
         ReplicasetSpec spec = config.topology().replicaset(replicaset).orElseThrow();
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), StorageNode.peers(spec.nodes()));
-        try (RaftClient client = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
-                .setProperties(new RaftProperties()).build()) {
-            Message m = Message.valueOf(ByteString.copyFrom(request));
-            RaftClientReply reply = readOnly ? client.io().sendReadOnly(m) : client.io().send(m);
-            if (!reply.isSuccess()) throw new IllegalStateException("replicaset " + replicaset + ": " + reply.getException());
-            return reply.getMessage().getContent().asReadOnlyByteBuffer();
+        try (DataPlaneClient client = new DataPlaneClient(spec, 20_000, null)) {
+            return client.call(readOnly ? DataPlane.READ : DataPlane.WRITE, request, client.budgetDeadlineNs()).get(30, TimeUnit.SECONDS).body();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("replicaset " + replicaset + ": " + e.getCause(), e.getCause());
         }
     }
 

@@ -1,6 +1,6 @@
 package io.cairn.server;
 
-import io.cairn.core.GroupIds;
+import io.cairn.client.DataPlaneClient;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
@@ -8,17 +8,6 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
-import io.cairn.storage.StorageNode;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
@@ -71,34 +60,31 @@ final class FaultSupport {
     }
 
     /**
-     * GETs of {@code keys} answered by one member from its own copy, whatever it has applied (a
-     * Ratis stale read with no minimum index). Key -> value ({@link #NIL} for none).
+     * GETs of {@code keys} answered by one member from its own copy (a data-plane follower read with
+     * no minimum index, as routers send them). Key -> value ({@link #NIL} for none).
      *
      * @throws IllegalStateException when the member refuses (it has not heard from a leader lately) or does not answer
      */
-    static Map<String, String> readFromMember(ClusterConfig config, String replicaset, String member, java.util.Collection<String> keys)
-            throws IOException {
+    static Map<String, String> readFromMember(ClusterConfig config, String replicaset, String member, java.util.Collection<String> keys) {
         ReplicasetSpec spec = config.topology().replicaset(replicaset).orElseThrow();
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), StorageNode.peers(spec.nodes()));
         List<String> list = new ArrayList<>(keys);
         List<KvOp> ops = new ArrayList<>();
         for (String k : list) {
             byte[] key = k.getBytes(StandardCharsets.UTF_8);
             ops.add(KvOp.get(io.cairn.core.BucketHasher.bucketOf(key, config.topology().bucketCount()), key));
         }
-        try (RaftClient client = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
-                .setProperties(new RaftProperties()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
-            RaftClientReply reply = client.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(StorageRequest.read(ops))), 0,
-                    RaftPeerId.valueOf(member));
-            if (!reply.isSuccess()) throw new IllegalStateException(member + " refused: " + reply.getException());
-            List<OpResult> results = OpCodec.decodeResults(reply.getMessage().getContent().asReadOnlyByteBuffer());
+        try (DataPlaneClient client = new DataPlaneClient(spec, 10_000, null)) {
+            List<OpResult> results = OpCodec.decodeResults(client.staleRead(member, 0, StorageRequest.read(ops), client.budgetDeadlineNs())
+                    .get(15, java.util.concurrent.TimeUnit.SECONDS).body());
             Map<String, String> out = new LinkedHashMap<>();
             for (int i = 0; i < list.size(); i++) {
                 OpResult r = results.get(i);
                 out.put(list.get(i), r.isError() ? "ERROR " + r.error() : r.bytes() == null ? NIL : new String(r.bytes(), StandardCharsets.UTF_8));
             }
             return out;
-        } catch (IOException e) {
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(member + " refused or did not answer: " + e.getCause(), e.getCause());
+        } catch (Exception e) {
             throw new IllegalStateException(member + " did not answer: " + e, e);
         }
     }

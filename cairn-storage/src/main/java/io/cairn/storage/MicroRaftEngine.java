@@ -101,6 +101,19 @@ final class MicroRaftEngine implements NodeEngine {
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<Void> transferLeadership(String memberId) {
+        Replica r = replica;
+        return r == null ? java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("not started"))
+                : r.transferLeadership(memberId);
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Long> takeSnapshot() {
+        Replica r = replica;
+        return r == null ? java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("not started")) : r.takeSnapshot();
+    }
+
+    @Override
     public long snapshotInstalls() {
         return stateMachine.snapshotInstalls();
     }

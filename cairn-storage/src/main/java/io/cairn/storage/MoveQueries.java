@@ -11,7 +11,6 @@ import org.rocksdb.RocksIterator;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.List;
 
 /**

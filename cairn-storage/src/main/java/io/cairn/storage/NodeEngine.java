@@ -27,6 +27,12 @@ interface NodeEngine extends AutoCloseable {
     /** The current term; -1 when unknown. */
     long term();
 
+    /** Hands leadership to member {@code memberId}; completes once it leads, exceptionally when refused or not done in time. Leader only. */
+    java.util.concurrent.CompletableFuture<Void> transferLeadership(String memberId);
+
+    /** Takes a snapshot of this member's state now and drops its log up to it; completes with the snapshot's index. */
+    java.util.concurrent.CompletableFuture<Long> takeSnapshot();
+
     /** Snapshots this member received from a leader and installed since it started. */
     long snapshotInstalls();
 

@@ -158,6 +158,29 @@ final class RatisEngine implements NodeEngine {
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<Void> transferLeadership(String memberId) {
+        try {
+            var request = new org.apache.ratis.protocol.TransferLeadershipRequest(org.apache.ratis.protocol.ClientId.randomId(), selfId, groupId,
+                    0, RaftPeerId.valueOf(memberId), 10_000);
+            return server.transferLeadershipAsync(request).thenAccept(reply -> {
+                if (!reply.isSuccess()) throw new IllegalStateException("leadership not transferred to " + memberId + ": " + reply.getException());
+            });
+        } catch (IOException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Long> takeSnapshot() {
+        var request = org.apache.ratis.protocol.SnapshotManagementRequest.newCreate(org.apache.ratis.protocol.ClientId.randomId(), selfId, groupId,
+                0, 30_000, 1);
+        return server.snapshotManagementAsync(request).thenApply(reply -> {
+            if (!reply.isSuccess()) throw new IllegalStateException("snapshot failed: " + reply.getException());
+            return reply.getLogIndex();
+        });
+    }
+
+    @Override
     public long snapshotInstalls() {
         return stateMachine.snapshotInstalls();
     }

@@ -2,7 +2,6 @@ package io.cairn.storage;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
-import io.cairn.core.GroupIds;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.topology.ReplicasetSpec;
@@ -10,21 +9,10 @@ import io.cairn.core.wire.StorageRequest;
 import io.cairn.core.wire.StorageStats;
 import io.cairn.client.DataPlaneClient;
 import io.cairn.core.wire.DataPlane;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.util.TimeDuration;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Administrative calls to one replicaset over its data plane (bootstrap, stats, expiry,
@@ -34,11 +22,9 @@ import java.util.concurrent.TimeUnit;
 public final class StorageAdmin implements AutoCloseable {
     private final DataPlaneClient dataPlane;
     private final ReplicasetSpec replicaset;
-    private final java.time.Duration timeout;
 
     public StorageAdmin(ReplicasetSpec replicaset, java.time.Duration timeout) {
         this.replicaset = replicaset;
-        this.timeout = timeout;
         this.dataPlane = new DataPlaneClient(replicaset, timeout.toMillis(), null);
     }
 
@@ -72,33 +58,6 @@ public final class StorageAdmin implements AutoCloseable {
 
     public StorageStats stats() {
         return StorageStats.decode(send(StorageRequest.stats(), true));
-    }
-
-    /** Asks the leader to take a snapshot now (and purge its log up to it); returns the snapshot index. */
-    public long snapshot() {
-        return snapshot(null);
-    }
-
-    /**
-     * Asks member {@code memberId} (the leader when null) to take a snapshot now and purge its log up to it.
-     * A Ratis admin call: members on the replication port do not take one on demand yet.
-     */
-    public long snapshot(String memberId) {
-        RaftProperties p = new RaftProperties();
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(replicaset.id())), StorageNode.peers(replicaset.nodes()));
-        int attempts = (int) Math.max(3, timeout.toMillis() / 200);
-        try (RaftClient raft = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group).setProperties(p)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
-                .build()) {
-            var api = memberId == null ? raft.getSnapshotManagementApi()
-                    : raft.getSnapshotManagementApi(org.apache.ratis.protocol.RaftPeerId.valueOf(memberId));
-            RaftClientReply reply = api.create(true, 30_000);
-            if (!reply.isSuccess()) throw new CairnException(ErrorCode.UNAVAILABLE, "snapshot failed: " + reply.getException());
-            return reply.getLogIndex();
-        } catch (IOException e) {
-            throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + replicaset.id() + ": " + e.getMessage());
-        }
     }
 
     /** The reply's body, or UNAVAILABLE when the replicaset did not answer within the timeout. */

@@ -91,6 +91,19 @@ public final class StorageNode implements AutoCloseable {
         return engine.term();
     }
 
+    /**
+     * Hands its replicaset's leadership to member {@code memberId} (called on the leader); completes
+     * once that member leads, exceptionally when it was refused or did not happen in time.
+     */
+    public java.util.concurrent.CompletableFuture<Void> transferLeadership(String memberId) {
+        return engine.transferLeadership(memberId);
+    }
+
+    /** Takes a snapshot of this member's state now and drops its log up to it; completes with the snapshot's index. */
+    public java.util.concurrent.CompletableFuture<Long> takeSnapshot() {
+        return engine.takeSnapshot();
+    }
+
     /** The Raft engine this node runs on. */
     public ReplicationEngine engine() {
         return engineKind;

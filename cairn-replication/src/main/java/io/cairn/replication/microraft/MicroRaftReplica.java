@@ -250,6 +250,12 @@ final class MicroRaftReplica implements Replica {
     }
 
     @Override
+    public CompletableFuture<Long> takeSnapshot() {
+        if (closed.get()) return CompletableFuture.failedFuture(new ReplicationException.Refused(selfId + " is stopped"));
+        return mapped(node::takeSnapshot, report -> report.getResult().getLog().getLastSnapshotIndex());
+    }
+
+    @Override
     public Membership membership() {
         Membership m = reports.membership();
         return m != null ? m : membershipAt(0, List.copyOf(initialMembers()), List.copyOf(initialVoters()));

@@ -89,6 +89,23 @@ class SnapshotTest {
         assertThat(sealedSnapshots(next)).contains(3L * SNAPSHOT_EVERY);
     }
 
+    @Test
+    @Timeout(60)
+    void aSnapshotTakenOnDemandIsSealedAtTheAppliedIndexBeforeTheSnapshotPoint() throws Exception {
+        group = new TestGroup("d", dir, 3, SNAPSHOT_EVERY);
+        group.startAll();
+        String leader = group.awaitLeader();
+        group.propose(leader, TestGroup.commands("few", 30)); // far from the first snapshot point
+        String follower = group.runningIds().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+        await().atMost(5, TimeUnit.SECONDS).until(() -> group.machine(follower).commands().size() == 30);
+        assertThat(sealedSnapshots(follower)).isEmpty();
+
+        long index = group.replica(follower).takeSnapshot().get(10, TimeUnit.SECONDS);
+        assertThat(index).as("a follower takes one too, at what it applied").isGreaterThanOrEqualTo(30);
+        assertThat(sealedSnapshots(follower)).contains(index);
+        assertThat(group.replica(leader).takeSnapshot().get(10, TimeUnit.SECONDS)).as("and the leader").isGreaterThanOrEqualTo(index);
+    }
+
     private List<Long> sealedSnapshots(String id) throws IOException {
         try (Stream<Path> s = Files.list(dir.resolve(id).resolve("snapshots"))) {
             return s.map(p -> p.getFileName().toString()).filter(n -> n.chars().allMatch(Character::isDigit)).map(Long::parseLong).toList();

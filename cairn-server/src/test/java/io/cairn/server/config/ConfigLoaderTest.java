@@ -68,7 +68,8 @@ class ConfigLoaderTest {
 
         assertThat(config.storage()).isEqualTo(new ClusterConfig.StorageSettings(
                 StorageConfig.DEFAULT_MAX_VALUE_BYTES, 1000L, StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
-                ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS, 100, 168L));
+                ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS, 100, 168L,
+                io.cairn.storage.ReplicationEngine.defaultEngine().configName()));
         assertThat(config.router()).isEqualTo(new ClusterConfig.RouterSettings(
                 10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10, true));
         assertThat(config.rebalancer()).isEqualTo(new ClusterConfig.RebalancerSettings(
