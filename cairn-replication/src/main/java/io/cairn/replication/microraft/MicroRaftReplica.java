@@ -78,6 +78,7 @@ final class MicroRaftReplica implements Replica {
     private final StateMachineAdapter adapter;
     private final ReportTracker reports;
     private final LeaderContact leaderContact = new LeaderContact();
+    private final LostLogWatch lostLogWatch;
     private final RaftNode node;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -100,6 +101,7 @@ final class MicroRaftReplica implements Replica {
         raftThread = new RaftThread(config.groupId(), selfId);
         try {
             node = build(raftConfigOf(config), store.restoredState());
+            lostLogWatch = new LostLogWatch(selfId, reports::last, node::transferLeadership, () -> System.nanoTime() / 1_000_000);
             transport.listen(this::received);
             node.start().get(30, TimeUnit.SECONDS);
         } catch (Exception | Error e) {
@@ -139,6 +141,7 @@ final class MicroRaftReplica implements Replica {
 
     private void received(RaftMessage message) {
         leaderContact.received(message);
+        lostLogWatch.received(message);
         node.handle(message);
     }
 

@@ -57,6 +57,11 @@ final class ReportTracker implements RaftNodeReportListener {
         return f;
     }
 
+    /** The latest report, or null before the first. */
+    RaftNodeReport last() {
+        return last;
+    }
+
     RaftRole role() {
         RaftNodeReport r = last;
         return r == null ? RaftRole.FOLLOWER : r.getRole();

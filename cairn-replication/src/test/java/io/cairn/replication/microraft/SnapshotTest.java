@@ -106,6 +106,39 @@ class SnapshotTest {
         assertThat(group.replica(leader).takeSnapshot().get(10, TimeUnit.SECONDS)).as("and the leader").isGreaterThanOrEqualTo(index);
     }
 
+    /**
+     * A follower back on an empty folder (a wiped or replaced disk) rejects every append below what it
+     * had acknowledged, and MicroRaft's leader never goes below its match index for it: the leader
+     * hands leadership over, and the new leader repairs the follower (LostLogWatch).
+     */
+    @Test
+    @Timeout(90)
+    void aFollowerBackOnAnEmptyFolderIsRepairedAfterTheLeaderHandsOver() throws Exception {
+        group = new TestGroup("w", dir, 3, SNAPSHOT_EVERY);
+        group.startAll();
+        String leader = group.awaitLeader();
+        group.propose(leader, TestGroup.commands("before", 30));
+        String wiped = group.runningIds().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+        await().atMost(5, TimeUnit.SECONDS).until(() -> group.machine(wiped).commands().size() == 30);
+        group.stop(wiped);
+        deleteTree(dir.resolve(wiped));
+
+        group.start(wiped);
+        List<String> all = group.machine(leader).commands();
+        await().atMost(60, TimeUnit.SECONDS).until(() -> group.machine(wiped).commands().equals(all));
+        String now = group.awaitLeader();
+        assertThat(now).as("the old leader handed over").isNotEqualTo(leader);
+        group.propose(now, TestGroup.commands("after", 5));
+        List<String> after = group.machine(now).commands();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> group.machine(wiped).commands().equals(after));
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(p);
+        }
+    }
+
     private List<Long> sealedSnapshots(String id) throws IOException {
         try (Stream<Path> s = Files.list(dir.resolve(id).resolve("snapshots"))) {
             return s.map(p -> p.getFileName().toString()).filter(n -> n.chars().allMatch(Character::isDigit)).map(Long::parseLong).toList();
