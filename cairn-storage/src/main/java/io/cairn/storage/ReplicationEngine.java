@@ -15,9 +15,13 @@ public enum ReplicationEngine {
     /** System property naming the default engine (lets the whole test suite run on either). */
     public static final String PROPERTY = "cairn.storage.engine";
 
-    /** The engine a config that names none gets: {@value #PROPERTY} if set, else Ratis. */
+    /** The engine a config that names none gets, unless {@value #PROPERTY} names another. */
+    public static final ReplicationEngine BUILT_IN_DEFAULT = RATIS;
+
+    /** The engine a config that names none gets: {@value #PROPERTY} if set, else {@link #BUILT_IN_DEFAULT}. */
     public static ReplicationEngine defaultEngine() {
-        return parse(System.getProperty(PROPERTY, "ratis"));
+        String named = System.getProperty(PROPERTY);
+        return named == null || named.isBlank() ? BUILT_IN_DEFAULT : parse(named);
     }
 
     /** @throws IllegalArgumentException naming the choices */

@@ -97,7 +97,11 @@ class ConfigLoaderTest {
         ClusterConfig defaults = ConfigLoader.load(minimalPlus(""));
 
         assertThat(documented.topology().replicasets()).singleElement().satisfies(rs -> assertThat(rs.nodes()).hasSize(3));
-        assertThat(documented.storage()).isEqualTo(defaults.storage());
+        // The guide shows the built-in engine; a test run may pick another (-Dcairn.storage.engine).
+        assertThat(documented.storage().engine()).isEqualTo(io.cairn.storage.ReplicationEngine.BUILT_IN_DEFAULT.configName());
+        ClusterConfig.StorageSettings d = defaults.storage();
+        assertThat(documented.storage()).isEqualTo(new ClusterConfig.StorageSettings(d.maxValueBytes(), d.electionTimeoutMs(), d.snapshotEveryEntries(),
+                d.tombstoneRetentionMs(), d.doubledSelfCheckBucketsPerSecond(), d.quarantineRetentionHours(), documented.storage().engine()));
         assertThat(documented.router()).isEqualTo(defaults.router());
         assertThat(documented.rebalancer()).isEqualTo(defaults.rebalancer());
     }
