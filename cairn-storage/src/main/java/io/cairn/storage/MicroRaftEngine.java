@@ -1,5 +1,7 @@
 package io.cairn.storage;
 
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.replication.Replica;
@@ -36,7 +38,7 @@ final class MicroRaftEngine implements NodeEngine {
     MicroRaftEngine(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops) throws IOException {
         for (NodeAddress n : replicaset.nodes()) {
             if (n.dataAddress() == null) {
-                throw new IllegalArgumentException("storage node " + n.id() + " of replicaset " + replicaset.id()
+                throw new CairnException(ErrorCode.INVALID_CONFIG, "storage node " + n.id() + " of replicaset " + replicaset.id()
                         + " names no dataPort: with the microraft engine every storage node needs one in the config");
             }
         }
@@ -57,8 +59,10 @@ final class MicroRaftEngine implements NodeEngine {
     static void requireOwnFolder(Path dataDir, ReplicationEngine engine) {
         String other = engine == ReplicationEngine.MICRORAFT ? "ratis" : "microraft";
         if (Files.isDirectory(dataDir.resolve(other))) {
-            throw new IllegalStateException(dataDir + " holds the data of a " + other + " member; this node is configured with storage.engine "
-                    + engine.configName() + ". A node's folder stays with its engine: set storage.engine back, or start this node on an empty folder");
+            throw new CairnException(ErrorCode.INVALID_CONFIG, dataDir + " holds the data of a " + other + " member, and this node is configured "
+                    + "with storage.engine " + engine.configName() + ". A node's folder stays with its engine: set storage.engine: " + other
+                    + " in the config (a cluster started before " + ReplicationEngine.BUILT_IN_DEFAULT.configName() + " was the default), "
+                    + "or start this node on an empty folder");
         }
     }
 

@@ -7,16 +7,16 @@ import java.util.Locale;
  * replicaset must run the same one, and a node's folder stays with the engine that wrote it.
  */
 public enum ReplicationEngine {
-    /** Apache Ratis 3.3 (gRPC transport, Ratis's log and snapshots under {@code ratis/}). */
+    /** Apache Ratis 3.3 (gRPC transport, Ratis's log and snapshots under {@code ratis/}): clusters started before MicroRaft. */
     RATIS,
-    /** MicroRaft 0.7 behind the replication port, Cairn's own transport and log under {@code raft/}. */
+    /** MicroRaft 0.7 behind the replication port, Cairn's own transport and log under {@code microraft/}: the default. */
     MICRORAFT;
 
     /** System property naming the default engine (lets the whole test suite run on either). */
     public static final String PROPERTY = "cairn.storage.engine";
 
     /** The engine a config that names none gets, unless {@value #PROPERTY} names another. */
-    public static final ReplicationEngine BUILT_IN_DEFAULT = RATIS;
+    public static final ReplicationEngine BUILT_IN_DEFAULT = MICRORAFT;
 
     /** The engine a config that names none gets: {@value #PROPERTY} if set, else {@link #BUILT_IN_DEFAULT}. */
     public static ReplicationEngine defaultEngine() {

@@ -101,6 +101,15 @@ public final class ConfigLoader {
             ClusterConfig.StorageSettings s = convert(storage, ClusterConfig.StorageSettings.class, "storage");
             ClusterConfig.RouterSettings r = convert(router, ClusterConfig.RouterSettings.class, "router");
             s.forNode(dataDir); // validates ranges
+            if (io.cairn.storage.ReplicationEngine.parse(s.engine()) == io.cairn.storage.ReplicationEngine.MICRORAFT) {
+                for (var rs : topology.replicasets()) for (var n : rs.nodes()) {
+                    if (n.dataPort() == 0) {
+                        problems.add("storage node " + n.id() + " names no dataPort: the microraft engine needs one for every storage node "
+                                + "(a cluster started before dataPort existed runs Ratis: set storage.engine: ratis)");
+                    }
+                }
+                if (!problems.isEmpty()) throw invalid(file, problems);
+            }
             r.routerConfig();
             ClusterConfig.RebalancerSettings b = convert(rebalancer, ClusterConfig.RebalancerSettings.class, "rebalancer");
             return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b);

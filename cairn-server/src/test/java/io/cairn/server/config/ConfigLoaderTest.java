@@ -62,7 +62,7 @@ class ConfigLoaderTest {
         assertThat(t.replicasets()).singleElement().satisfies(rs -> {
             assertThat(rs.id()).isEqualTo("rs1");
             assertThat(rs.weight()).isEqualTo(1);
-            assertThat(rs.nodes()).containsExactly(new NodeAddress("s1", "127.0.0.1", 7010, 7011));
+            assertThat(rs.nodes()).containsExactly(new NodeAddress("s1", "127.0.0.1", 7010, 7011, 7012));
         });
         assertThat(t.routers()).singleElement().satisfies(r -> assertThat(r.respPort()).isEqualTo(6379));
 
@@ -78,13 +78,21 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void aStorageNodesDataPortIsReadAndAnUnnamedOneIsZero() throws IOException {
-        Path file = write(minimalYaml().replace("raftPort: 7010, adminPort: 7011}", "raftPort: 7010, adminPort: 7011, dataPort: 7012}"));
-        NodeAddress s1 = ConfigLoader.load(file).topology().replicasets().get(0).nodes().get(0);
+    void aStorageNodesDataPortIsRead() throws IOException {
+        NodeAddress s1 = ConfigLoader.load(minimalPlus("")).topology().replicasets().get(0).nodes().get(0);
         assertThat(s1.dataPort()).isEqualTo(7012);
         assertThat(s1.dataAddress()).isEqualTo("127.0.0.1:7012");
-        assertThat(ConfigLoader.load(minimalPlus("")).topology().replicasets().get(0).nodes().get(0).dataAddress()).isNull();
-        assertRefused(write(minimalYaml().replace("adminPort: 7011}", "adminPort: 7011, dataPort: 7011}")), "dataPort", "used twice");
+        assertRefused(write(minimalYaml().replace("dataPort: 7012}", "dataPort: 7011}")), "dataPort", "used twice");
+    }
+
+    /** A config from before dataPort existed: its cluster runs Ratis, which finds the port itself; MicroRaft needs it named. */
+    @Test
+    void aStorageNodeWithoutDataPortNeedsTheRatisEngine() throws IOException {
+        String old = minimalYaml().replace(", dataPort: 7012}", "}");
+        assertRefused(write(old + "storage:\n  engine: microraft\n"), "storage node s1 names no dataPort", "storage.engine: ratis");
+        NodeAddress s1 = ConfigLoader.load(write(old + "storage:\n  engine: ratis\n")).topology().replicasets().get(0).nodes().get(0);
+        assertThat(s1.dataAddress()).as("unnamed: found through Ratis").isNull();
+        assertRefused(write(minimalYaml() + "storage:\n  engine: paxos\n"), "storage.engine must be ratis or microraft", "paxos");
     }
 
     /** docs/operations.md shows every optional section "with its defaults": it must load, and say the truth. */
