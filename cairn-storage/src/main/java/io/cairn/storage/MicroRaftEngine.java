@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -105,16 +106,19 @@ final class MicroRaftEngine implements NodeEngine {
     }
 
     @Override
-    public java.util.concurrent.CompletableFuture<Void> transferLeadership(String memberId) {
+    public CompletableFuture<Void> transferLeadership(String memberId) {
         Replica r = replica;
-        return r == null ? java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("not started"))
-                : r.transferLeadership(memberId);
+        return r == null ? notStarted() : r.transferLeadership(memberId);
     }
 
     @Override
-    public java.util.concurrent.CompletableFuture<Long> takeSnapshot() {
+    public CompletableFuture<Long> takeSnapshot() {
         Replica r = replica;
-        return r == null ? java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("not started")) : r.takeSnapshot();
+        return r == null ? notStarted() : r.takeSnapshot();
+    }
+
+    private static <T> CompletableFuture<T> notStarted() {
+        return CompletableFuture.failedFuture(new IllegalStateException("the member has not started"));
     }
 
     @Override

@@ -201,7 +201,7 @@ final class ReplicasetState {
         long callId = entry.getLong();
         byte[] reply = callReplies.replyOf(client, callId);
         if (reply == null) {
-            StorageRequest.Kind inner = StorageRequest.Kind.values()[entry.get()];
+            StorageRequest.Kind inner = StorageRequest.kindAt(entry.get());
             entry.getLong(); // the wrapped entry's own stamp: the ONCE entry's is the leader's
             reply = inner == StorageRequest.Kind.ONCE
                     ? OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "ONCE inside ONCE")))

@@ -32,6 +32,7 @@ import java.util.List;
  * stamp + ttl, judged by later entries' stamps, so every replica agrees on it.
  */
 public final class StorageRequest {
+    /** A message's first byte is its kind's position here: never reorder, only append (logs on disk hold them). */
     public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY, REF, UNREF, FLUSH, KEY_QUERY, COLLECT, MOVE_BATCH, ONCE }
 
     private static final Kind[] KINDS = Kind.values();
@@ -40,8 +41,16 @@ public final class StorageRequest {
 
     private StorageRequest() {}
 
+    /** @throws IllegalArgumentException for an empty message or an unknown kind (a corrupt or newer peer's request) */
     public static Kind kindOf(ByteBuffer message) {
-        return KINDS[message.get(0)];
+        if (message.limit() < 1) throw new IllegalArgumentException("an empty storage request");
+        return kindAt(message.get(0));
+    }
+
+    /** The kind whose code is {@code code}. @throws IllegalArgumentException for an unknown one */
+    public static Kind kindAt(byte code) {
+        if (code < 0 || code >= KINDS.length) throw new IllegalArgumentException("unknown storage request kind " + code);
+        return KINDS[code];
     }
 
     /** Kinds that are log entries, stamped with the leader's clock before they are appended. */

@@ -92,6 +92,17 @@ class StorageRequestTest {
     }
 
     @Test
+    void anUnknownOrMissingKindIsAClearRefusal() {
+        assertThatThrownBy(() -> StorageRequest.kindOf(ByteBuffer.wrap(new byte[] {99, 0, 0})))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown storage request kind 99");
+        assertThatThrownBy(() -> StorageRequest.kindOf(ByteBuffer.wrap(new byte[] {-1})))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kind -1");
+        assertThatThrownBy(() -> StorageRequest.kindOf(ByteBuffer.allocate(0))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> StorageRequest.once(java.util.UUID.randomUUID(), 1, new byte[] {42}))
+                .as("not wrapped, refused").isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void statsIsOneByte() {
         byte[] bytes = StorageRequest.stats();
         assertThat(bytes).hasSize(1);
