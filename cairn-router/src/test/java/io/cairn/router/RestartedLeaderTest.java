@@ -44,6 +44,26 @@ class RestartedLeaderTest {
         }
     }
 
+    /** A planned stop (SIGTERM, cairn node stop) hands leadership over first: no wait for the followers' leader timeout. */
+    @Test
+    void aLeaderStoppedAsPlannedHandsItsLeadershipOver() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, BUCKETS).start().bootstrap()) {
+            Router router = cluster.startRouter(RouterConfig.defaults());
+            assertThat(write(router, "a", "1")).isEqualTo(OpResult.OK);
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.leaderOf("rs1") != null);
+            var leader = cluster.leaderOf("rs1");
+            String successor = leader.handOverLeadership();
+            if (cluster.engine == io.cairn.storage.ReplicationEngine.RATIS) {
+                assertThat(successor).as("Ratis hands over by itself at close, if at all").isNull();
+                return;
+            }
+            assertThat(successor).as("a voter took over").isNotNull().isNotEqualTo(leader.id());
+            cluster.stopNode(leader.id());
+            await().atMost(Duration.ofSeconds(10)).until(() -> cluster.node(successor).isLeader());
+            assertThat(write(router, "b", "2")).as("a write through the new leader").isEqualTo(OpResult.OK);
+        }
+    }
+
     private static OpResult write(Router router, String key, String value) throws Exception {
         byte[] k = key.getBytes(StandardCharsets.UTF_8);
         KvOp op = KvOp.set(BucketHasher.bucketOf(k, BUCKETS), k, value.getBytes(StandardCharsets.UTF_8));

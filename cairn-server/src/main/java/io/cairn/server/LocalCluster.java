@@ -206,10 +206,20 @@ public final class LocalCluster implements AutoCloseable {
         storages.put(nodeId, new StorageProcess(config, nodeId, ioLoops).start());
     }
 
+    /** Stops a storage node as a crash would: no hand-over of its leadership (what fault tests need). */
     public synchronized void stopNode(String nodeId) throws IOException {
+        stopNode(nodeId, false);
+    }
+
+    /**
+     * @param handOver stop as planned: a leader hands leadership over first ({@code cairn node stop});
+     *                 false stops it as a crash would (fault tests)
+     */
+    public synchronized void stopNode(String nodeId, boolean handOver) throws IOException {
         StorageProcess p = storages.remove(nodeId);
         if (p != null) {
-            p.close();
+            if (handOver) p.stop();
+            else p.close();
             log.info("stopped storage node {} (start it again with: cairn node start {})", nodeId, nodeId);
         }
     }
@@ -237,7 +247,7 @@ public final class LocalCluster implements AutoCloseable {
             return;
         }
         switch (parts[4]) {
-            case "stop" -> stopNode(id);
+            case "stop" -> stopNode(id, true);
             case "start" -> startNode(id);
             default -> {
                 AdminServer.send(ex, 400, "text/plain", "unknown action '" + parts[4] + "' (stop, start)\n");

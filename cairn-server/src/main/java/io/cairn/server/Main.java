@@ -122,7 +122,8 @@ public final class Main implements Runnable {
     static final class Storage extends FromConfig {
         @Override
         AutoCloseable start(ClusterConfig config, String node) throws Exception {
-            return new StorageProcess(config, node).start();
+            StorageProcess process = new StorageProcess(config, node).start();
+            return process::stop;
         }
     }
 

@@ -119,6 +119,12 @@ public final class StorageProcess implements AutoCloseable {
         return alerts;
     }
 
+    /** Stops as planned: leadership handed over first ({@link StorageNode#handOverLeadership()}), then {@link #close()}. */
+    public void stop() throws IOException {
+        node.handOverLeadership();
+        close();
+    }
+
     public StorageNode node() {
         return node;
     }

@@ -9,6 +9,8 @@ import io.cairn.replication.ReplicaConfig;
 import io.cairn.replication.ReplicaStatus;
 import io.cairn.replication.microraft.MicroRaftReplicas;
 import io.netty.channel.EventLoopGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,6 +20,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -31,6 +36,9 @@ import java.util.function.Consumer;
  * and no command uses yet.
  */
 final class MicroRaftEngine implements NodeEngine {
+    private static final Logger log = LoggerFactory.getLogger(MicroRaftEngine.class);
+    /** Longest a stopping leader waits for one voter to take over. */
+    private static final long HAND_OVER_MS = 1_500;
     private final ReplicaConfig replicaConfig;
     private final ReplicasetStateMachine stateMachine;
     private final EventLoopGroup ioLoops;
@@ -129,6 +137,27 @@ final class MicroRaftEngine implements NodeEngine {
     @Override
     public void onVerifyRequest(Consumer<List<Integer>> hook) {
         stateMachine.onVerifyRequest(hook);
+    }
+
+    @Override
+    public String handOverLeadership() {
+        Replica r = replica;
+        if (r == null || !r.status().leads()) return null;
+        for (String voter : r.membership().voters().keySet()) {
+            if (voter.equals(replicaConfig.selfId())) continue;
+            try {
+                // MicroRaft hands over once the voter has the whole log; one that lags or is down times out
+                r.transferLeadership(voter).get(HAND_OVER_MS, TimeUnit.MILLISECONDS);
+                log.info("{} handed the leadership of replicaset {} to {} before stopping", replicaConfig.selfId(), replicaConfig.groupId(), voter);
+                return voter;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            } catch (ExecutionException | TimeoutException e) {
+                log.debug("{} could not hand leadership to {}: {}", replicaConfig.selfId(), voter, e.toString());
+            }
+        }
+        return null;
     }
 
     @Override
