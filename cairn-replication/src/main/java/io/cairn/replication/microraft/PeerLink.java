@@ -96,6 +96,9 @@ final class PeerLink {
         ch.writeAndFlush(message, ch.voidPromise());
     }
 
+    /** Whether this link was ever up: before that, failures to dial are a peer still starting. */
+    private boolean everConnected;
+
     private synchronized void connected(ChannelFuture f) {
         dialling = false;
         if (!f.isSuccess() || closed) {
@@ -106,13 +109,17 @@ final class PeerLink {
             backoffNanos = Math.min(MAX_BACKOFF_NANOS, backoffNanos * 2);
             if (!closed && !unreachableLogged) {
                 unreachableLogged = true;
-                LOG.info("{}: cannot reach {} at {}: {}", selfId, peerId, address, f.cause() == null ? "closed" : f.cause().getMessage());
+                // Peers start in any order: not reaching one that was never reached is no event for an operator.
+                String cause = f.cause() == null ? "closed" : f.cause().getMessage();
+                if (everConnected) LOG.info("{}: cannot reach {} at {}: {}", selfId, peerId, address, cause);
+                else LOG.debug("{}: cannot reach {} at {} yet: {}", selfId, peerId, address, cause);
             }
             return;
         }
         Channel ch = f.channel();
-        if (unreachableLogged) LOG.info("{}: connected to {} at {}", selfId, peerId, address);
+        if (unreachableLogged && everConnected) LOG.info("{}: connected to {} at {}", selfId, peerId, address);
         unreachableLogged = false;
+        everConnected = true;
         backoffNanos = MIN_BACKOFF_NANOS;
         for (RaftMessage m : pending) write(ch, m);
         pending.clear();
