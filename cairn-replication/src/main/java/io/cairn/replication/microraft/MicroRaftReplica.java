@@ -101,7 +101,8 @@ final class MicroRaftReplica implements Replica {
         raftThread = new RaftThread(config.groupId(), selfId);
         try {
             node = build(raftConfigOf(config), store.restoredState());
-            lostLogWatch = new LostLogWatch(selfId, reports::last, node::transferLeadership, () -> System.nanoTime() / 1_000_000);
+            lostLogWatch = new LostLogWatch(selfId, reports::last, () -> node.getReport().thenApply(Ordered::getResult),
+                    node::transferLeadership, () -> System.nanoTime() / 1_000_000);
             transport.listen(this::received);
             node.start().get(30, TimeUnit.SECONDS);
         } catch (Exception | Error e) {
