@@ -60,9 +60,9 @@ import java.util.function.Supplier;
  * stays unanswered for {@link #ATTEMPT_TIMEOUT_MS} moves on to the next member.
  *
  * <p>Retry safety: every call keeps its call id (and this client's id) across attempts, and
- * the storage member submits it to Ratis under those ids, so a write re-sent after an unknown
- * outcome is answered from Ratis's retry cache instead of being applied again. This is the
- * same guarantee the Ratis client gives. A call still unanswered at its deadline fails with
+ * the storage member applies a write once per (client, call): on MicroRaft it wraps the write in a
+ * ONCE entry whose reply is kept in the replicated state, on Ratis it submits it under those ids
+ * to Ratis's retry cache. So a write re-sent after an unknown outcome is answered, not applied again. A call still unanswered at its deadline fails with
  * {@link ReplicasetUnavailable}: its outcome is unknown and the router does
  * not retry it (writes) or retries it as a new call (reads).
  *
@@ -92,8 +92,8 @@ public final class DataPlaneClient implements AutoCloseable {
     /** An attempt unanswered this long is sent again (same ids) to the next member. */
     public static final long ATTEMPT_TIMEOUT_MS = 1_000;
     /**
-     * Longest a call may keep re-sending: well inside Ratis's retry cache expiry (60 s by
-     * default), so every re-sent write still finds its first attempt's entry there.
+     * Longest a call may keep re-sending: well inside how long a member remembers a write's reply
+     * (Ratis's retry cache: 60 s by default; a ONCE entry's reply: ten minutes of leader stamps).
      */
     public static final long MAX_BUDGET_MS = 50_000;
     private static final long ENDPOINT_LOOKUP_TIMEOUT_MS = 1_000;

@@ -13,8 +13,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,22 +55,11 @@ final class MicroRaftEngine implements NodeEngine {
         // MicroRaft counts the leader timeout in whole seconds (at least 2); Ratis's members wait 1-2 election timeouts
         Duration leaderTimeout = Duration.ofSeconds(Math.max(2, (2 * electionMs + 999) / 1000));
         int maxEntryBytes = (int) Math.max(ReplicaConfig.DEFAULT_MAX_ENTRY_BYTES, 2L * config.maxValueBytes() + (1 << 20));
-        this.replicaConfig = new ReplicaConfig(replicaset.id(), self.id(), voters, Map.of(), config.dataDir().resolve("microraft"),
+        this.replicaConfig = new ReplicaConfig(replicaset.id(), self.id(), voters, Map.of(), ReplicationEngine.MICRORAFT.folderIn(config.dataDir()),
                 Duration.ofMillis(electionMs), leaderTimeout, (int) config.snapshotEveryEntries(), ReplicaConfig.DEFAULT_MAX_PENDING_ENTRIES,
                 maxEntryBytes);
         this.stateMachine = new ReplicasetStateMachine(config.dataDir().resolve("db"), config.maxValueBytes(), System::currentTimeMillis);
         this.ioLoops = ioLoops;
-    }
-
-    /** Refuses a folder another engine wrote: its database's applied index means nothing to this engine's log. */
-    static void requireOwnFolder(Path dataDir, ReplicationEngine engine) {
-        String other = engine == ReplicationEngine.MICRORAFT ? "ratis" : "microraft";
-        if (Files.isDirectory(dataDir.resolve(other))) {
-            throw new CairnException(ErrorCode.INVALID_CONFIG, dataDir + " holds the data of a " + other + " member, and this node is configured "
-                    + "with storage.engine " + engine.configName() + ". A node's folder stays with its engine: set storage.engine: " + other
-                    + " in the config (a cluster started before " + ReplicationEngine.BUILT_IN_DEFAULT.configName() + " was the default), "
-                    + "or start this node on an empty folder");
-        }
     }
 
     @Override

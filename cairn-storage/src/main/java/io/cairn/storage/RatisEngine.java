@@ -37,7 +37,7 @@ final class RatisEngine implements NodeEngine {
     RatisEngine(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config) throws IOException {
         this.groupId = RaftGroupId.valueOf(GroupIds.replicaset(replicaset.id()));
         this.selfId = RaftPeerId.valueOf(self.id());
-        Path ratisDir = config.dataDir().resolve("ratis");
+        Path ratisDir = ReplicationEngine.RATIS.folderIn(config.dataDir());
         boolean fresh = !Files.isDirectory(ratisDir.resolve(groupId.getUuid().toString()));
         Files.createDirectories(ratisDir);
         this.stateMachine = new StorageStateMachine(config.dataDir().resolve("db"), config.maxValueBytes(), System::currentTimeMillis,

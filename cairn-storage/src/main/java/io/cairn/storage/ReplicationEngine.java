@@ -1,5 +1,10 @@
 package io.cairn.storage;
 
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 
 /**
@@ -33,5 +38,26 @@ public enum ReplicationEngine {
     /** The name in config files. */
     public String configName() {
         return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** This engine's folder (log, snapshots) in a node's folder: named as the engine is in config files. */
+    Path folderIn(Path nodeDir) {
+        return nodeDir.resolve(configName());
+    }
+
+    /**
+     * Refuses a node folder another engine wrote: its database's applied index means nothing to this
+     * engine's log.
+     *
+     * @throws CairnException INVALID_CONFIG naming the folder, both engines and the way out
+     */
+    void requireOwnFolder(Path nodeDir) {
+        for (ReplicationEngine other : values()) {
+            if (other == this || !Files.isDirectory(other.folderIn(nodeDir))) continue;
+            throw new CairnException(ErrorCode.INVALID_CONFIG, nodeDir + " holds the data of a " + other.configName() + " member, and this node "
+                    + "is configured with storage.engine " + configName() + ". A node's folder stays with its engine: set storage.engine: "
+                    + other.configName() + " in the config (a cluster started before " + BUILT_IN_DEFAULT.configName() + " was the default), "
+                    + "or start this node on an empty folder");
+        }
     }
 }

@@ -36,7 +36,7 @@ public final class StorageNode implements AutoCloseable {
         this.self = self;
         this.replicaset = replicaset;
         this.engineKind = config.engine();
-        MicroRaftEngine.requireOwnFolder(config.dataDir(), engineKind);
+        engineKind.requireOwnFolder(config.dataDir());
         if (engineKind == ReplicationEngine.MICRORAFT) {
             this.engine = new MicroRaftEngine(self, replicaset, config, ioLoops);
             this.dataPlane = new DataPlaneServer(engine.access(), self.host(), self.dataPort(), ioLoops);

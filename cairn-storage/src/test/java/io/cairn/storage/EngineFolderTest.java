@@ -40,9 +40,9 @@ class EngineFolderTest {
     @Test
     void aFolderWrittenByMicroRaftIsRefusedByRatis() throws IOException {
         Files.createDirectories(dir.resolve("microraft"));
-        assertThatThrownBy(() -> MicroRaftEngine.requireOwnFolder(dir, ReplicationEngine.RATIS))
+        assertThatThrownBy(() -> ReplicationEngine.RATIS.requireOwnFolder(dir))
                 .isInstanceOf(CairnException.class).hasMessageContaining("storage.engine: microraft");
-        assertThatCode(() -> MicroRaftEngine.requireOwnFolder(dir, ReplicationEngine.MICRORAFT)).doesNotThrowAnyException();
+        assertThatCode(() -> ReplicationEngine.MICRORAFT.requireOwnFolder(dir)).doesNotThrowAnyException();
     }
 
     @Test
