@@ -39,7 +39,9 @@ public enum ErrorCode {
      * A follower read was refused by the member asked: it has not applied the router's last write, or
      * has not heard from its leader (or, leading, from a majority) within the bound. The router asks the leader.
      */
-    STALE_READ(27, RetryClass.REROUTE, "TRYAGAIN", "the member is too far behind its leader to answer a follower read; ask the leader");
+    STALE_READ(27, RetryClass.REROUTE, "TRYAGAIN", "the member is too far behind its leader to answer a follower read; ask the leader"),
+    /** A storage node was started on the data folder of another node or replicaset (issue 21, {@code IDENTITY} file). */
+    FOREIGN_FOLDER(28, RetryClass.FATAL, "ERR", "the data folder belongs to another node or replicaset");
 
     public final int code;
     public final RetryClass retry;

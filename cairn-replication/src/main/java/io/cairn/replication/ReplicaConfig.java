@@ -21,9 +21,14 @@ import java.util.Map;
  * @param snapshotEveryEntries  take a snapshot (and drop the log before it) after this many entries
  * @param maxPendingEntries     entries appended but not yet committed, past which proposals are refused
  * @param maxEntryBytes         largest command a proposal may carry
+ * @param rejoining             this member's folder is new or was damaged in a group that already holds data: it
+ *                              neither votes nor stands for election until its log holds what its leader had
+ *                              committed when it first heard from it (a member that lost what it acknowledged must
+ *                              not help elect a leader without it); see {@link ReplicaStatus#rejoining()}
  */
 public record ReplicaConfig(String groupId, String selfId, Map<String, String> initialVoters, Map<String, String> initialLearners, Path dataDir, Duration electionTimeout,
-                            Duration leaderTimeout, int snapshotEveryEntries, int maxPendingEntries, int maxEntryBytes) {
+                            Duration leaderTimeout, int snapshotEveryEntries, int maxPendingEntries, int maxEntryBytes,
+                            boolean rejoining) {
     public static final Duration DEFAULT_ELECTION_TIMEOUT = Duration.ofMillis(1000);
     public static final Duration DEFAULT_LEADER_TIMEOUT = Duration.ofSeconds(2);
     public static final int DEFAULT_SNAPSHOT_EVERY_ENTRIES = 20_000;
@@ -55,13 +60,19 @@ public record ReplicaConfig(String groupId, String selfId, Map<String, String> i
 
     public static ReplicaConfig defaults(String groupId, String selfId, Map<String, String> initialVoters, Path dataDir) {
         return new ReplicaConfig(groupId, selfId, initialVoters, Map.of(), dataDir, DEFAULT_ELECTION_TIMEOUT, DEFAULT_LEADER_TIMEOUT,
-                DEFAULT_SNAPSHOT_EVERY_ENTRIES, DEFAULT_MAX_PENDING_ENTRIES, DEFAULT_MAX_ENTRY_BYTES);
+                DEFAULT_SNAPSHOT_EVERY_ENTRIES, DEFAULT_MAX_PENDING_ENTRIES, DEFAULT_MAX_ENTRY_BYTES, false);
     }
 
     /** A new member joining the running group whose voters are {@code voters}: it starts as a learner at {@code selfAddress}. */
     public static ReplicaConfig joining(String groupId, String selfId, String selfAddress, Map<String, String> voters, Path dataDir) {
         return new ReplicaConfig(groupId, selfId, voters, Map.of(selfId, selfAddress), dataDir, DEFAULT_ELECTION_TIMEOUT,
-                DEFAULT_LEADER_TIMEOUT, DEFAULT_SNAPSHOT_EVERY_ENTRIES, DEFAULT_MAX_PENDING_ENTRIES, DEFAULT_MAX_ENTRY_BYTES);
+                DEFAULT_LEADER_TIMEOUT, DEFAULT_SNAPSHOT_EVERY_ENTRIES, DEFAULT_MAX_PENDING_ENTRIES, DEFAULT_MAX_ENTRY_BYTES, false);
+    }
+
+    /** The same settings for a member that rejoins on a new or damaged folder (see {@code rejoining}). */
+    public ReplicaConfig rejoining(boolean rejoin) {
+        return new ReplicaConfig(groupId, selfId, initialVoters, initialLearners, dataDir, electionTimeout, leaderTimeout,
+                snapshotEveryEntries, maxPendingEntries, maxEntryBytes, rejoin);
     }
 
     /** This member's "host:port", from {@code initialVoters} or {@code initialLearners}. */

@@ -52,6 +52,7 @@ final class StatusReport {
                 m.put("id", n.id());
                 m.put("address", n.raftAddress());
                 m.put("raftRole", i == null ? "DOWN" : i.get("raftRole"));
+                if (i != null && Boolean.TRUE.equals(i.get("rejoining"))) m.put("rejoining", true);
                 if (i != null) {
                     m.put("term", i.get("term"));
                     m.put("appliedIndex", i.get("appliedIndex"));
@@ -111,8 +112,9 @@ final class StatusReport {
                     orDash(rs.get("buckets")), orDash(rs.get("keys")), rs.get("leader") == null ? "NONE" : rs.get("leader")));
             for (Object mo : (List<Object>) rs.get("members")) {
                 Map<String, Object> m = (Map<String, Object>) mo;
-                out.append(String.format("  %-10s %-21s %-10s term %-4s applied %s%n", m.get("id"), m.get("address"), m.get("raftRole"),
-                        orDash(m.get("term")), orDash(m.get("appliedIndex"))));
+                out.append(String.format("  %-10s %-21s %-10s term %-4s applied %s%s%n", m.get("id"), m.get("address"), m.get("raftRole"),
+                        orDash(m.get("term")), orDash(m.get("appliedIndex")),
+                        Boolean.TRUE.equals(m.get("rejoining")) ? "  REPLACED_DISK: rejoining, neither votes nor serves until caught up" : ""));
             }
         }
         out.append('\n');

@@ -51,9 +51,14 @@ public final class StorageProcess implements AutoCloseable {
     StorageProcess(ClusterConfig config, String nodeId, io.netty.channel.EventLoopGroup ioLoops) throws IOException {
         this.self = Nodes.storage(config, nodeId);
         this.replicaset = Nodes.replicasetOf(config, nodeId);
-        this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops);
-        this.tombstoneRetentionMs = config.storage().tombstoneRetentionMs();
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
+        try {
+            this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData);
+        } catch (IOException | RuntimeException e) {
+            coordinator.close();
+            throw e;
+        }
+        this.tombstoneRetentionMs = config.storage().tombstoneRetentionMs();
         this.replicasetAdmin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5));
         this.bootstrap = new BootstrapTask(node, replicaset, coordinator, replicasetAdmin);
         this.doubled = new DoubledVerifier(replicaset.id(), node, config.storage().doubledVerifier(), System::currentTimeMillis);
@@ -62,6 +67,34 @@ public final class StorageProcess implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /**
+     * Asked when this node's folder is new: whether its replicaset created its buckets already (then the
+     * node was replaced or wiped and rejoins). Waits for a coordinator: voting at once without knowing
+     * could help elect a leader that lacks acknowledged writes.
+     */
+    private boolean replicasetHoldsData() {
+        long waitMs = 100;
+        boolean told = false;
+        while (true) {
+            try {
+                boolean holds = coordinator.get().bootstrapped(replicaset.id());
+                if (told) log.info("storage node {}: the coordinator answered", self.id());
+                return holds;
+            } catch (RuntimeException e) {
+                if (!told) log.info("storage node {} starts on a new folder and waits for a coordinator to learn whether replicaset {} holds data ({})",
+                        self.id(), replicaset.id(), e.getMessage());
+                told = true;
+            }
+            try {
+                Thread.sleep(waitMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for a coordinator", e);
+            }
+            waitMs = Math.min(5_000, waitMs * 2);
+        }
     }
 
     public StorageProcess start() throws IOException {
@@ -77,6 +110,8 @@ public final class StorageProcess implements AutoCloseable {
         timer.scheduleWithFixedDelay(() -> {
             if (!bootstrap.done()) bootstrap.runOnce();
         }, 0, BOOTSTRAP_CHECK_MS, TimeUnit.MILLISECONDS);
+        // records in the folder when a rejoining node has caught up (and so votes again after a restart)
+        if (node.rejoining()) timer.scheduleWithFixedDelay(node::rejoining, 1, 1, TimeUnit.SECONDS);
         timer.scheduleWithFixedDelay(this::sweepExpired, EXPIRY_SWEEP_MS, EXPIRY_SWEEP_MS, TimeUnit.MILLISECONDS);
         // Checked a few times per retention window (at most once a minute): a tombstone lives at most ~1.25x the retention.
         long collectEveryMs = Math.min(60_000, Math.max(250, tombstoneRetentionMs / 4));
@@ -111,9 +146,13 @@ public final class StorageProcess implements AutoCloseable {
         }
     }
 
-    private java.util.List<String> alerts() {
+    java.util.List<String> alerts() {
         java.util.List<String> alerts = new java.util.ArrayList<>();
         if (bootstrap.refusal() != null) alerts.add("BOOTSTRAP_REFUSED: " + bootstrap.refusal());
+        if (node.rejoining()) {
+            alerts.add("REPLACED_DISK: " + self.id() + " " + node.identity().reason() + "; it neither votes nor serves reads until it has caught up"
+                    + " with its leader (disk " + node.identity().disk() + ")");
+        }
         String doubledAlert = DoubledAlerts.storage(replicaset.id(), node.bucketRecords());
         if (doubledAlert != null) alerts.add(doubledAlert);
         return alerts;
@@ -158,6 +197,9 @@ public final class StorageProcess implements AutoCloseable {
         Gauge.builder("cairn_storage_bsn", node, n -> n.localStats().lastBsn()).tag("replicaset", rs)
                 .description("last bucket sequence number").register(r);
         Gauge.builder("cairn_storage_raft_term", node, StorageNode::term).tag("replicaset", rs).register(r);
+        Gauge.builder("cairn_storage_rejoining", node, n -> n.rejoining() ? 1 : 0).tag("replicaset", rs)
+                .description("1 while this node is back on a new or damaged folder and has not caught up (REPLACED_DISK alert): it neither votes nor serves")
+                .register(r);
         Gauge.builder("cairn_storage_doubled_buckets", node, n -> DoubledAlerts.contained(n.bucketRecords()).size()).tag("replicaset", rs)
                 .description("contained doubled copies held here (READONLY; DOUBLED_BUCKETS alert while > 0)").register(r);
         Gauge.builder("cairn_storage_quarantined_buckets", node, n -> DoubledAlerts.quarantined(n.bucketRecords()).size()).tag("replicaset", rs)
@@ -178,6 +220,8 @@ public final class StorageProcess implements AutoCloseable {
         info.put("replicaset", replicaset.id());
         info.put("raftRole", node.role());
         info.put("term", node.term());
+        info.put("disk", node.identity().disk());
+        info.put("rejoining", node.rejoining());
         info.put("epoch", epoch);
         info.put("keys", s.keyCount());
         info.put("bucketsOwned", s.ownedBuckets());

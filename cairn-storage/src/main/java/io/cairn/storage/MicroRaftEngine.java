@@ -29,9 +29,9 @@ import java.util.function.Consumer;
  * data-plane requests through {@link ReplicaAccess}. Callers find its data-plane listener at the port
  * its topology entry names: there is no Ratis group to ask.
  *
- * <p>Not yet here (issue 21): a member restarted on an empty folder rejoins as a voter, as a Ratis
- * member did before {@link WipedNodeRejoin}; replacing a member is a membership change the port has
- * and no command uses yet.
+ * <p>A member back on a new or damaged folder ({@link DiskIdentity}) starts <em>rejoining</em>: it
+ * neither votes nor serves reads until it has caught up with its leader. Replacing a member is a
+ * membership change the port has and no command uses yet (issue 21).
  */
 final class MicroRaftEngine implements NodeEngine {
     private static final Logger log = LoggerFactory.getLogger(MicroRaftEngine.class);
@@ -42,7 +42,7 @@ final class MicroRaftEngine implements NodeEngine {
     private final EventLoopGroup ioLoops;
     private volatile Replica replica;
 
-    MicroRaftEngine(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops) throws IOException {
+    MicroRaftEngine(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, boolean rejoining, EventLoopGroup ioLoops) throws IOException {
         for (NodeAddress n : replicaset.nodes()) {
             if (n.dataAddress() == null) {
                 throw new CairnException(ErrorCode.INVALID_CONFIG, "storage node " + n.id() + " of replicaset " + replicaset.id()
@@ -57,7 +57,7 @@ final class MicroRaftEngine implements NodeEngine {
         int maxEntryBytes = (int) Math.max(ReplicaConfig.DEFAULT_MAX_ENTRY_BYTES, 2L * config.maxValueBytes() + (1 << 20));
         this.replicaConfig = new ReplicaConfig(replicaset.id(), self.id(), voters, Map.of(), ReplicationEngine.MICRORAFT.folderIn(config.dataDir()),
                 Duration.ofMillis(electionMs), leaderTimeout, (int) config.snapshotEveryEntries(), ReplicaConfig.DEFAULT_MAX_PENDING_ENTRIES,
-                maxEntryBytes);
+                maxEntryBytes, rejoining);
         this.stateMachine = new ReplicasetStateMachine(config.dataDir().resolve("db"), config.maxValueBytes(), System::currentTimeMillis);
         this.ioLoops = ioLoops;
     }
@@ -92,6 +92,12 @@ final class MicroRaftEngine implements NodeEngine {
     public String role() {
         ReplicaStatus s = status();
         return s == null || s.role() == ReplicaStatus.Role.STOPPED ? "DOWN" : s.role().name();
+    }
+
+    @Override
+    public boolean rejoining() {
+        ReplicaStatus s = status();
+        return s == null ? replicaConfig.rejoining() : s.rejoining();
     }
 
     @Override

@@ -24,6 +24,15 @@ interface NodeEngine extends AutoCloseable {
     /** LEADER, FOLLOWER, CANDIDATE, LEARNER, ... or DOWN. */
     String role();
 
+    /**
+     * Whether this member is back on a new or damaged folder and has not yet caught up with its leader
+     * ({@link DiskIdentity}): it neither votes nor serves reads. Only MicroRaft keeps such a member from
+     * voting; a Ratis member always answers false.
+     */
+    default boolean rejoining() {
+        return false;
+    }
+
     /** The current term; -1 when unknown. */
     long term();
 

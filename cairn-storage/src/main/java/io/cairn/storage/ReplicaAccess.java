@@ -79,6 +79,10 @@ final class ReplicaAccess implements MemberAccess {
             return;
         }
         ReplicaStatus status = replica.status();
+        if (status.rejoining()) {
+            stale(out, callId, "rejoining on a new or damaged folder: not caught up with its leader yet");
+            return;
+        }
         if (!status.leads() && status.appliedIndex() < minIndex) {
             stale(out, callId, "applied up to " + status.appliedIndex() + ", the read needs " + minIndex);
             return;

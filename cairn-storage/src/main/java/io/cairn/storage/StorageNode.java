@@ -26,6 +26,7 @@ public final class StorageNode implements AutoCloseable {
     private final NodeEngine engine;
     private final ExpiryScanner expiryScanner = new ExpiryScanner();
     private final DataPlaneServer dataPlane;
+    private final DiskIdentity identity;
 
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config) throws IOException {
         this(self, replicaset, config, null);
@@ -33,14 +34,33 @@ public final class StorageNode implements AutoCloseable {
 
     /** @param ioLoops event loops for the data-plane listener (and MicroRaft's sockets), shared with the process's other sockets; null for a default */
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops) throws IOException {
+        this(self, replicaset, config, ioLoops, () -> false);
+    }
+
+    /**
+     * @param groupHoldsData asked when the node's folder is new: whether its replicaset already holds data, so
+     *                       the node rejoins rather than votes at once ({@link DiskIdentity}); the coordinator knows
+     */
+    public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops,
+                       java.util.function.BooleanSupplier groupHoldsData) throws IOException {
         this.self = self;
         this.replicaset = replicaset;
         this.engineKind = config.engine();
         engineKind.requireOwnFolder(config.dataDir());
+        this.identity = DiskIdentity.open(config.dataDir(), self.id(), replicaset.id(), engineKind, groupHoldsData);
+        if (identity.rejoining() && replicaset.nodes().size() < 2) {
+            log.warn("storage node {} is the only member of replicaset {}: there is no copy to catch up from, it starts on what its folder holds",
+                    self.id(), replicaset.id());
+            identity.caughtUp();
+        }
         if (engineKind == ReplicationEngine.MICRORAFT) {
-            this.engine = new MicroRaftEngine(self, replicaset, config, ioLoops);
+            this.engine = new MicroRaftEngine(self, replicaset, config, identity.rejoining(), ioLoops);
             this.dataPlane = new DataPlaneServer(engine.access(), self.host(), self.dataPort(), ioLoops);
         } else {
+            if (identity.rejoining()) {
+                log.warn("storage node {}: the ratis engine cannot keep a rejoining member from voting (issue 21); it votes at once", self.id());
+                identity.caughtUp();
+            }
             RatisEngine ratis = new RatisEngine(self, replicaset, config);
             this.engine = ratis;
             this.dataPlane = new DataPlaneServer(engine.access(), self.host(), self.dataPort(), ioLoops);
@@ -85,6 +105,26 @@ public final class StorageNode implements AutoCloseable {
     /** Raft role as text (LEADER, FOLLOWER, CANDIDATE, ...; DOWN when stopped) for status pages. */
     public String role() {
         return engine.role();
+    }
+
+    /** This node's folder: its disk id, and whether the node still rejoins (see {@link DiskIdentity}). */
+    public DiskIdentity identity() {
+        return identity;
+    }
+
+    /**
+     * Whether this node is back on a new or damaged folder and has not yet caught up with its leader:
+     * it neither votes nor serves reads. Once the member caught up, records it in the folder.
+     */
+    public boolean rejoining() {
+        if (!identity.rejoining()) return false;
+        if (engine.rejoining()) return true;
+        try {
+            identity.caughtUp();
+        } catch (IOException e) {
+            log.warn("storage node {} caught up but could not record it in its folder ({}); it will rejoin again after a restart", self.id(), e.toString());
+        }
+        return false;
     }
 
     public long term() {

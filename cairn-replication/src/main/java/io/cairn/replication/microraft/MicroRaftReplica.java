@@ -79,6 +79,7 @@ final class MicroRaftReplica implements Replica {
     private final ReportTracker reports;
     private final LeaderContact leaderContact = new LeaderContact();
     private final LostLogWatch lostLogWatch;
+    private final VoteGuard voteGuard;
     private final RaftNode node;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -99,6 +100,7 @@ final class MicroRaftReplica implements Replica {
         transport = new NettyTransport(selfId, config.selfAddress(), peers, codec, loops);
         reports = new ReportTracker(transport::learnAddress);
         raftThread = new RaftThread(config.groupId(), selfId);
+        voteGuard = new VoteGuard(transport, reports, selfId, config.rejoining());
         try {
             node = build(raftConfigOf(config), store.restoredState());
             lostLogWatch = new LostLogWatch(selfId, reports::last, () -> node.getReport().thenApply(Ordered::getResult),
@@ -125,7 +127,7 @@ final class MicroRaftReplica implements Replica {
 
     private RaftNode build(RaftConfig raftConfig, RestoredRaftState restored) {
         RaftNode.RaftNodeBuilder builder = RaftNode.newBuilder().setGroupId(config.groupId()).setConfig(raftConfig)
-                .setExecutor(raftThread).setTransport(new LearnerSilence(transport, reports)).setStateMachine(adapter).setStore(store)
+                .setExecutor(raftThread).setTransport(voteGuard).setStateMachine(adapter).setStore(store)
                 .setModelFactory(ModelCodec.MODEL).setRaftNodeReportListener(reports);
         if (restored != null) {
             String was = Endpoint.idOf(restored.getLocalEndpointPersistentState().getLocalEndpoint());
@@ -141,6 +143,7 @@ final class MicroRaftReplica implements Replica {
     }
 
     private void received(RaftMessage message) {
+        if (!voteGuard.admits(message)) return;
         leaderContact.received(message);
         lostLogWatch.received(message);
         node.handle(message);
@@ -197,7 +200,7 @@ final class MicroRaftReplica implements Replica {
     public ReplicaStatus status() {
         RaftTerm term = node.getTerm();
         if (closed.get() || RaftNodeStatus.isTerminal(node.getStatus())) {
-            return new ReplicaStatus(ReplicaStatus.Role.STOPPED, term.getTerm(), null, reports.commitIndex(), adapter.appliedIndex(), Long.MAX_VALUE);
+            return new ReplicaStatus(ReplicaStatus.Role.STOPPED, term.getTerm(), null, reports.commitIndex(), adapter.appliedIndex(), Long.MAX_VALUE, voteGuard.rejoining());
         }
         String leader = Endpoint.idOf(term.getLeaderEndpoint());
         ReplicaStatus.Role role = switch (reports.role()) {
@@ -209,7 +212,8 @@ final class MicroRaftReplica implements Replica {
         };
         long applied = adapter.appliedIndex();
         long sinceLeader = reports.role() == RaftRole.LEADER ? 0 : leaderContact.msSince(leader);
-        return new ReplicaStatus(role, term.getTerm(), leader, Math.max(applied, reports.commitIndex()), applied, sinceLeader);
+        return new ReplicaStatus(role, term.getTerm(), leader, Math.max(applied, reports.commitIndex()), applied, sinceLeader,
+                voteGuard.rejoining());
     }
 
     @Override
