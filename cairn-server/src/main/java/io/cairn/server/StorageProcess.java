@@ -126,7 +126,7 @@ public final class StorageProcess implements AutoCloseable {
             var expired = node.expiredTombstones(tombstoneRetentionMs, COLLECT_BATCH);
             if (expired.isEmpty()) return;
             long below = expired.get(expired.size() - 1).bsn() + 1;
-            long collected = replicasetAdmin.collectTombstones(below, expired.stream().mapToInt(io.cairn.core.BucketRecord::id).toArray());
+            long collected = replicasetAdmin.collectTombstones(below, tombstoneRetentionMs, expired.stream().mapToInt(io.cairn.core.BucketRecord::id).toArray());
             tombstonesCollected.add(collected);
             log.info("replicaset {} collected {} tombstones; discovery horizon now BSN {}", replicaset.id(), collected, node.horizonBsn());
         } catch (Exception e) {

@@ -110,7 +110,8 @@ class DiscoveryTest {
     @Test
     void aRouterWhoseCursorFellBelowTheHorizonResyncsOnceAndANewRouterLearnsTheWholeMap() throws Exception {
         ClusterConfig config = TestClusters.config(dir, 2, 1, 60,
-                Map.of("storage", Map.of("tombstoneRetentionMs", 1000), "rebalancer", Map.of("auto", false)));
+                Map.of("storage", Map.of("tombstoneRetentionMs", io.cairn.storage.StorageConfig.MIN_TOMBSTONE_RETENTION_MS),
+                        "rebalancer", Map.of("auto", false)));
         try (LocalCluster cluster = new LocalCluster(config).start()) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
             int bucket = 1;
@@ -123,7 +124,8 @@ class DiscoveryTest {
 
                 moveAndWait(cluster, bucket, "rs2");
                 String source = MoveFaultSupport.leaderOf(cluster, "rs1");
-                await().atMost(Duration.ofSeconds(30)).until(() -> cluster.storage(source).node().horizonBsn() > 0);
+                // collected once the tombstone is older than the retention (the floor: longer than any move call)
+                await().atMost(Duration.ofSeconds(60)).until(() -> cluster.storage(source).node().horizonBsn() > 0);
                 assertThat(cluster.storage(source).node().localStats().ownedBuckets()).isEqualTo(29);
 
                 OpResult read = execute(sleepy, KvOp.get(bucket, key));

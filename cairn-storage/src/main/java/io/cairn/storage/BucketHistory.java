@@ -122,7 +122,7 @@ final class BucketHistory {
 
     /**
      * Leader side: the oldest tombstones whose change is older than {@code cutoffStampMs}, at most
-     * {@code limit}, in BSN order. The log entry re-checks state and BSN; the age is the leader's call.
+     * {@code limit}, in BSN order. The log entry re-checks state, BSN and age.
      */
     List<BucketRecord> expiredTombstones(Collection<BucketRecord> current, long cutoffStampMs, int limit) {
         List<BucketRecord> tombstones = new ArrayList<>();
@@ -144,7 +144,7 @@ final class BucketHistory {
     }
 
     /** The leader stamp of the change that took {@code bsn}; 0 (old enough) when not recorded. */
-    private long stampAt(long bsn) {
+    long stampAt(long bsn) {
         byte[] v = store.get(store.history, RocksStore.longKey(bsn));
         return v == null ? 0 : ByteBuffer.wrap(v).getLong(8);
     }

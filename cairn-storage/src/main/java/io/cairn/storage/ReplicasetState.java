@@ -187,7 +187,7 @@ final class ReplicasetState {
             case REF -> OpCodec.encodeResults(List.of(refs.take(entry.getLong(), entry.getLong(), stampMs, buckets.values(), batch)));
             case UNREF -> OpCodec.encodeResults(List.of(refs.release(entry.getLong(), stampMs, batch)));
             case FLUSH -> applyFlush(entry.getLong(), stampMs, view);
-            case COLLECT -> applyCollect(entry, batch);
+            case COLLECT -> applyCollect(entry, batch, stampMs);
             default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "not a log entry: " + kind)));
         };
     }
@@ -298,17 +298,23 @@ final class ReplicasetState {
 
     /**
      * COLLECT: deletes the listed tombstones whose BSN is below the bound (anything that changed
-     * since the leader chose them is left alone) and raises the horizon to the highest collected.
+     * since the leader chose them is left alone) and whose change is older than the entry's stamp by
+     * the retention (at least {@link StorageConfig#MIN_TOMBSTONE_RETENTION_MS}), then raises the horizon
+     * to the highest collected. The age is judged here from replicated stamps, not by the leader's
+     * choice alone; an entry written before it carried a retention is applied as it was then.
      */
-    private byte[] applyCollect(ByteBuffer entry, WriteBatch batch) {
+    private byte[] applyCollect(ByteBuffer entry, WriteBatch batch, long stampMs) {
         long belowBsn = entry.getLong();
         int n = entry.getInt();
         io.cairn.core.kv.OpCodec.checkCount(n, entry);
+        int[] listed = new int[n];
+        for (int i = 0; i < n; i++) listed[i] = entry.getInt();
+        long bornBefore = entry.remaining() >= 8 ? stampMs - Math.max(entry.getLong(), StorageConfig.MIN_TOMBSTONE_RETENTION_MS) : Long.MAX_VALUE;
         long highest = 0;
         int collected = 0;
-        for (int i = 0; i < n; i++) {
-            BucketRecord r = buckets.get(entry.getInt());
-            if (r == null || !BucketHistory.collectable(r) || r.bsn() >= belowBsn) continue;
+        for (int bucket : listed) {
+            BucketRecord r = buckets.get(bucket);
+            if (r == null || !BucketHistory.collectable(r) || r.bsn() >= belowBsn || history.stampAt(r.bsn()) > bornBefore) continue;
             try {
                 batch.delete(store.buckets, RocksStore.bucketKey(r.id()));
                 batch.delete(store.bsnIndex, RocksStore.longKey(r.bsn()));

@@ -41,9 +41,12 @@ public final class StorageAdmin implements AutoCloseable {
         return results.stream().filter(r -> !r.isError()).mapToLong(OpResult::number).sum();
     }
 
-    /** Proposes the collection of {@code tombstones} (all below {@code belowBsn}); returns how many were collected. */
-    public long collectTombstones(long belowBsn, int[] tombstones) {
-        OpResult r = OpCodec.decodeResults(send(StorageRequest.collect(belowBsn, tombstones), false)).get(0);
+    /**
+     * Proposes the collection of {@code tombstones} (all below {@code belowBsn}, older than {@code retentionMs}
+     * at the entry's stamp); returns how many were collected.
+     */
+    public long collectTombstones(long belowBsn, long retentionMs, int[] tombstones) {
+        OpResult r = OpCodec.decodeResults(send(StorageRequest.collect(belowBsn, retentionMs, tombstones), false)).get(0);
         if (r.isError()) throw new CairnException(r.error(), r.message());
         return r.number();
     }

@@ -20,6 +20,11 @@ public record StorageConfig(Path dataDir, int maxValueBytes, Duration electionTi
     public static final int DEFAULT_MAX_VALUE_BYTES = 16 << 20;
     public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
     public static final long DEFAULT_SNAPSHOT_EVERY_ENTRIES = 20_000;
+    /**
+     * The shortest time a SENT or GARBAGE tombstone is kept: longer than the longest move call, so a
+     * chunk that arrives late still finds the fence that refuses it, and never recreates the bucket.
+     */
+    public static final long MIN_TOMBSTONE_RETENTION_MS = DataPlaneMovePort.CALL_BUDGET_MS + 5_000;
 
     public StorageConfig {
         if (dataDir == null) throw new IllegalArgumentException("dataDir is required");

@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Discovery cursors, restored copies and tombstone collection on one replicaset member, entry by entry with chosen stamps. */
 class BucketHistoryTest {
+    private static final long RETENTION = StorageConfig.MIN_TOMBSTONE_RETENTION_MS;
     @TempDir
     Path dir;
 
@@ -104,6 +105,18 @@ class BucketHistoryTest {
         assertThat(state.discover(listing.next(), 100).resync()).as("the cursor after a full listing is past the horizon").isFalse();
     }
 
+    /** Issue 21: the age is checked where the entry applies, from replicated stamps, with a floor on the retention. */
+    @Test
+    void aTombstoneYoungerThanTheRetentionAtTheEntrysStampStaysWhateverTheLeaderListed() {
+        sendAway(3, 2_000);
+        long below = state.record(3).bsn() + 1;
+        assertThat(collectAt(2_000 + RETENTION - 1, RETENTION, below, 3)).as("one millisecond too young").isZero();
+        assertThat(collectAt(2_000 + RETENTION - 1, 1, below, 3)).as("a retention below the floor counts as the floor").isZero();
+        assertThat(state.record(3)).isNotNull();
+        assertThat(collectAt(2_000 + RETENTION, RETENTION, below, 3)).isEqualTo(1);
+        assertThat(state.record(3)).isNull();
+    }
+
     @Test
     void aFullPageLeavesTheCursorAtItsLastRecordAndTheNextPageContinues() {
         DiscoveryPage first = state.discover(DiscoveryCursor.START, 4);
@@ -149,8 +162,13 @@ class BucketHistoryTest {
         return started;
     }
 
+    /** A collection entry whose stamp and retention make 5_000 the cutoff, as {@code expiredTombstones(5_000, ...)} chose. */
     private long collect(long belowBsn, int... buckets) {
-        return replica.result(StorageRequest.collect(belowBsn, buckets), 10_000).number();
+        return collectAt(5_000 + RETENTION, RETENTION, belowBsn, buckets);
+    }
+
+    private long collectAt(long stampMs, long retentionMs, long belowBsn, int... buckets) {
+        return replica.result(StorageRequest.collect(belowBsn, retentionMs, buckets), stampMs).number();
     }
 
     private void reopen(Path db) throws IOException {

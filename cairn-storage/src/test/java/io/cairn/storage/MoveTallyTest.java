@@ -59,8 +59,8 @@ class MoveTallyTest {
                     var expired = replica.state.expiredTombstones(Long.MAX_VALUE, 100);
                     if (!expired.isEmpty()) {
                         collected += expired.size();
-                        replica.apply(StorageRequest.collect(expired.get(expired.size() - 1).bsn() + 1,
-                                expired.stream().mapToInt(BucketRecord::id).toArray()), 3_000 + step);
+                        replica.apply(StorageRequest.collect(expired.get(expired.size() - 1).bsn() + 1, 0,
+                                expired.stream().mapToInt(BucketRecord::id).toArray()), 3_000 + step + StorageConfig.MIN_TOMBSTONE_RETENTION_MS);
                     }
                 }
                 assertSameStatus(replica.state, "step " + step + " after " + c);

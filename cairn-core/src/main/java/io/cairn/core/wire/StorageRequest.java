@@ -24,7 +24,8 @@ import java.util.List;
  * UNREF      [kind][stampMs:8][refId:8]                   -> results (OK)
  * FLUSH      [kind][stampMs:8][refId:8]                   -> results (keys deleted, or REF_NOT_HELD)
  * KEY_QUERY  [kind][key query]                            -> {@link KeyPage} ({@link KeyQuery})
- * COLLECT    [kind][stampMs:8][belowBsn:8][n:4][bucket:4]*n -> results (tombstones collected)
+ * COLLECT    [kind][stampMs:8][belowBsn:8][n:4][bucket:4]*n[retentionMs:8] -> results (tombstones collected;
+ *            entries written before retentionMs was added end after the buckets)
  * MOVE_BATCH [kind][stampMs:8][n:4][move command]*n      -> [n:4]([length:4][move reply])*n
  * ONCE       [kind][stampMs:8][client:16][callId:8][log entry] -> the entry's reply, applied at most once per (client, callId)
  * </pre>
@@ -112,13 +113,14 @@ public final class StorageRequest {
 
     /**
      * Deletes the tombstone records (SENT or GARBAGE, data dropped) of {@code buckets} whose BSN is
-     * below {@code belowBsn}; anything else in the list is left alone (a log entry).
+     * below {@code belowBsn} and whose change is at least {@code retentionMs} older than the entry's
+     * stamp; anything else in the list is left alone (a log entry: the age is checked where it applies).
      */
-    public static byte[] collect(long belowBsn, int[] buckets) {
-        ByteBuffer out = ByteBuffer.allocate(1 + 8 + 8 + 4 + 4 * buckets.length).put((byte) Kind.COLLECT.ordinal()).putLong(0)
+    public static byte[] collect(long belowBsn, long retentionMs, int[] buckets) {
+        ByteBuffer out = ByteBuffer.allocate(1 + 8 + 8 + 4 + 4 * buckets.length + 8).put((byte) Kind.COLLECT.ordinal()).putLong(0)
                 .putLong(belowBsn).putInt(buckets.length);
         for (int b : buckets) out.putInt(b);
-        return out.array();
+        return out.putLong(retentionMs).array();
     }
 
     public static byte[] move(io.cairn.core.move.MoveCommand command) {

@@ -29,8 +29,9 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
         public static final long DEFAULT_TOMBSTONE_RETENTION_MS = 24 * 3600_000L;
 
         public StorageSettings {
-            if (tombstoneRetentionMs < 1_000) {
-                throw new IllegalArgumentException("storage.tombstoneRetentionMs must be at least 1000, was " + tombstoneRetentionMs);
+            if (tombstoneRetentionMs < io.cairn.storage.StorageConfig.MIN_TOMBSTONE_RETENTION_MS) {
+                throw new IllegalArgumentException("storage.tombstoneRetentionMs must be at least " + io.cairn.storage.StorageConfig.MIN_TOMBSTONE_RETENTION_MS
+                        + " (longer than the longest move call, so a late chunk still meets its bucket's fence), was " + tombstoneRetentionMs);
             }
             if (doubledSelfCheckBucketsPerSecond < 0 || doubledSelfCheckBucketsPerSecond > 100_000) {
                 throw new IllegalArgumentException("storage.doubledSelfCheckBucketsPerSecond must be 0..100000, was " + doubledSelfCheckBucketsPerSecond);

@@ -225,7 +225,7 @@ class ConfigLoaderTest {
     void outOfRangeStorageSettingIsRefused() throws IOException {
         assertRefused(minimalPlus("storage:\n  electionTimeoutMs: 10\n"), "electionTimeoutMin must be at least 100 ms");
         assertRefused(minimalPlus("storage:\n  maxValueBytes: 0\n"), "maxValueBytes must be between 1 and");
-        assertRefused(minimalPlus("storage:\n  tombstoneRetentionMs: 10\n"), "storage.tombstoneRetentionMs must be at least 1000");
+        assertRefused(minimalPlus("storage:\n  tombstoneRetentionMs: 10\n"), "storage.tombstoneRetentionMs must be at least 20000 (longer than the longest move call");
     }
 
     @Test
