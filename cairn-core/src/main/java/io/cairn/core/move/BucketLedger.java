@@ -159,12 +159,14 @@ public final class BucketLedger {
     /**
      * Ends the copy for generation {@code c.generation()}: the bucket stays ACTIVE and takes that
      * generation, as after a rolled-back StartSend, so the next move (and its copy) takes the one
-     * after, above the fence at the destination.
+     * after, above the fence at the destination; or keeps its own when the destination owns the
+     * bucket at that generation (see {@link CancelCopy}).
      */
     private static MoveReply cancelCopy(CancelCopy c, BucketRecord r, Store store) {
         if (r == null) return MoveReply.refused(null, "bucket " + c.bucket() + " is unknown here");
         if (r.marksChanges() && r.copyGeneration() == c.generation()) {
-            return MoveReply.ok(store.put(withGeneration(endCopy(r, "", store), c.generation())));
+            BucketRecord ended = endCopy(r, "", store);
+            return MoveReply.ok(store.put(c.takeGeneration() ? withGeneration(ended, c.generation()) : ended));
         }
         if (r.state() == SENDING && r.generation() == c.generation()) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is SENDING; only the destination's verdict ends that");

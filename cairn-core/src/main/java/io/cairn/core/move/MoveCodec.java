@@ -65,7 +65,7 @@ public final class MoveCodec {
         }
         else if (command instanceof StartCopy c) o.b(14).i(c.bucket()).str(c.destination());
         else if (command instanceof SendCopied c) o.b(15).i(c.bucket()).str(c.destination()).l(c.generation());
-        else if (command instanceof CancelCopy c) o.b(16).i(c.bucket()).l(c.generation());
+        else if (command instanceof CancelCopy c) o.b(c.takeGeneration() ? 16 : 19).i(c.bucket()).l(c.generation());
         else throw new IllegalArgumentException("unknown move command " + command);
         sink.writeBytes(o.done());
     }
@@ -90,7 +90,7 @@ public final class MoveCodec {
             case 13, 18 -> new ReceiveLastChunk(bucket, str(in), in.getLong(), in.getInt(), entries(in), in.getLong(), in.getLong(), type == 18);
             case 14 -> new StartCopy(bucket, str(in));
             case 15 -> new SendCopied(bucket, str(in), in.getLong());
-            case 16 -> new CancelCopy(bucket, in.getLong());
+            case 16, 19 -> new CancelCopy(bucket, in.getLong(), type == 16);
             default -> throw new IllegalArgumentException("unknown move command type " + type);
         };
     }

@@ -27,7 +27,8 @@ import java.util.List;
  *               decision ({@code activate}): a copied SENDING source serves no reads, so it cannot
  *               answer a stale read once the destination takes writes
  * source:       MarkSent, then DropData as above
- * source:       CancelCopy (ACTIVE copying -> ACTIVE, generation + 1) when a copy is abandoned, after AbortReceive
+ * source:       CancelCopy (ACTIVE copying -> ACTIVE, generation + 1) when a copy is abandoned, after AbortReceive;
+ *               at the same generation when the destination holds the bucket at the copy's generation or later
  * </pre>
  * Doubled buckets (docs/doubled-buckets.md): Contain (ACTIVE/PINNED -> READONLY doubled),
  * Quarantine (the losing copy -> GARBAGE quarantined, data kept), Reactivate (the kept copy ->
@@ -67,8 +68,18 @@ public sealed interface MoveCommand {
         }
     }
 
-    /** Abandons a copy ahead at {@code generation}: the bucket stays ACTIVE here and stops marking changes. */
-    record CancelCopy(int bucket, long generation) implements MoveCommand {}
+    /**
+     * Abandons a copy ahead at {@code generation}: the bucket stays ACTIVE here and stops marking
+     * changes. It takes that generation ({@code takeGeneration}), so the next move goes above the
+     * fence the destination keeps, unless the destination holds the bucket at that generation or
+     * later: then this copy is stale (a source restored from a copy taken during the copy ahead) and
+     * must stay below the owner, a clean double that generations settle, never an equal tie.
+     */
+    record CancelCopy(int bucket, long generation, boolean takeGeneration) implements MoveCommand {
+        public CancelCopy(int bucket, long generation) {
+            this(bucket, generation, true);
+        }
+    }
 
     record ReceiveChunk(int bucket, String source, long generation, int seq, List<ChunkEntry> entries) implements MoveCommand {}
 

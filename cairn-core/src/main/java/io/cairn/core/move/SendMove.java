@@ -55,6 +55,8 @@ public final class SendMove {
     private Phase phase;
     /** The whole bucket reached the destination while it served writes; only changed keys follow. */
     private boolean copied;
+    /** The destination answered the copy's fence with a record of its own at this generation or later (see onCopyFenced). */
+    private boolean destinationOwns;
     /** The destination took the bucket over at its verdict (a copied hand-over); MarkSent follows. */
     private boolean activated;
     private long generation;
@@ -147,7 +149,7 @@ public final class SendMove {
             case DROPPING -> port.submit(source, new DropData(bucket, generation), this::onDropped);
             case ROLLING_BACK -> port.submit(source, new RollbackSend(bucket, generation), this::onRolledBack);
             case CANCELLING -> port.submit(destination, new AbortReceive(bucket, generation), this::onCopyFenced);
-            case ENDING_COPY -> port.submit(source, new CancelCopy(bucket, generation), this::onCopyEnded);
+            case ENDING_COPY -> port.submit(source, new CancelCopy(bucket, generation, !destinationOwns), this::onCopyEnded);
             case DONE -> { }
         }
     }
@@ -229,7 +231,14 @@ public final class SendMove {
     private void onCopyFenced(MoveReply reply) {
         if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
         // Refused means no incomplete copy is left there (none was created, it is fenced already, or
-        // a racing driver completed it, and then the source is SENDING and CancelCopy refuses).
+        // a racing driver completed it, and then the source is SENDING and CancelCopy refuses), or the
+        // destination owns the bucket at this generation or later: this source is an older copy
+        // (restored from a backup taken during the copy ahead) and keeps its lower generation.
+        BucketRecord there = reply.record();
+        destinationOwns = reply.outcome() != MoveReply.Outcome.OK && there != null && there.generation() >= generation
+                && there.state() != BucketState.GARBAGE;
+        if (destinationOwns) detail = "the destination owns bucket " + bucket + " at generation " + there.generation() + " (" + there.state()
+                + "): this copy is older and keeps its generation";
         moveTo(Phase.ENDING_COPY);
     }
 

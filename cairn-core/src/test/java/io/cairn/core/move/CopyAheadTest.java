@@ -169,6 +169,29 @@ class CopyAheadTest {
         assertThat(contents(b)).hasSize(KEYS).containsEntry("k0", "still served");
     }
 
+    /**
+     * Issue 21: the source is restored from a copy of its folder taken while the copy ran, after the
+     * move finished. Ending the restored copy's copy-ahead must leave it below the owner's generation
+     * (a clean double that generations settle), never at the owner's (an equal tie).
+     */
+    @Test
+    void aSourceRestoredFromACopyTakenDuringTheCopyAheadStaysBelowTheOwner() {
+        InMemoryReplicaset restored = new InMemoryReplicaset("a").bootstrap(B, 1, KEYS);
+        restored.apply(new StartCopy(B, "b")); // the backup: copying ahead at generation 2, still at 1
+        assertThat(start().result()).isEqualTo(SendMove.Result.MOVED);
+        assertThat(b.record(B)).extracting(BucketRecord::state, BucketRecord::generation).containsExactly(ACTIVE, 2L);
+
+        FakeMovePort afterRestore = new FakeMovePort(restored, b);
+        SendMove resumed = SendMove.resume(restored.record(B), "a", afterRestore, COPY_AHEAD, done::add);
+        afterRestore.runTimers(100);
+        assertThat(resumed.result()).isEqualTo(SendMove.Result.ROLLED_BACK);
+        assertThat(afterRestore.calls).containsExactly("AbortReceive@b", "CancelCopy@a");
+        assertThat(resumed.detail()).contains("the destination owns bucket " + B);
+        assertThat(restored.record(B)).extracting(BucketRecord::state, BucketRecord::generation).containsExactly(ACTIVE, 1L);
+        assertThat(restored.record(B).isCopying()).isFalse();
+        assertThat(b.record(B)).extracting(BucketRecord::state, BucketRecord::generation).containsExactly(ACTIVE, 2L);
+    }
+
     @Test
     void aResumedHandOverSendsTheChangedKeysAgainAndMoves() {
         a.apply(new StartCopy(B, "b"));

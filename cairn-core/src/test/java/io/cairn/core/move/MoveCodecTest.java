@@ -57,6 +57,7 @@ class MoveCodecTest {
                 new StartCopy(15, "rs-c"),
                 new SendCopied(16, "rs-c", 7),
                 new CancelCopy(17, 7),
+                new CancelCopy(17, 7, false),
                 new ReceiveChunk(18, "rs-a", 9, 5, List.of(ChunkEntry.deletion(bytes("gone")), ENTRIES.get(0))));
         for (MoveCommand c : commands) assertThat(roundTrip(c)).isEqualTo(c);
     }
