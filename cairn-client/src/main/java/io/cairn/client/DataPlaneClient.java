@@ -391,6 +391,18 @@ public final class DataPlaneClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes once the calls made so far are over, at most one budget (and a second) from now: for a
+     * client replaced by one with other members, whose calls in flight must still get their answers.
+     */
+    public void closeAfterCallsInFlight() {
+        try {
+            loops.schedule(this::close, TimeUnit.NANOSECONDS.toMillis(budgetNs) + 1_000, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+            close();
+        }
+    }
+
     @Override
     public void close() {
         RaftClient last;

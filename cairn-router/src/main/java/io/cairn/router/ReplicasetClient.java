@@ -159,6 +159,11 @@ final class ReplicasetClient implements AutoCloseable {
         return new ArrayList<>(Collections.nCopies(n, error));
     }
 
+    /** Replaced by a client for other members (a node added or removed): its batches in flight still get their answers. */
+    void retire() {
+        dataPlane.closeAfterCallsInFlight();
+    }
+
     @Override
     public void close() {
         dataPlane.close();

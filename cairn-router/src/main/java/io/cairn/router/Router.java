@@ -126,7 +126,8 @@ public final class Router implements KvBackend, AutoCloseable {
             ReplicasetSpec old = current == null ? null : current.replicaset(rs.id()).orElse(null);
             if (old == null || !old.nodes().equals(rs.nodes())) {
                 ReplicasetClient client = new ReplicasetClient(rs, config, ioLoops);
-                closeQuietly(clients.put(rs.id(), client));
+                ReplicasetClient replaced = clients.put(rs.id(), client);
+                if (replaced != null) replaced.retire();
                 mapReduceClients.put(rs.id(), client.mapReduce());
                 discoveries.put(rs.id(), new Discovery(client, routes, config.discoveryPageLimit(), config.requestTimeout().multipliedBy(2)));
             }

@@ -224,6 +224,22 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** Whether storage node {@code id} is in the config, read again from its file for a node just added (cairn node add). */
+    private synchronized boolean knows(String id) {
+        if (config.topology().storageNode(id).isPresent()) return true;
+        ClusterConfig fresh = ConfigLoader.load(config.source());
+        if (fresh.topology().storageNode(id).isEmpty()) return false;
+        config = fresh;
+        return true;
+    }
+
+    /** Stops a node removed from its replicaset's Raft group (cairn node remove) and deletes its data folder. */
+    public synchronized void removeNode(String nodeId) throws IOException {
+        stopNode(nodeId, false);
+        deleteTree(config.nodeDir(nodeId));
+        log.info("removed storage node {} and deleted its data folder", nodeId);
+    }
+
     public synchronized Map<String, Boolean> nodes() {
         Map<String, Boolean> out = new LinkedHashMap<>();
         for (ReplicasetSpec rs : config.topology().replicasets()) for (NodeAddress n : rs.nodes()) out.put(n.id(), storages.containsKey(n.id()));
@@ -242,19 +258,24 @@ public final class LocalCluster implements AutoCloseable {
             return;
         }
         String id = parts[3];
-        if (config.topology().storageNode(id).isEmpty()) {
+        if (!knows(id)) {
             AdminServer.send(ex, 404, "text/plain", "unknown storage node '" + id + "'; nodes: " + nodes().keySet() + "\n");
             return;
         }
         switch (parts[4]) {
             case "stop" -> stopNode(id, true);
             case "start" -> startNode(id);
+            case "remove" -> removeNode(id);
             default -> {
-                AdminServer.send(ex, 400, "text/plain", "unknown action '" + parts[4] + "' (stop, start)\n");
+                AdminServer.send(ex, 400, "text/plain", "unknown action '" + parts[4] + "' (stop, start, remove)\n");
                 return;
             }
         }
-        AdminServer.send(ex, 200, "text/plain", id + " " + parts[4] + (parts[4].equals("stop") ? "ped" : "ed") + "\n");
+        AdminServer.send(ex, 200, "text/plain", id + " " + switch (parts[4]) {
+            case "stop" -> "stopped";
+            case "start" -> "started";
+            default -> "stopped and its data folder deleted";
+        } + "\n");
     }
 
     @Override

@@ -23,7 +23,7 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "cairn", mixinStandardHelpOptions = true, version = "cairn 0.1.0",
         description = "Cairn: a sharded, replicated key-value store that speaks the Redis protocol.",
         subcommands = {Main.Up.class, Main.Storage.class, Main.RouterCmd.class, Main.CoordinatorCmd.class,
-                Main.Status.class, Main.Node.class, TopologyCommand.class, BucketCommand.class, Main.Bench.class})
+                Main.Status.class, NodeCommand.class, TopologyCommand.class, BucketCommand.class, Main.Bench.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
         // gRPC inside Ratis logs through java.util.logging; keep it to warnings.
@@ -232,35 +232,6 @@ public final class Main implements Runnable {
             io.cairn.server.bench.DiscoveryBench.run(new io.cairn.server.bench.DiscoveryBench.Options(buckets, replicasets, replicas,
                     Duration.ofSeconds(idleSeconds), movePercent, discoveryRuns, Duration.ofSeconds(timeoutSeconds)), dir);
             return 0;
-        }
-    }
-
-    @Command(name = "node", mixinStandardHelpOptions = true, description = "Stop or start one storage node of a running local cluster (cairn up).")
-    static final class Node implements Callable<Integer> {
-        @Parameters(index = "0", description = "stop or start") String action;
-        @Parameters(index = "1", description = "storage node id, e.g. s1-1") String id;
-        @Option(names = "--dir", defaultValue = "cairn-data", description = "local cluster folder (default: ${DEFAULT-VALUE})") Path dir;
-        @Spec CommandSpec spec;
-
-        @Override
-        public Integer call() throws Exception {
-            if (!action.equals("stop") && !action.equals("start")) throw new CommandLine.ParameterException(
-                    new CommandLine(this), "action must be stop or start, was '" + action + "'");
-            ClusterConfig c = ConfigLoader.load(dir.resolve(LocalCluster.CONFIG_FILE));
-            var r = c.topology().routers().get(0);
-            HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + r.host() + ":" + r.adminPort() + "/local/nodes/" + id + "/" + action))
-                    .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.noBody()).build();
-            HttpResponse<String> resp;
-            try {
-                resp = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofString());
-            } catch (java.net.ConnectException e) {
-                spec.commandLine().getErr().println("cairn: no local cluster answers at " + r.host() + ":" + r.adminPort() + " (is `cairn up` running?)");
-                return 1;
-            }
-            java.io.PrintWriter to = resp.statusCode() == 200 ? spec.commandLine().getOut() : spec.commandLine().getErr();
-            to.print(resp.body());
-            to.flush();
-            return resp.statusCode() == 200 ? 0 : 1;
         }
     }
 }

@@ -97,14 +97,22 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
         return "queues " + queues + ", budget " + budget + " now " + nowMs() + " ms, budget timers " + budgetTimers;
     }
 
-    /** Adopts a topology: clients for new replicasets, none for removed ones. Driver thread only. */
+    /**
+     * Adopts a topology: clients for new replicasets, none for removed ones, new ones for replicasets
+     * whose members changed (a node added or removed; the old client ends its calls in flight first).
+     * Driver thread only.
+     */
     public void setTopology(Topology next) {
+        Topology before = topology;
         topology = next;
         queues.keySet().removeIf(id -> next.replicaset(id).isEmpty() && queues.get(id).isEmpty());
         clients.entrySet().removeIf(e -> {
             boolean gone = next.replicaset(e.getKey()).isEmpty();
             if (gone) e.getValue().close();
-            return gone;
+            boolean changed = !gone && before != null && !before.replicaset(e.getKey()).map(ReplicasetSpec::nodes)
+                    .equals(next.replicaset(e.getKey()).map(ReplicasetSpec::nodes));
+            if (changed) e.getValue().closeAfterCallsInFlight();
+            return gone || changed;
         });
     }
 

@@ -49,6 +49,11 @@ final class RatisAccess implements MemberAccess {
     /** One request, from a socket or an in-process session; its response goes to {@code out}. */
     @Override
     public void handle(Responses out, long callId, UUID clientId, byte type, byte[] payload) {
+        if (type == DataPlane.MEMBERSHIP) {
+            out.respond(callId, DataPlane.FAILED, 0, java.nio.ByteBuffer.wrap(DataPlane.utf8(
+                    "membership changes need storage.engine: microraft; this replicaset runs on ratis")));
+            return;
+        }
         RaftServer.Division division = division();
         if (type == DataPlane.READ && (division == null || !division.getInfo().isLeader())) {
             // A follower could answer through ReadIndex, at the cost of a round trip to the

@@ -1,13 +1,17 @@
 package io.cairn.storage;
 
 import io.cairn.core.wire.DataPlane;
+import io.cairn.core.wire.MemberChange;
 import io.cairn.core.wire.StorageRequest;
+import io.cairn.replication.Membership;
+import io.cairn.replication.MembershipChange;
 import io.cairn.replication.ReadPolicy;
 import io.cairn.replication.Replica;
 import io.cairn.replication.ReplicaStatus;
 import io.cairn.replication.ReplicationException;
 
 import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -52,6 +56,10 @@ final class ReplicaAccess implements MemberAccess {
             notLeader(out, callId, status.leaderId());
             return;
         }
+        if (type == DataPlane.MEMBERSHIP) {
+            membership(out, callId, replica, payload);
+            return;
+        }
         CompletableFuture<byte[]> reply;
         try {
             reply = type == DataPlane.WRITE
@@ -61,6 +69,42 @@ final class ReplicaAccess implements MemberAccess {
             reply = CompletableFuture.failedFuture(e);
         }
         reply.whenComplete((body, error) -> respond(out, callId, replica, body, error));
+    }
+
+    /**
+     * A {@link MemberChange} on the leader: the membership as it is (GET) or after the change. A
+     * refused change (the membership moved on since the index it names, a member the engine cannot
+     * add) is FAILED with the reason: the caller reads the membership again and decides.
+     */
+    private static void membership(Responses out, long callId, Replica replica, byte[] payload) {
+        MemberChange change;
+        try {
+            change = MemberChange.decode(payload);
+        } catch (IllegalArgumentException e) {
+            out.respond(callId, DataPlane.FAILED, 0, ByteBuffer.wrap(DataPlane.utf8(e.getMessage())));
+            return;
+        }
+        CompletableFuture<Membership> after = change.op() == MemberChange.Op.GET ? CompletableFuture.completedFuture(replica.membership())
+                : replica.changeMembership(change.member(), change.address(), switch (change.op()) {
+                    case ADD_LEARNER -> MembershipChange.ADD_LEARNER;
+                    case PROMOTE -> MembershipChange.PROMOTE_TO_VOTER;
+                    default -> MembershipChange.REMOVE;
+                }, change.expectedIndex());
+        after.whenComplete((m, error) -> {
+            if (!out.isOpen()) return;
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (cause == null) {
+                Map<String, String> learners = new java.util.HashMap<>();
+                for (String id : m.learners()) learners.put(id, m.addresses().getOrDefault(id, ""));
+                out.respond(callId, DataPlane.OK, 0, ByteBuffer.wrap(MemberChange.encode(new MemberChange.View(m.index(), m.committed(), m.voters(), learners))));
+            } else if (cause instanceof ReplicationException.NotLeader notLeader) {
+                notLeader(out, callId, notLeader.leaderId());
+            } else if (cause instanceof ReplicationException.Refused || cause instanceof IllegalArgumentException) {
+                out.respond(callId, DataPlane.FAILED, 0, ByteBuffer.wrap(DataPlane.utf8(cause.getMessage())));
+            } else {
+                out.respond(callId, DataPlane.RETRY, 0, ByteBuffer.wrap(DataPlane.utf8(String.valueOf(cause.getMessage()))));
+            }
+        });
     }
 
     /**

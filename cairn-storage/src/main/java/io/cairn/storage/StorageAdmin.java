@@ -5,6 +5,7 @@ import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.wire.MemberChange;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.core.wire.StorageStats;
 import io.cairn.client.DataPlaneClient;
@@ -57,6 +58,28 @@ public final class StorageAdmin implements AutoCloseable {
         if (s.incarnation() != 0) return s;
         send(StorageRequest.write(List.of()), false);
         return stats();
+    }
+
+    /** The replicaset's Raft members, as its leader knows them. */
+    public MemberChange.View members() {
+        return changeMembers(MemberChange.get());
+    }
+
+    /**
+     * One membership change on the leader ({@link MemberChange}); the membership after it.
+     *
+     * @throws CairnException UNAVAILABLE with the leader's reason when refused (the membership changed since
+     *                        the index the change names, the engine has none) or when no leader answered in time
+     */
+    public MemberChange.View changeMembers(MemberChange change) {
+        try {
+            return MemberChange.decodeView(dataPlane.call(DataPlane.MEMBERSHIP, change.encode(), dataPlane.budgetDeadlineNs()).get().body());
+        } catch (ExecutionException e) {
+            throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + replicaset.id() + ": " + e.getCause().getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CairnException(ErrorCode.UNAVAILABLE, "interrupted while calling replicaset " + replicaset.id());
+        }
     }
 
     public StorageStats stats() {

@@ -33,8 +33,9 @@ public final class TopologyValidator {
             if (!validId(rs.id())) problems.add("replicaset id '" + rs.id() + "' must match [A-Za-z0-9_-]{1,64}");
             if (!ids.add("rs:" + rs.id())) problems.add("duplicate replicaset id '" + rs.id() + "'");
             int size = rs.nodes().size();
-            if (size != 1 && size != 3 && size != 5) {
-                problems.add("replicaset '" + rs.id() + "' has " + size + " nodes; a replicaset has 1, 3 or 5");
+            if (size < 1 || size > 5) {
+                // 2 and 4 while a member is replaced (cairn node add, then remove); 3 or 5 to outlive failures
+                problems.add("replicaset '" + rs.id() + "' has " + size + " nodes; a replicaset has 1 to 5 (3 or 5 to outlive a failure)");
             }
             if (rs.weight() < 0 || rs.weight() > 1_000_000) {
                 problems.add("replicaset '" + rs.id() + "' weight must be between 0 and 1000000, was " + rs.weight());

@@ -35,6 +35,12 @@ public final class DataPlane {
      * it is within its engine's bounded lag of its leader; otherwise answered {@link #STALE}.
      */
     public static final byte STALE_READ = 3;
+    /**
+     * Reads or changes the replicaset's Raft members on its leader ({@link MemberChange}); FAILED when
+     * the change is refused (the membership changed since the index it names, or the engine has no
+     * membership changes).
+     */
+    public static final byte MEMBERSHIP = 4;
 
     /** Response statuses. */
     public static final byte OK = 0;
@@ -100,7 +106,7 @@ public final class DataPlane {
 
     /** Whether {@code type} is a request type this version knows. */
     public static boolean isRequestType(byte type) {
-        return type == WRITE || type == READ || type == STALE_READ;
+        return type == WRITE || type == READ || type == STALE_READ || type == MEMBERSHIP;
     }
 
     /** Decodes a request frame without its length prefix. */

@@ -58,15 +58,15 @@ class TopologyValidatorTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 2, 4, 6})
-    void replicasetSizesOtherThanOneThreeOrFiveAreAProblem(int size) {
+    @ValueSource(ints = {0, 6, 7})
+    void replicasetSizesOutsideOneToFiveAreAProblem(int size) {
         assertThat(TopologyValidator.problems(topology(3000, replicaset("rs1", size, 7100))))
                 .anySatisfy(p -> assertThat(p).contains("'rs1'").contains(size + " nodes"));
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {1, 3, 5})
-    void replicasetsOfOneThreeOrFiveAreAccepted(int size) {
+    @ValueSource(ints = {1, 2, 3, 4, 5})
+    void replicasetsOfOneToFiveAreAcceptedTwoAndFourWhileAMemberIsReplaced(int size) {
         assertThat(TopologyValidator.problems(topology(3000, replicaset("rs1", size, 7100)))).isEmpty();
     }
 
@@ -200,11 +200,12 @@ class TopologyValidatorTest {
 
     @Test
     void everyProblemIsReportedAtOnce() {
-        ReplicasetSpec a = new ReplicasetSpec("rs 1", -1, List.of(node("s1", 7100), node("s1", 7100)));
+        ReplicasetSpec a = new ReplicasetSpec("rs 1", -1, List.of(node("s1", 7100), node("s1", 7100), node("s2", 7102), node("s3", 7104),
+                node("s4", 7106), node("s5", 7108)));
         List<String> problems = TopologyValidator.problems(topology(0, a));
         assertThat(problems).anySatisfy(p -> assertThat(p).contains("bucketCount"))
                 .anySatisfy(p -> assertThat(p).contains("replicaset id 'rs 1'"))
-                .anySatisfy(p -> assertThat(p).contains("has 2 nodes"))
+                .anySatisfy(p -> assertThat(p).contains("has 6 nodes"))
                 .anySatisfy(p -> assertThat(p).contains("weight"))
                 .anySatisfy(p -> assertThat(p).contains("duplicate node id 's1'"))
                 .anySatisfy(p -> assertThat(p).contains("used twice"));
@@ -249,8 +250,17 @@ class TopologyValidatorTest {
 
     @Test
     void changeToAnInvalidTopologyReportsItsProblems() {
-        Topology next = topology(3000, replicaset("rs1", 3, 7100), replicaset("rs2", 2, 7200));
-        assertThat(TopologyValidator.changeProblems(valid(), next)).anySatisfy(p -> assertThat(p).contains("has 2 nodes"));
+        Topology next = topology(3000, replicaset("rs1", 6, 7100), replicaset("rs2", 1, 7200));
+        assertThat(TopologyValidator.changeProblems(valid(), next)).anySatisfy(p -> assertThat(p).contains("has 6 nodes"));
+    }
+
+    /** A replace adds a member, then removes one: 3, 4, 3 (issue 21). */
+    @Test
+    void aReplicasetGrowsByOneMemberAndShrinksBackWhileAMemberIsReplaced() {
+        Topology four = topology(3000, replicaset("rs1", 4, 7100), replicaset("rs2", 1, 7200));
+        assertThat(TopologyValidator.changeProblems(valid(), four)).isEmpty();
+        ReplicasetSpec without2 = new ReplicasetSpec("rs1", 1, List.of(node("rs1-1", 7100), node("rs1-3", 7104), node("rs1-4", 7106)));
+        assertThat(TopologyValidator.changeProblems(four, topology(3000, without2, replicaset("rs2", 1, 7200)))).isEmpty();
     }
 
     @Test

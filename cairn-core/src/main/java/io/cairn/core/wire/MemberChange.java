@@ -1,0 +1,123 @@
+package io.cairn.core.wire;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A {@link DataPlane#MEMBERSHIP} call: a replicaset's Raft members, read or changed one member at a
+ * time on its leader (issue 21: adding, promoting and removing members to replace a node).
+ *
+ * <pre>
+ * request  [op:1][expectedIndex:8][member][address]        (strings: [length:2][UTF-8])
+ * reply    [index:8][committed:1][voters:4]([id][address])*[learners:4]([id][address])*
+ * </pre>
+ * A change names the index of the membership it starts from; the leader refuses it (FAILED) when
+ * the membership changed since, so a re-sent or racing change never applies twice.
+ */
+public record MemberChange(Op op, String member, String address, long expectedIndex) {
+    public enum Op {
+        /** Reads the membership, changes nothing. */
+        GET,
+        /** Adds a member that receives the log but does not vote. */
+        ADD_LEARNER,
+        /** Makes a learner a voter. */
+        PROMOTE,
+        /** Removes a member, learner or voter. */
+        REMOVE
+    }
+
+    public MemberChange {
+        if (op == null) throw new IllegalArgumentException("op is required");
+        member = member == null ? "" : member;
+        address = address == null ? "" : address;
+        if (op != Op.GET && member.isEmpty()) throw new IllegalArgumentException(op + " names no member");
+    }
+
+    public static MemberChange get() {
+        return new MemberChange(Op.GET, "", "", 0);
+    }
+
+    /** A replicaset's members at one log index. */
+    public record View(long index, boolean committed, Map<String, String> voters, Map<String, String> learners) {
+        public View {
+            voters = Map.copyOf(voters);
+            learners = Map.copyOf(learners);
+        }
+
+        public boolean has(String member) {
+            return voters.containsKey(member) || learners.containsKey(member);
+        }
+
+        @Override
+        public String toString() {
+            return "voters " + new java.util.TreeSet<>(voters.keySet()) + (learners.isEmpty() ? "" : ", learners " + new java.util.TreeSet<>(learners.keySet()))
+                    + " (index " + index + (committed ? "" : ", not yet committed") + ")";
+        }
+    }
+
+    public byte[] encode() {
+        byte[] m = member.getBytes(StandardCharsets.UTF_8);
+        byte[] a = address.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(1 + 8 + 2 + m.length + 2 + a.length).put((byte) op.ordinal()).putLong(expectedIndex)
+                .putShort((short) m.length).put(m).putShort((short) a.length).put(a).array();
+    }
+
+    /** @throws IllegalArgumentException for a malformed request */
+    public static MemberChange decode(byte[] message) {
+        try {
+            ByteBuffer in = ByteBuffer.wrap(message);
+            int op = in.get();
+            if (op < 0 || op >= Op.values().length) throw new IllegalArgumentException("unknown membership op " + op);
+            long expected = in.getLong();
+            return new MemberChange(Op.values()[op], string(in), string(in), expected);
+        } catch (java.nio.BufferUnderflowException e) {
+            throw new IllegalArgumentException("a truncated membership request");
+        }
+    }
+
+    public static byte[] encode(View v) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteBuffer head = ByteBuffer.allocate(9).putLong(v.index()).put((byte) (v.committed() ? 1 : 0));
+        out.writeBytes(head.array());
+        members(out, v.voters());
+        members(out, v.learners());
+        return out.toByteArray();
+    }
+
+    public static View decodeView(ByteBuffer in) {
+        long index = in.getLong();
+        boolean committed = in.get() == 1;
+        return new View(index, committed, members(in), members(in));
+    }
+
+    private static void members(java.io.ByteArrayOutputStream out, Map<String, String> members) {
+        out.writeBytes(ByteBuffer.allocate(4).putInt(members.size()).array());
+        members.forEach((id, address) -> {
+            out.writeBytes(string(id));
+            out.writeBytes(string(address));
+        });
+    }
+
+    private static Map<String, String> members(ByteBuffer in) {
+        int n = in.getInt();
+        if (n < 0 || n > 1_000) throw new IllegalArgumentException("a membership of " + n + " members");
+        Map<String, String> out = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) out.put(string(in), string(in));
+        return out;
+    }
+
+    private static byte[] string(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(2 + b.length).putShort((short) b.length).put(b).array();
+    }
+
+    private static String string(ByteBuffer in) {
+        int n = Short.toUnsignedInt(in.getShort());
+        if (n > in.remaining()) throw new IllegalArgumentException("a string of " + n + " bytes past the end");
+        byte[] b = new byte[n];
+        in.get(b);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
