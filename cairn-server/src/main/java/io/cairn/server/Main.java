@@ -163,7 +163,7 @@ public final class Main implements Runnable {
     }
 
     @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks that start their own cluster in this JVM.",
-            subcommands = {Main.BenchMoves.class, Main.BenchDiscovery.class})
+            subcommands = {Main.BenchMoves.class, Main.BenchDiscovery.class, Main.BenchReplace.class})
     static final class Bench implements Runnable {
         @Override
         public void run() {
@@ -210,6 +210,26 @@ public final class Main implements Runnable {
                         for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.deleteIfExists(p);
                     }
                 }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "replace", mixinStandardHelpOptions = true,
+            description = "Replace a storage node of a loaded replicaset (cairn node replace) and time it, with one client's latency before and during.")
+    static final class BenchReplace implements Callable<Integer> {
+        @Option(names = "--keys", defaultValue = "1000000", description = "keys loaded first (default: ${DEFAULT-VALUE})") int keys;
+        @Option(names = "--value-bytes", defaultValue = "100", description = "value size (default: ${DEFAULT-VALUE})") int valueBytes;
+        @Option(names = "--timeout-seconds", defaultValue = "1800", description = "bound on the replace (default: ${DEFAULT-VALUE})") long timeoutSeconds;
+        @Option(names = "--dir", description = "data folder (default: a new temporary folder, deleted afterwards)") Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            Path d = dir != null ? dir : java.nio.file.Files.createTempDirectory("cairn-bench-replace");
+            try {
+                ReplaceBench.run(new ReplaceBench.Options(keys, valueBytes, Duration.ofSeconds(timeoutSeconds)), d);
+            } finally {
+                if (dir == null) LocalCluster.deleteTree(d);
             }
             return 0;
         }

@@ -38,9 +38,9 @@ import java.util.function.LongSupplier;
  * removed.) An ordinary restart never triggers it: a member reports as committed only entries it
  * has written to its log.
  *
- * <p>Known gap (design document 002, disk generation id): until it has caught up, such a member
- * can still vote, and a restored one votes with the term and vote of its old copy; it should
- * rejoin as a non-voting learner instead.
+ * <p>Known gap, Ratis only: until it has caught up, such a member can still vote, and a restored
+ * one votes with the term and vote of its old copy. On MicroRaft a member on a new or damaged
+ * folder rejoins without a vote ({@link DiskIdentity}, {@code VoteGuard}).
  */
 final class WipedNodeRejoin {
     private static final Logger log = LoggerFactory.getLogger(WipedNodeRejoin.class);

@@ -48,7 +48,7 @@ public final class MoveBench {
             if (!cluster.awaitReady(Duration.ofSeconds(120))) throw new IllegalStateException("cluster not ready");
             Router router = cluster.router().router();
             long t0 = System.nanoTime();
-            load(router, o);
+            load(router, o.keys(), o.buckets(), o.valueBytes());
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
             System.out.printf("loaded %,d keys of %d bytes in %.1f s (%,.0f keys/s)%n", o.keys(), o.valueBytes(), loadSeconds, o.keys() / loadSeconds);
             for (int round = 1; round <= o.warmupRounds(); round++) {
@@ -57,7 +57,7 @@ public final class MoveBench {
                 // The foreground loop runs during the warm-up too: writes meeting moving buckets take
                 // paths that would otherwise be compiled (and others deoptimised) during the measured move.
                 AtomicBoolean warming = new AtomicBoolean(true);
-                Thread foreground = new Thread(() -> Foreground.measure(router, o, o.timeout(), warming), "bench-warm-up-foreground");
+                Thread foreground = new Thread(() -> Foreground.measure(router, o.keys(), o.buckets(), o.valueBytes(), o.timeout(), warming), "bench-warm-up-foreground");
                 foreground.start();
                 boolean warm;
                 try {
@@ -73,12 +73,12 @@ public final class MoveBench {
             }
             Map<String, Object> p0 = cluster.coordinator().mover().progress();
 
-            Foreground before = Foreground.measure(router, o, Duration.ofSeconds(5), null);
+            Foreground before = Foreground.measure(router, o.keys(), o.buckets(), o.valueBytes(), Duration.ofSeconds(5), null);
             System.out.printf("foreground before the move: %s%n", before.summary());
 
             AtomicBoolean moving = new AtomicBoolean(true);
             Foreground[] during = new Foreground[1];
-            Thread fg = new Thread(() -> during[0] = Foreground.measure(router, o, o.timeout(), moving), "bench-foreground");
+            Thread fg = new Thread(() -> during[0] = Foreground.measure(router, o.keys(), o.buckets(), o.valueBytes(), o.timeout(), moving), "bench-foreground");
             fg.start();
             long moveStart = System.nanoTime();
             long jitBefore = jitMs();
@@ -106,7 +106,7 @@ public final class MoveBench {
             System.out.printf("foreground during the move: %s%n", during[0].summary());
             System.out.printf("ratios during/before: p50 %.2fx, p99 %.2fx, ops/s %.2fx%n",
                     during[0].p(50) / before.p(50), during[0].p(99) / before.p(99), during[0].opsPerSecond() / before.opsPerSecond());
-            verify(router, o);
+            verify(router, o.keys(), o.buckets());
         }
     }
 
@@ -130,16 +130,17 @@ public final class MoveBench {
         return ConfigLoader.load(file);
     }
 
-    private static void load(Router router, Options o) {
-        byte[] value = new byte[o.valueBytes()];
+    /** Writes keys 0..keys-1 ({@link #key}) with values of {@code valueBytes} through the router, 8 batches of 1,000 in flight. */
+    public static void load(Router router, int keys, int buckets, int valueBytes) {
+        byte[] value = new byte[valueBytes];
         Arrays.fill(value, (byte) 'x');
         int batch = 1_000;
         List<java.util.concurrent.CompletableFuture<List<OpResult>>> inFlight = new ArrayList<>();
-        for (int start = 0; start < o.keys(); start += batch) {
+        for (int start = 0; start < keys; start += batch) {
             List<KvOp> ops = new ArrayList<>(batch);
-            for (int i = start; i < Math.min(o.keys(), start + batch); i++) {
+            for (int i = start; i < Math.min(keys, start + batch); i++) {
                 byte[] key = key(i);
-                ops.add(KvOp.set(BucketHasher.bucketOf(key, o.buckets()), key, value));
+                ops.add(KvOp.set(BucketHasher.bucketOf(key, buckets), key, value));
             }
             inFlight.add(router.execute(ops));
             if (inFlight.size() >= 8) drain(inFlight);
@@ -154,7 +155,7 @@ public final class MoveBench {
         inFlight.clear();
     }
 
-    static byte[] key(int i) {
+    public static byte[] key(int i) {
         return ("bench:" + i).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -219,72 +220,17 @@ public final class MoveBench {
     }
 
     /** Every key reads back after the move (sampled when there are many). */
-    private static void verify(Router router, Options o) {
-        int step = Math.max(1, o.keys() / 20_000);
+    /** Reads back every keys/20,000th loaded key; throws when one is missing. */
+    public static void verify(Router router, int keys, int buckets) {
+        int step = Math.max(1, keys / 20_000);
         int checked = 0;
-        for (int i = 0; i < o.keys(); i += step) {
+        for (int i = 0; i < keys; i += step) {
             byte[] key = key(i);
-            OpResult r = router.execute(List.of(KvOp.get(BucketHasher.bucketOf(key, o.buckets()), key))).join().get(0);
+            OpResult r = router.execute(List.of(KvOp.get(BucketHasher.bucketOf(key, buckets), key))).join().get(0);
             if (r.isError() || r.bytes() == null) throw new IllegalStateException("key " + new String(key) + " lost: " + r);
             checked++;
         }
-        System.out.printf("verified %,d keys after the move: all present%n", checked);
+        System.out.printf("verified %,d keys: all present%n", checked);
     }
 
-    /** One client doing SET then GET of random loaded keys, recording each operation's latency. */
-    private static final class Foreground {
-        private final long[] latenciesMicros;
-        private final int count;
-        private final double seconds;
-        /** The router's retries during the slowest operation: what the worst stall waited for. */
-        private final long worstRetries;
-
-        private Foreground(long[] latencies, int count, double seconds, long worstRetries) {
-            this.latenciesMicros = Arrays.copyOf(latencies, count);
-            Arrays.sort(latenciesMicros);
-            this.count = count;
-            this.seconds = seconds;
-            this.worstRetries = worstRetries;
-        }
-
-        static Foreground measure(Router router, Options o, Duration max, AtomicBoolean keepGoing) {
-            long[] lat = new long[2_000_000];
-            int n = 0;
-            long worst = -1;
-            long worstRetries = 0;
-            long start = System.nanoTime();
-            long end = start + max.toNanos();
-            byte[] value = new byte[o.valueBytes()];
-            while (System.nanoTime() < end && n < lat.length - 1 && (keepGoing == null || keepGoing.get())) {
-                byte[] key = key(ThreadLocalRandom.current().nextInt(Math.max(1, o.keys())));
-                int bucket = BucketHasher.bucketOf(key, o.buckets());
-                for (KvOp op : List.of(KvOp.set(bucket, key, value), KvOp.get(bucket, key))) {
-                    long retries = router.retries();
-                    long t = System.nanoTime();
-                    router.execute(List.of(op)).join();
-                    lat[n] = (System.nanoTime() - t) / 1_000;
-                    if (lat[n] > worst) {
-                        worst = lat[n];
-                        worstRetries = router.retries() - retries;
-                    }
-                    n++;
-                }
-            }
-            return new Foreground(lat, n, (System.nanoTime() - start) / 1e9, worstRetries);
-        }
-
-        double p(int percentile) {
-            if (count == 0) return 0;
-            return latenciesMicros[Math.min(count - 1, (int) Math.ceil(percentile / 100.0 * count) - 1)] / 1000.0;
-        }
-
-        double opsPerSecond() {
-            return count / seconds;
-        }
-
-        String summary() {
-            return String.format("%,d ops, %.0f ops/s, p50 %.1f ms, p99 %.1f ms, worst %.1f ms (%d retries)", count, opsPerSecond(), p(50), p(99),
-                    count == 0 ? 0 : latenciesMicros[count - 1] / 1000.0, worstRetries);
-        }
-    }
 }
