@@ -77,6 +77,8 @@ final class NodeChanges implements AutoCloseable {
         try (StorageAdmin admin = new StorageAdmin(rs, Duration.ofSeconds(15))) {
             MemberChange.View members = admin.members();
             if (!members.has(node.id())) {
+                // a fresh snapshot: the new member installs it (files) instead of replaying the log since the last one
+                admin.changeMembers(MemberChange.snapshot());
                 members = admin.changeMembers(new MemberChange(MemberChange.Op.ADD_LEARNER, node.id(), node.raftAddress(), members.index()));
                 out.println(node.id() + " joined replicaset " + rsId + " as a learner: " + members);
             }
@@ -118,6 +120,14 @@ final class NodeChanges implements AutoCloseable {
                     String problem = "removing " + id + " leaves voters " + stay + " of which only " + ready + " are up and caught up, not a majority";
                     if (!force) throw new CairnException(ErrorCode.GUARDRAIL, problem + "; bring them back first, or add --force");
                     out.println("forced: " + problem);
+                }
+                Map<String, Object> removed = rs.nodes().stream().filter(n -> n.id().equals(id)).findFirst()
+                        .map(n -> ClusterAccess.getJson(adminUrl(n) + "/info")).orElse(null);
+                if (removed != null && "LEADER".equals(removed.get("raftRole")) && !ready.isEmpty()) {
+                    // a leader that removes itself steps down, and the others wait out their leader timeout: hand over first
+                    admin.changeMembers(MemberChange.lead(ready.get(0)));
+                    out.println(id + " handed its leadership to " + ready.get(0));
+                    members = admin.members();
                 }
                 members = admin.changeMembers(new MemberChange(MemberChange.Op.REMOVE, id, "", members.index()));
                 out.println(id + " left replicaset " + rs.id() + "'s Raft group: " + members);

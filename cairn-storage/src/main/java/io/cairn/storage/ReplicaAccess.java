@@ -84,12 +84,14 @@ final class ReplicaAccess implements MemberAccess {
             out.respond(callId, DataPlane.FAILED, 0, ByteBuffer.wrap(DataPlane.utf8(e.getMessage())));
             return;
         }
-        CompletableFuture<Membership> after = change.op() == MemberChange.Op.GET ? CompletableFuture.completedFuture(replica.membership())
-                : replica.changeMembership(change.member(), change.address(), switch (change.op()) {
-                    case ADD_LEARNER -> MembershipChange.ADD_LEARNER;
-                    case PROMOTE -> MembershipChange.PROMOTE_TO_VOTER;
-                    default -> MembershipChange.REMOVE;
-                }, change.expectedIndex());
+        CompletableFuture<Membership> after = switch (change.op()) {
+            case GET -> CompletableFuture.completedFuture(replica.membership());
+            case SNAPSHOT -> replica.takeSnapshot().thenApply(index -> replica.membership());
+            case LEAD -> replica.transferLeadership(change.member()).thenApply(v -> replica.membership());
+            case ADD_LEARNER -> replica.changeMembership(change.member(), change.address(), MembershipChange.ADD_LEARNER, change.expectedIndex());
+            case PROMOTE -> replica.changeMembership(change.member(), change.address(), MembershipChange.PROMOTE_TO_VOTER, change.expectedIndex());
+            case REMOVE -> replica.changeMembership(change.member(), change.address(), MembershipChange.REMOVE, change.expectedIndex());
+        };
         after.whenComplete((m, error) -> {
             if (!out.isOpen()) return;
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;

@@ -25,18 +25,30 @@ public record MemberChange(Op op, String member, String address, long expectedIn
         /** Makes a learner a voter. */
         PROMOTE,
         /** Removes a member, learner or voter. */
-        REMOVE
+        REMOVE,
+        /** Hands the leadership to a voter (before the leader itself is removed). */
+        LEAD,
+        /** Takes a snapshot now, so a new member catches up from it rather than by replaying the log. */
+        SNAPSHOT
     }
 
     public MemberChange {
         if (op == null) throw new IllegalArgumentException("op is required");
         member = member == null ? "" : member;
         address = address == null ? "" : address;
-        if (op != Op.GET && member.isEmpty()) throw new IllegalArgumentException(op + " names no member");
+        if (op != Op.GET && op != Op.SNAPSHOT && member.isEmpty()) throw new IllegalArgumentException(op + " names no member");
     }
 
     public static MemberChange get() {
         return new MemberChange(Op.GET, "", "", 0);
+    }
+
+    public static MemberChange snapshot() {
+        return new MemberChange(Op.SNAPSHOT, "", "", 0);
+    }
+
+    public static MemberChange lead(String member) {
+        return new MemberChange(Op.LEAD, member, "", 0);
     }
 
     /** A replicaset's members at one log index. */
