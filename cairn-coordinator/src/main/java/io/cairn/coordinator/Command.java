@@ -16,8 +16,10 @@ import java.util.List;
  *   {"op":"PROPOSE","expectedEpoch":7,"topology":{...},"force":false,"reason":"add rs4",
  *    "actor":"ops@host","requestedAtMs":1764500000000,"leaderFindings":["..."]}
  *   {"op":"CLAIM_BOOTSTRAP","replicasetId":"rs1","incarnation":123}
+ *   {"op":"REPORT_ACKNOWLEDGED","replicasetId":"rs1","acknowledged":{"s1-1":2084,"s1-2":2080}}
  * queries (StateMachine.query on the leader, never logged):
  *   {"op":"GET"}   {"op":"HISTORY"}   {"op":"WATCH","afterEpoch":7,"maxWaitMs":2000}
+ *   {"op":"ACKNOWLEDGED","nodeId":"s1-2"}
  * </pre>
  *
  * A write carries everything its effect depends on (the caller's clock included), so applying it
@@ -30,7 +32,9 @@ import java.util.List;
         @JsonSubTypes.Type(value = Command.ClaimBootstrap.class, name = "CLAIM_BOOTSTRAP"),
         @JsonSubTypes.Type(value = Command.Get.class, name = "GET"),
         @JsonSubTypes.Type(value = Command.History.class, name = "HISTORY"),
-        @JsonSubTypes.Type(value = Command.Watch.class, name = "WATCH")})
+        @JsonSubTypes.Type(value = Command.Watch.class, name = "WATCH"),
+        @JsonSubTypes.Type(value = Command.ReportAcknowledged.class, name = "REPORT_ACKNOWLEDGED"),
+        @JsonSubTypes.Type(value = Command.Acknowledged.class, name = "ACKNOWLEDGED")})
 sealed interface Command {
     /** Store {@code topology} at epoch 1 unless a topology exists; answer the current one. */
     record Init(Topology topology) implements Command {}
@@ -53,6 +57,16 @@ sealed interface Command {
 
     /** A replicaset (at this incarnation) asks to create its initial buckets; see {@link BootstrapClaim}. */
     record ClaimBootstrap(String replicasetId, long incarnation) implements Command {}
+
+    /**
+     * A replicaset leader's record of the highest log index each member holds (issue 21): a member
+     * restarted on a folder whose log ends below its record was restored from an older copy, and
+     * must catch up before it votes. Kept per node, only ever raised.
+     */
+    record ReportAcknowledged(String replicasetId, java.util.Map<String, Long> acknowledged) implements Command {}
+
+    /** Read the highest log index {@code nodeId} is on record as holding (0 when none). */
+    record Acknowledged(String nodeId) implements Command {}
 
     /** Read the current state. */
     record Get() implements Command {}

@@ -109,6 +109,17 @@ public final class CoordinatorClient implements AutoCloseable {
     }
 
     /** The kept topologies (up to the last 100 epochs), oldest first, the current one last. */
+    /** Records, for each member of {@code replicasetId}, the highest log index its leader knows it holds (only raised). */
+    public void reportAcknowledged(String replicasetId, java.util.Map<String, Long> acknowledged) {
+        write(new Command.ReportAcknowledged(replicasetId, acknowledged));
+    }
+
+    /** The highest log index storage node {@code nodeId} is on record as holding; 0 when none. */
+    public long acknowledged(String nodeId) {
+        Long index = read(new Command.Acknowledged(nodeId)).acknowledged();
+        return index == null ? 0 : index;
+    }
+
     public List<Topology> history() {
         return read(new Command.History()).history();
     }

@@ -167,6 +167,7 @@ final class CoordinatorStateMachine extends BaseStateMachine {
     private CompletableFuture<Reply> answer(Command command) {
         if (command instanceof Command.Get) return CompletableFuture.completedFuture(Reply.ok(currentState()));
         if (command instanceof Command.History) return CompletableFuture.completedFuture(Reply.ofHistory(history()));
+        if (command instanceof Command.Acknowledged a) return CompletableFuture.completedFuture(Reply.ofAcknowledged(acknowledged(a.nodeId())));
         if (command instanceof Command.Watch w) {
             return watches.await(w.afterEpoch(), w.maxWaitMs()).handle((state, error) -> error == null
                     ? Reply.ok(state) : refusal(error));
@@ -181,6 +182,10 @@ final class CoordinatorStateMachine extends BaseStateMachine {
 
     private synchronized List<Topology> history() {
         return ledger.history();
+    }
+
+    private synchronized long acknowledged(String nodeId) {
+        return ledger.acknowledged(nodeId);
     }
 
     private void load(SingleFileSnapshotInfo info) throws IOException {

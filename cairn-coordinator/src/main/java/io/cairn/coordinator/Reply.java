@@ -12,22 +12,26 @@ import java.util.List;
  * Unused fields are null and left out of the JSON.
  */
 record Reply(ErrorCode error, String message, CoordinatorState state, BootstrapClaim claim,
-             List<Topology> history) {
+             List<Topology> history, Long acknowledged) {
 
     static Reply ok(CoordinatorState state) {
-        return new Reply(null, null, state, null, null);
+        return new Reply(null, null, state, null, null, null);
     }
 
     static Reply claimed(CoordinatorState state, BootstrapClaim claim) {
-        return new Reply(null, null, state, claim, null);
+        return new Reply(null, null, state, claim, null, null);
     }
 
     static Reply ofHistory(List<Topology> history) {
-        return new Reply(null, null, null, null, List.copyOf(history));
+        return new Reply(null, null, null, null, List.copyOf(history), null);
+    }
+
+    static Reply ofAcknowledged(long index) {
+        return new Reply(null, null, null, null, null, index);
     }
 
     static Reply refused(ErrorCode error, String message) {
-        return new Reply(error, message, null, null, null);
+        return new Reply(error, message, null, null, null, null);
     }
 
     boolean refused() {

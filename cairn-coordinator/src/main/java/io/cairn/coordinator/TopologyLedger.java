@@ -24,8 +24,9 @@ import java.util.TreeMap;
 final class TopologyLedger {
     /** Snapshot file layout, versioned so an old snapshot stays readable. */
     record Snapshot(int format, List<Topology> topologies, Map<String, Long> bootstrapClaims,
-                    Map<String, BootstrapPlanner.Range> bootstrapPlan, List<ForcedChange> forcedChanges) {
-        static final int FORMAT = 2;
+                    Map<String, BootstrapPlanner.Range> bootstrapPlan, List<ForcedChange> forcedChanges,
+                    Map<String, Long> acknowledged) {
+        static final int FORMAT = 3;
     }
 
     private final ArrayDeque<Topology> topologies = new ArrayDeque<>();
@@ -34,12 +35,15 @@ final class TopologyLedger {
     /** The initial spread of buckets, fixed at INIT from the epoch-1 topology. */
     private final TreeMap<String, BootstrapPlanner.Range> bootstrapPlan = new TreeMap<>();
     private final ArrayDeque<ForcedChange> forcedChanges = new ArrayDeque<>();
+    /** Storage node -> the highest log index its leaders reported it holds (only raised; dropped with the node). */
+    private final TreeMap<String, Long> acknowledged = new TreeMap<>();
 
     Reply apply(Command command) {
         try {
             if (command instanceof Command.Init init) return init(init.topology());
             if (command instanceof Command.Propose propose) return propose(propose);
             if (command instanceof Command.ClaimBootstrap claim) return claimBootstrap(claim.replicasetId(), claim.incarnation());
+            if (command instanceof Command.ReportAcknowledged report) return reportAcknowledged(report);
             return Reply.refused(ErrorCode.PROTOCOL, "not a write command: " + command.getClass().getSimpleName());
         } catch (RuntimeException e) {
             // Deterministic too: the same input throws the same way on every node.
@@ -57,19 +61,26 @@ final class TopologyLedger {
         return List.copyOf(topologies);
     }
 
+    /** The highest log index {@code nodeId} is on record as holding; 0 when none. */
+    long acknowledged(String nodeId) {
+        return acknowledged.getOrDefault(nodeId, 0L);
+    }
+
     Snapshot snapshot() {
         return new Snapshot(Snapshot.FORMAT, history(), new TreeMap<>(bootstrapClaims), new TreeMap<>(bootstrapPlan),
-                List.copyOf(forcedChanges));
+                List.copyOf(forcedChanges), new TreeMap<>(acknowledged));
     }
 
     void restore(Snapshot snapshot) {
-        if (snapshot.format() != Snapshot.FORMAT) {
+        if (snapshot.format() != Snapshot.FORMAT && snapshot.format() != 2) { // 2: before acknowledged indexes were kept
             throw new IllegalStateException("unknown coordinator snapshot format " + snapshot.format());
         }
         topologies.clear();
         bootstrapClaims.clear();
         bootstrapPlan.clear();
         forcedChanges.clear();
+        acknowledged.clear();
+        if (snapshot.acknowledged() != null) acknowledged.putAll(snapshot.acknowledged());
         if (snapshot.topologies() != null) topologies.addAll(snapshot.topologies());
         if (snapshot.bootstrapClaims() != null) bootstrapClaims.putAll(snapshot.bootstrapClaims());
         if (snapshot.bootstrapPlan() != null) bootstrapPlan.putAll(snapshot.bootstrapPlan());
@@ -114,6 +125,18 @@ final class TopologyLedger {
         return Reply.ok(state());
     }
 
+    private Reply reportAcknowledged(Command.ReportAcknowledged report) {
+        Topology current = topologies.peekLast();
+        if (current == null || report.replicasetId() == null || report.acknowledged() == null) {
+            return Reply.refused(ErrorCode.INVALID_CONFIG, "REPORT_ACKNOWLEDGED needs a replicaset of the topology and its members' indexes");
+        }
+        current.replicaset(report.replicasetId()).ifPresent(rs -> rs.nodes().forEach(n -> {
+            Long index = report.acknowledged().get(n.id());
+            if (index != null && index > acknowledged(n.id())) acknowledged.put(n.id(), index);
+        }));
+        return Reply.ok(null);
+    }
+
     private Reply claimBootstrap(String replicasetId, long incarnation) {
         Topology current = topologies.peekLast();
         if (current == null || replicasetId == null || current.replicaset(replicasetId).isEmpty()) {
@@ -133,6 +156,8 @@ final class TopologyLedger {
 
     private void publish(Topology next) {
         topologies.addLast(next);
+        // a node removed from the topology takes its record along: one added again later under its id starts anew
+        acknowledged.keySet().removeIf(id -> next.storageNode(id).isEmpty());
         while (topologies.size() > CoordinatorLimits.HISTORY_EPOCHS) topologies.removeFirst();
     }
 

@@ -40,6 +40,21 @@ public interface Replica extends AutoCloseable {
      */
     CompletableFuture<Long> takeSnapshot();
 
+    /**
+     * For a member started {@link ReplicaConfig.Vote#AFTER_CHECK}: {@code acknowledgedIndex} is the
+     * highest log index it is on record as having acknowledged (its leaders report it). If its log
+     * reaches that far it votes from now on; if not, its folder is older than what it acknowledged (an
+     * older copy restored) and it votes only once it has caught up with its leader. Completes with
+     * whether it votes now; a member not waiting for the check answers at once.
+     */
+    CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex);
+
+    /**
+     * On the leader: the highest log index each member is known to hold, its own log end and each
+     * follower's match index, for the record {@link #confirmAcknowledged} is checked against. Leader only.
+     */
+    CompletableFuture<java.util.Map<String, Long>> acknowledged();
+
     /** The members as this member knows them (committed or not yet committed). */
     Membership membership();
 

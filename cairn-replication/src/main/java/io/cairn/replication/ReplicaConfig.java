@@ -21,14 +21,25 @@ import java.util.Map;
  * @param snapshotEveryEntries  take a snapshot (and drop the log before it) after this many entries
  * @param maxPendingEntries     entries appended but not yet committed, past which proposals are refused
  * @param maxEntryBytes         largest command a proposal may carry
- * @param rejoining             this member's folder is new or was damaged in a group that already holds data: it
- *                              neither votes nor stands for election until its log holds what its leader had
- *                              committed when it first heard from it (a member that lost what it acknowledged must
- *                              not help elect a leader without it); see {@link ReplicaStatus#rejoining()}
+ * @param vote                  when this member may vote: at once; after a check of its log against what it is on
+ *                              record as having acknowledged ({@link Replica#confirmAcknowledged}); or only once its
+ *                              log holds what its leader had committed (its folder is new or was damaged in a group
+ *                              that already holds data). A member that lost what it acknowledged must not help elect
+ *                              a leader without it; see {@link ReplicaStatus#rejoining()}
  */
 public record ReplicaConfig(String groupId, String selfId, Map<String, String> initialVoters, Map<String, String> initialLearners, Path dataDir, Duration electionTimeout,
                             Duration leaderTimeout, int snapshotEveryEntries, int maxPendingEntries, int maxEntryBytes,
-                            boolean rejoining) {
+                            Vote vote) {
+    /** When a member may vote after it starts. */
+    public enum Vote {
+        /** At once: a member of a new group, or one whose folder needs no check. */
+        AT_ONCE,
+        /** Once {@link Replica#confirmAcknowledged} found its log complete, or once it caught up with its leader. */
+        AFTER_CHECK,
+        /** Only once it caught up with its leader: its folder is new or was damaged in a group that holds data. */
+        AFTER_CATCH_UP
+    }
+
     public static final Duration DEFAULT_ELECTION_TIMEOUT = Duration.ofMillis(1000);
     public static final Duration DEFAULT_LEADER_TIMEOUT = Duration.ofSeconds(2);
     public static final int DEFAULT_SNAPSHOT_EVERY_ENTRIES = 20_000;
@@ -56,23 +67,24 @@ public record ReplicaConfig(String groupId, String selfId, Map<String, String> i
         if (snapshotEveryEntries < 100) throw new IllegalArgumentException("snapshotEveryEntries must be at least 100, was " + snapshotEveryEntries);
         if (maxPendingEntries < 1) throw new IllegalArgumentException("maxPendingEntries must be positive, was " + maxPendingEntries);
         if (maxEntryBytes < 1024) throw new IllegalArgumentException("maxEntryBytes must be at least 1024, was " + maxEntryBytes);
+        if (vote == null) throw new IllegalArgumentException("vote is required");
     }
 
     public static ReplicaConfig defaults(String groupId, String selfId, Map<String, String> initialVoters, Path dataDir) {
         return new ReplicaConfig(groupId, selfId, initialVoters, Map.of(), dataDir, DEFAULT_ELECTION_TIMEOUT, DEFAULT_LEADER_TIMEOUT,
-                DEFAULT_SNAPSHOT_EVERY_ENTRIES, DEFAULT_MAX_PENDING_ENTRIES, DEFAULT_MAX_ENTRY_BYTES, false);
+                DEFAULT_SNAPSHOT_EVERY_ENTRIES, DEFAULT_MAX_PENDING_ENTRIES, DEFAULT_MAX_ENTRY_BYTES, Vote.AT_ONCE);
     }
 
     /** A new member joining the running group whose voters are {@code voters}: it starts as a learner at {@code selfAddress}. */
     public static ReplicaConfig joining(String groupId, String selfId, String selfAddress, Map<String, String> voters, Path dataDir) {
         return new ReplicaConfig(groupId, selfId, voters, Map.of(selfId, selfAddress), dataDir, DEFAULT_ELECTION_TIMEOUT,
-                DEFAULT_LEADER_TIMEOUT, DEFAULT_SNAPSHOT_EVERY_ENTRIES, DEFAULT_MAX_PENDING_ENTRIES, DEFAULT_MAX_ENTRY_BYTES, false);
+                DEFAULT_LEADER_TIMEOUT, DEFAULT_SNAPSHOT_EVERY_ENTRIES, DEFAULT_MAX_PENDING_ENTRIES, DEFAULT_MAX_ENTRY_BYTES, Vote.AT_ONCE);
     }
 
-    /** The same settings for a member that rejoins on a new or damaged folder (see {@code rejoining}). */
-    public ReplicaConfig rejoining(boolean rejoin) {
+    /** The same settings with another {@link Vote}. */
+    public ReplicaConfig withVote(Vote when) {
         return new ReplicaConfig(groupId, selfId, initialVoters, initialLearners, dataDir, electionTimeout, leaderTimeout,
-                snapshotEveryEntries, maxPendingEntries, maxEntryBytes, rejoin);
+                snapshotEveryEntries, maxPendingEntries, maxEntryBytes, when);
     }
 
     /** This member's "host:port", from {@code initialVoters} or {@code initialLearners}. */

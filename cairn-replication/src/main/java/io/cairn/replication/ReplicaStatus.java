@@ -8,8 +8,8 @@ package io.cairn.replication;
  * @param appliedIndex  the highest log index applied to the state machine here
  * @param msSinceLeader milliseconds since this follower last heard from its leader (0 on the leader,
  *                      {@code Long.MAX_VALUE} when it follows none)
- * @param rejoining     this member started on a new or damaged folder ({@link ReplicaConfig#rejoining()}) and has not
- *                      yet caught up with its leader: it neither votes nor may answer reads
+ * @param rejoining     this member may not vote yet ({@link ReplicaConfig#vote()}): its folder is new, damaged or
+ *                      unchecked, and it has not caught up with its leader: it neither votes nor may answer reads
  */
 public record ReplicaStatus(Role role, long term, String leaderId, long commitIndex, long appliedIndex, long msSinceLeader,
                             boolean rejoining) {

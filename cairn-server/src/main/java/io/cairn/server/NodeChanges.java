@@ -110,12 +110,17 @@ final class NodeChanges implements AutoCloseable {
             if (members.has(id)) {
                 List<String> stay = new ArrayList<>(members.voters().keySet());
                 stay.remove(id);
-                List<String> ready = new ArrayList<>();
+                List<String> ready = new ArrayList<>(); // up and caught up, the most applied first: the one to hand leadership to
+                Map<String, Long> applied = new java.util.HashMap<>();
                 for (String voter : stay) {
                     Map<String, Object> i = rs.nodes().stream().filter(n -> n.id().equals(voter)).findFirst()
                             .map(n -> ClusterAccess.getJson(adminUrl(n) + "/info")).orElse(null);
-                    if (i != null && !"DOWN".equals(i.get("raftRole")) && Boolean.FALSE.equals(i.get("rejoining"))) ready.add(voter);
+                    if (i != null && !"DOWN".equals(i.get("raftRole")) && Boolean.FALSE.equals(i.get("rejoining"))) {
+                        ready.add(voter);
+                        applied.put(voter, i.get("appliedIndex") instanceof Number n ? n.longValue() : 0L);
+                    }
                 }
+                ready.sort(java.util.Comparator.comparing((String v) -> applied.get(v)).reversed());
                 if (ready.size() * 2 <= stay.size()) {
                     String problem = "removing " + id + " leaves voters " + stay + " of which only " + ready + " are up and caught up, not a majority";
                     if (!force) throw new CairnException(ErrorCode.GUARDRAIL, problem + "; bring them back first, or add --force");

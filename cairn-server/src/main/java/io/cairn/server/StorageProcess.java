@@ -38,6 +38,9 @@ public final class StorageProcess implements AutoCloseable {
     private final DoubledVerifier doubled;
     private AdminServer admin;
     private volatile long epoch;
+    private boolean restartCheckWaits;
+    private java.util.Map<String, Long> lastReported = java.util.Map.of();
+    private long reportBackoffUntil;
     private final long tombstoneRetentionMs;
     private final java.util.concurrent.atomic.LongAdder tombstonesCollected = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder expiredDeleted = new java.util.concurrent.atomic.LongAdder();
@@ -53,7 +56,7 @@ public final class StorageProcess implements AutoCloseable {
         this.replicaset = Nodes.replicasetOf(config, nodeId);
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
         try {
-            this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData);
+            this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData, true);
         } catch (IOException | RuntimeException e) {
             coordinator.close();
             throw e;
@@ -111,12 +114,50 @@ public final class StorageProcess implements AutoCloseable {
             if (!bootstrap.done()) bootstrap.runOnce();
         }, 0, BOOTSTRAP_CHECK_MS, TimeUnit.MILLISECONDS);
         // records in the folder when a rejoining node has caught up (and so votes again after a restart)
-        if (node.rejoining()) timer.scheduleWithFixedDelay(node::rejoining, 1, 1, TimeUnit.SECONDS);
+        if (node.rejoining()) {
+            timer.scheduleWithFixedDelay(node::rejoining, 1, 1, TimeUnit.SECONDS);
+            timer.execute(this::checkRestart);
+        }
+        timer.scheduleWithFixedDelay(this::reportAcknowledged, 1, 1, TimeUnit.SECONDS);
         timer.scheduleWithFixedDelay(this::sweepExpired, EXPIRY_SWEEP_MS, EXPIRY_SWEEP_MS, TimeUnit.MILLISECONDS);
         // Checked a few times per retention window (at most once a minute): a tombstone lives at most ~1.25x the retention.
         long collectEveryMs = Math.min(60_000, Math.max(250, tombstoneRetentionMs / 4));
         timer.scheduleWithFixedDelay(this::collectTombstones, collectEveryMs, collectEveryMs, TimeUnit.MILLISECONDS);
         return this;
+    }
+
+    /**
+     * A restarted node votes once its log reaches what its coordinator has on record as acknowledged
+     * by it (else its folder is an older copy, and it catches up first). Asked until a coordinator
+     * answers, or until the node caught up with its leader anyway.
+     */
+    private void checkRestart() {
+        if (!node.rejoining() || node.identity().rejoining()) return;
+        try {
+            long acknowledged = coordinator.acknowledged(self.id());
+            boolean votes = node.confirmAcknowledged(acknowledged).get(10, TimeUnit.SECONDS);
+            log.debug("storage node {}: log checked against the index {} it had acknowledged: {}", self.id(), acknowledged, votes ? "votes" : "rejoins");
+            if (restartCheckWaits) log.info("storage node {}: checked against its coordinator's record", self.id());
+        } catch (Exception e) {
+            if (!restartCheckWaits) log.info("storage node {} waits for a coordinator to check its log against what it had acknowledged before it votes ({})",
+                    self.id(), e.getMessage());
+            restartCheckWaits = true;
+            if (!timer.isShutdown()) timer.schedule(this::checkRestart, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /** On the leader, about once a second while it changes: the highest log index each member holds, to the coordinator. */
+    private void reportAcknowledged() {
+        if (!node.isLeader() || System.nanoTime() < reportBackoffUntil) return;
+        try {
+            java.util.Map<String, Long> held = node.acknowledged().get(5, TimeUnit.SECONDS);
+            if (held.isEmpty() || held.equals(lastReported)) return;
+            coordinator.reportAcknowledged(replicaset.id(), held);
+            lastReported = held;
+        } catch (Exception e) {
+            log.debug("acknowledged indexes of {} not reported: {}", replicaset.id(), e.toString());
+            reportBackoffUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        }
     }
 
     /** On the leader: collects, through the log, the tombstones older than the retention time (design 001). */
@@ -149,7 +190,7 @@ public final class StorageProcess implements AutoCloseable {
     java.util.List<String> alerts() {
         java.util.List<String> alerts = new java.util.ArrayList<>();
         if (bootstrap.refusal() != null) alerts.add("BOOTSTRAP_REFUSED: " + bootstrap.refusal());
-        if (node.rejoining()) {
+        if (node.rejoining() && node.identity().rejoining()) {
             alerts.add("REPLACED_DISK: " + self.id() + " " + node.identity().reason() + "; it neither votes nor serves reads until it has caught up"
                     + " with its leader (disk " + node.identity().disk() + ")");
         }

@@ -49,16 +49,19 @@ public final class DiskIdentity {
     private final String node;
     private final String replicaset;
     private final String disk;
-    private final String reason;
+    private volatile String reason;
     private volatile boolean rejoining;
+    /** The folder held the node's data when it started (a restart, not a new or damaged folder). */
+    private final boolean restart;
 
-    private DiskIdentity(Path file, String node, String replicaset, String disk, boolean rejoining, String reason) {
+    private DiskIdentity(Path file, String node, String replicaset, String disk, boolean rejoining, String reason, boolean restart) {
         this.file = file;
         this.node = node;
         this.replicaset = replicaset;
         this.disk = disk;
         this.rejoining = rejoining;
         this.reason = reason;
+        this.restart = restart;
     }
 
     /**
@@ -84,8 +87,8 @@ public final class DiskIdentity {
         DiskIdentity id;
         if (hasDb && hasLog) {
             if (marked != null) return new DiskIdentity(file, node, replicaset, marked.getProperty("disk"),
-                    Boolean.parseBoolean(marked.getProperty("rejoining")), marked.getProperty("reason", ""));
-            id = fresh(file, node, replicaset, false, "");
+                    Boolean.parseBoolean(marked.getProperty("rejoining")), marked.getProperty("reason", ""), true);
+            id = new DiskIdentity(file, node, replicaset, UUID.randomUUID().toString(), false, "", true);
         } else if (hasDb || hasLog) {
             Path aside = nodeDir.resolve("damaged-" + ASIDE.format(Instant.now()));
             Files.createDirectories(aside);
@@ -107,7 +110,22 @@ public final class DiskIdentity {
     }
 
     private static DiskIdentity fresh(Path file, String node, String replicaset, boolean rejoining, String reason) {
-        return new DiskIdentity(file, node, replicaset, UUID.randomUUID().toString(), rejoining, reason);
+        return new DiskIdentity(file, node, replicaset, UUID.randomUUID().toString(), rejoining, reason, false);
+    }
+
+    /** Whether the folder held the node's data when it started: a restart, which is checked against the record of what it acknowledged. */
+    public boolean restart() {
+        return restart;
+    }
+
+    /** Records that the node must catch up before it votes and serves (its log is older than what it acknowledged). */
+    public synchronized void rejoin(String why) throws IOException {
+        if (rejoining) return;
+        reason = why;
+        rejoining = true;
+        write();
+        log.warn("REPLACED_DISK: node {} of replicaset {} {}: it neither votes nor serves until it has caught up with its leader (disk {})",
+                node, replicaset, why, disk);
     }
 
     /** The folder's disk id, generated when it was first used. */

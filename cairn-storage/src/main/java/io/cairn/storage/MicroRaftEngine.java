@@ -42,7 +42,7 @@ final class MicroRaftEngine implements NodeEngine {
     private final EventLoopGroup ioLoops;
     private volatile Replica replica;
 
-    MicroRaftEngine(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, boolean rejoining, EventLoopGroup ioLoops) throws IOException {
+    MicroRaftEngine(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, ReplicaConfig.Vote vote, EventLoopGroup ioLoops) throws IOException {
         for (NodeAddress n : replicaset.nodes()) {
             if (n.dataAddress() == null) {
                 throw new CairnException(ErrorCode.INVALID_CONFIG, "storage node " + n.id() + " of replicaset " + replicaset.id()
@@ -57,7 +57,7 @@ final class MicroRaftEngine implements NodeEngine {
         int maxEntryBytes = (int) Math.max(ReplicaConfig.DEFAULT_MAX_ENTRY_BYTES, 2L * config.maxValueBytes() + (1 << 20));
         this.replicaConfig = new ReplicaConfig(replicaset.id(), self.id(), voters, Map.of(), ReplicationEngine.MICRORAFT.folderIn(config.dataDir()),
                 Duration.ofMillis(electionMs), leaderTimeout, (int) config.snapshotEveryEntries(), ReplicaConfig.DEFAULT_MAX_PENDING_ENTRIES,
-                maxEntryBytes, rejoining);
+                maxEntryBytes, vote);
         this.stateMachine = new ReplicasetStateMachine(config.dataDir().resolve("db"), config.maxValueBytes(), System::currentTimeMillis);
         this.ioLoops = ioLoops;
     }
@@ -97,7 +97,19 @@ final class MicroRaftEngine implements NodeEngine {
     @Override
     public boolean rejoining() {
         ReplicaStatus s = status();
-        return s == null ? replicaConfig.rejoining() : s.rejoining();
+        return s == null ? replicaConfig.vote() != ReplicaConfig.Vote.AT_ONCE : s.rejoining();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
+        Replica r = replica;
+        return r == null ? notStarted() : r.confirmAcknowledged(acknowledgedIndex);
+    }
+
+    @Override
+    public CompletableFuture<Map<String, Long>> acknowledged() {
+        Replica r = replica;
+        return r == null ? notStarted() : r.acknowledged();
     }
 
     @Override

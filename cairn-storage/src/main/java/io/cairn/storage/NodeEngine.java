@@ -33,6 +33,16 @@ interface NodeEngine extends AutoCloseable {
         return false;
     }
 
+    /** See {@link io.cairn.replication.Replica#confirmAcknowledged}; an engine without the check answers true. */
+    default java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
+        return java.util.concurrent.CompletableFuture.completedFuture(true);
+    }
+
+    /** See {@link io.cairn.replication.Replica#acknowledged}; an engine without the record answers an empty map. */
+    default java.util.concurrent.CompletableFuture<java.util.Map<String, Long>> acknowledged() {
+        return java.util.concurrent.CompletableFuture.completedFuture(java.util.Map.of());
+    }
+
     /** The current term; -1 when unknown. */
     long term();
 

@@ -1,5 +1,7 @@
 package io.cairn.storage;
 
+import io.cairn.replication.ReplicaConfig;
+
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
@@ -34,15 +36,17 @@ public final class StorageNode implements AutoCloseable {
 
     /** @param ioLoops event loops for the data-plane listener (and MicroRaft's sockets), shared with the process's other sockets; null for a default */
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops) throws IOException {
-        this(self, replicaset, config, ioLoops, () -> false);
+        this(self, replicaset, config, ioLoops, () -> false, false);
     }
 
     /**
      * @param groupHoldsData asked when the node's folder is new: whether its replicaset already holds data, so
      *                       the node rejoins rather than votes at once ({@link DiskIdentity}); the coordinator knows
+     * @param checkRestart   a restarted node votes only once {@link #confirmAcknowledged} found its log complete (or it
+     *                       caught up with its leader): the caller asks its coordinator for the record and calls it
      */
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops,
-                       java.util.function.BooleanSupplier groupHoldsData) throws IOException {
+                       java.util.function.BooleanSupplier groupHoldsData, boolean checkRestart) throws IOException {
         this.self = self;
         this.replicaset = replicaset;
         this.engineKind = config.engine();
@@ -54,7 +58,9 @@ public final class StorageNode implements AutoCloseable {
             identity.caughtUp();
         }
         if (engineKind == ReplicationEngine.MICRORAFT) {
-            this.engine = new MicroRaftEngine(self, replicaset, config, identity.rejoining(), ioLoops);
+            ReplicaConfig.Vote vote = identity.rejoining() ? ReplicaConfig.Vote.AFTER_CATCH_UP
+                    : checkRestart && identity.restart() && replicaset.nodes().size() > 1 ? ReplicaConfig.Vote.AFTER_CHECK : ReplicaConfig.Vote.AT_ONCE;
+            this.engine = new MicroRaftEngine(self, replicaset, config, vote, ioLoops);
             this.dataPlane = new DataPlaneServer(engine.access(), self.host(), self.dataPort(), ioLoops);
         } else {
             if (identity.rejoining()) {
@@ -113,18 +119,44 @@ public final class StorageNode implements AutoCloseable {
     }
 
     /**
-     * Whether this node is back on a new or damaged folder and has not yet caught up with its leader:
-     * it neither votes nor serves reads. Once the member caught up, records it in the folder.
+     * Whether this node may not vote or serve reads yet: it is back on a new, damaged or older folder
+     * and has not caught up with its leader, or it restarted and is not yet checked
+     * ({@link #confirmAcknowledged}). Once the member caught up, records it in the folder.
      */
     public boolean rejoining() {
-        if (!identity.rejoining()) return false;
-        if (engine.rejoining()) return true;
-        try {
-            identity.caughtUp();
-        } catch (IOException e) {
-            log.warn("storage node {} caught up but could not record it in its folder ({}); it will rejoin again after a restart", self.id(), e.toString());
+        boolean out = engine.rejoining();
+        if (!out && identity.rejoining()) {
+            try {
+                identity.caughtUp();
+            } catch (IOException e) {
+                log.warn("storage node {} caught up but could not record it in its folder ({}); it will rejoin again after a restart", self.id(), e.toString());
+            }
         }
-        return false;
+        return out;
+    }
+
+    /**
+     * For a node started with {@code checkRestart}: {@code acknowledgedIndex} is the highest log index it is on
+     * record (at its coordinator) as holding. Completes with whether it votes now; when its log ends below the
+     * record (its folder is an older copy) it rejoins, recorded in the folder, and votes once caught up.
+     */
+    public java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
+        return engine.confirmAcknowledged(acknowledgedIndex).thenApply(votes -> {
+            if (!votes && !identity.rejoining()) {
+                try {
+                    identity.rejoin("restarted on a log that ends below the index " + acknowledgedIndex
+                            + " it had acknowledged (its folder is an older copy?)");
+                } catch (IOException e) {
+                    log.warn("storage node {} could not record in its folder that it rejoins ({})", self.id(), e.toString());
+                }
+            }
+            return votes;
+        });
+    }
+
+    /** On the leader: the highest log index each member holds, for the coordinator's record ({@link #confirmAcknowledged}). */
+    public java.util.concurrent.CompletableFuture<java.util.Map<String, Long>> acknowledged() {
+        return engine.acknowledged();
     }
 
     public long term() {

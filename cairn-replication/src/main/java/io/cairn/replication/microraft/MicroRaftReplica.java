@@ -18,6 +18,7 @@ import io.microraft.RaftNodeStatus;
 import io.microraft.RaftRole;
 import io.microraft.model.message.RaftMessage;
 import io.microraft.persistence.RestoredRaftState;
+import io.microraft.report.RaftNodeReport;
 import io.microraft.report.RaftTerm;
 import io.netty.channel.EventLoopGroup;
 import org.slf4j.Logger;
@@ -100,7 +101,7 @@ final class MicroRaftReplica implements Replica {
         transport = new NettyTransport(selfId, config.selfAddress(), peers, codec, loops);
         reports = new ReportTracker(transport::learnAddress);
         raftThread = new RaftThread(config.groupId(), selfId);
-        voteGuard = new VoteGuard(transport, reports, selfId, config.rejoining());
+        voteGuard = new VoteGuard(transport, reports, selfId, config.vote());
         try {
             node = build(raftConfigOf(config), store.restoredState());
             lostLogWatch = new LostLogWatch(selfId, reports::last, () -> node.getReport().thenApply(Ordered::getResult),
@@ -261,6 +262,27 @@ final class MicroRaftReplica implements Replica {
     public CompletableFuture<Long> takeSnapshot() {
         if (closed.get()) return CompletableFuture.failedFuture(new ReplicationException.Refused(selfId + " is stopped"));
         return mapped(node::takeSnapshot, report -> report.getResult().getLog().getLastSnapshotIndex());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
+        if (!voteGuard.rejoining()) return CompletableFuture.completedFuture(true);
+        return mapped(node::getReport, report -> voteGuard.confirm(acknowledgedIndex, report.getResult().getLog().getLastLogOrSnapshotIndex()));
+    }
+
+    @Override
+    public CompletableFuture<Map<String, Long>> acknowledged() {
+        if (closed.get()) return CompletableFuture.failedFuture(new ReplicationException.Refused(selfId + " is stopped"));
+        return mapped(node::getReport, o -> {
+            RaftNodeReport report = o.getResult();
+            if (report.getRole() != RaftRole.LEADER) {
+                throw new ReplicationException.NotLeader(selfId + " does not lead", Endpoint.idOf(report.getTerm().getLeaderEndpoint()));
+            }
+            Map<String, Long> held = new HashMap<>();
+            held.put(selfId, report.getLog().getLastLogOrSnapshotIndex());
+            report.getLog().getFollowerMatchIndices().forEach((member, index) -> held.put(Endpoint.idOf(member), index));
+            return held;
+        });
     }
 
     @Override

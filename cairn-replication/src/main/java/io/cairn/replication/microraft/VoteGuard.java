@@ -1,5 +1,6 @@
 package io.cairn.replication.microraft;
 
+import io.cairn.replication.ReplicaConfig.Vote;
 import io.microraft.RaftEndpoint;
 import io.microraft.RaftRole;
 import io.microraft.model.log.LogEntry;
@@ -21,8 +22,9 @@ import org.slf4j.LoggerFactory;
  *   <li>a learner asks for no votes until it is promoted (MicroRaft 0.7 runs a pre-vote when a node
  *       starts, learner or not: harmless, since voters refuse it, but noise for the voters, which do
  *       not yet know a joining learner's address);</li>
- *   <li>a <em>rejoining</em> member ({@link io.cairn.replication.ReplicaConfig#rejoining()}: its
- *       folder is new or was damaged, in a group that already holds data) neither asks for votes nor
+ *   <li>a <em>rejoining</em> member ({@link io.cairn.replication.ReplicaConfig#vote()}: its folder
+ *       is new or was damaged in a group that already holds data, or it is not yet checked against what
+ *       it is on record as having acknowledged) neither asks for votes nor
  *       grants them, and ignores a leadership handed to it, until its log holds everything committed
  *       before. Raft counts on a voter never losing what it acknowledged: a member that lost its folder
  *       and voted at once could, with one lagging member, elect a leader that lacks acknowledged
@@ -44,18 +46,41 @@ final class VoteGuard implements Transport {
     private final ReportTracker reports;
     private final String selfId;
     private volatile boolean rejoining;
+    /** Started {@link Vote#AFTER_CHECK} and not yet checked: {@link #confirm} may let it vote. */
+    private volatile boolean awaitingCheck;
     /** While rejoining: the leader's term followed, and the lowest index of an entry of that term seen. */
     private int leaderTerm = -1;
     private long firstOfLeaderTerm = Long.MAX_VALUE;
     /** The index to reach: the leader's commit index once it covers an entry of its term; -1 before. */
     private volatile long catchUpTo = -1;
 
-    VoteGuard(Transport transport, ReportTracker reports, String selfId, boolean rejoining) {
+    VoteGuard(Transport transport, ReportTracker reports, String selfId, Vote vote) {
         this.transport = transport;
         this.reports = reports;
         this.selfId = selfId;
-        this.rejoining = rejoining;
-        if (rejoining) LOG.warn("{}: rejoining on a new or damaged folder: it neither votes nor stands for election until it has caught up with its leader", selfId);
+        this.rejoining = vote != Vote.AT_ONCE;
+        this.awaitingCheck = vote == Vote.AFTER_CHECK;
+        if (vote == Vote.AFTER_CATCH_UP) {
+            LOG.warn("{}: rejoining on a new or damaged folder: it neither votes nor stands for election until it has caught up with its leader", selfId);
+        }
+    }
+
+    /**
+     * The check of a member started {@link Vote#AFTER_CHECK}: it votes if its log ({@code logEnd})
+     * reaches what it is on record as having acknowledged; otherwise it stays out until it has caught
+     * up. Returns whether it votes now.
+     */
+    synchronized boolean confirm(long acknowledged, long logEnd) {
+        if (!rejoining) return true;
+        if (!awaitingCheck) return false;
+        awaitingCheck = false;
+        if (logEnd >= acknowledged) {
+            rejoining = false;
+            return true;
+        }
+        LOG.warn("{}: its log ends at index {}, below the {} it had acknowledged (its folder was restored from an older copy?): "
+                + "it neither votes nor stands for election until it has caught up with its leader", selfId, logEnd, acknowledged);
+        return false;
     }
 
     /** Whether this member still waits to catch up before it may vote. */
@@ -106,6 +131,7 @@ final class VoteGuard implements Transport {
             long goal = catchUpTo;
             if (goal >= 0 && ok.getLastLogIndex() >= goal) {
                 rejoining = false;
+                awaitingCheck = false;
                 LOG.info("{}: caught up with its leader at index {}: it votes again", selfId, ok.getLastLogIndex());
             }
         }

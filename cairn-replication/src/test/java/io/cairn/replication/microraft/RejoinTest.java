@@ -1,5 +1,6 @@
 package io.cairn.replication.microraft;
 
+import io.cairn.replication.ReplicaConfig;
 import io.cairn.replication.ReplicaStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -71,6 +72,65 @@ class RejoinTest {
         assertThat(group.machine(now).commands()).doesNotContain("b-0");
     }
 
+    /**
+     * A member restored from an older copy of its own folder (the same member, its log shorter than
+     * what it acknowledged) and checked against the leader's record of what it held: it stays out of
+     * elections, where the lagging member and it would otherwise elect a leader without "b".
+     */
+    @Test
+    @Timeout(90)
+    void aMemberRestoredFromAnOlderCopyStaysOutOnceTheRecordShowsItLostEntries() throws Exception {
+        group = new TestGroup("r", dir, 3, 1_000);
+        group.startAll();
+        leader = group.awaitLeader();
+        List<String> followers = group.runningIds().stream().filter(id -> !id.equals(leader)).toList();
+        lagging = followers.get(0);
+        String restored = followers.get(1);
+        group.propose(leader, TestGroup.commands("a", 20));
+        await().atMost(10, TimeUnit.SECONDS).until(() -> group.machine(restored).commands().size() == 20 && group.machine(lagging).commands().size() == 20);
+        group.stop(restored);
+        copyTree(dir.resolve(restored), dir.resolve("backup"));
+        group.start(restored);
+        group.stop(lagging);
+        group.propose(leader, TestGroup.commands("b", 20));
+        await().atMost(10, TimeUnit.SECONDS).until(() -> group.machine(restored).commands().size() == 40);
+        long acknowledged = group.replica(leader).acknowledged().get(10, TimeUnit.SECONDS).get(restored);
+        group.stop(leader);
+        group.stop(restored);
+        deleteTree(dir.resolve(restored));
+        copyTree(dir.resolve("backup"), dir.resolve(restored));
+
+        group.start(lagging, ReplicaConfig.Vote.AFTER_CHECK);
+        group.start(restored, ReplicaConfig.Vote.AFTER_CHECK);
+        assertThat(group.replica(lagging).confirmAcknowledged(20).get(10, TimeUnit.SECONDS)).as("its log holds all it acknowledged").isTrue();
+        assertThat(group.replica(restored).confirmAcknowledged(acknowledged).get(10, TimeUnit.SECONDS)).as("the restored copy lacks " + acknowledged).isFalse();
+        assertThat(group.replica(restored).status().rejoining()).isTrue();
+        await().during(Duration.ofSeconds(6)).atMost(10, TimeUnit.SECONDS)
+                .until(() -> group.runningIds().stream().noneMatch(id -> group.replica(id).status().role() == ReplicaStatus.Role.LEADER));
+
+        group.start(leader);
+        String now = group.awaitLeader();
+        assertThat(group.machine(now).commands()).containsAll(TestGroup.commands("b", 20));
+        await().atMost(30, TimeUnit.SECONDS).until(() -> !group.replica(restored).status().rejoining()
+                && group.machine(restored).commands().containsAll(TestGroup.commands("b", 20)));
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> s = Files.walk(from)) {
+            for (Path p : s.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) Files.createDirectories(target);
+                else Files.copy(p, target);
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(p);
+        }
+    }
+
     private void history() throws Exception {
         group = new TestGroup("j", dir, 3, 1_000);
         group.startAll();
@@ -85,8 +145,6 @@ class RejoinTest {
         await().atMost(10, TimeUnit.SECONDS).until(() -> group.machine(wiped).commands().size() == 40);
         group.stop(leader);
         group.stop(wiped);
-        try (Stream<Path> s = Files.walk(dir.resolve(wiped))) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(p);
-        }
+        deleteTree(dir.resolve(wiped));
     }
 }

@@ -50,19 +50,19 @@ final class TestGroup implements AutoCloseable {
     }
 
     Replica start(String id) throws IOException {
-        return start(id, false);
+        return start(id, ReplicaConfig.Vote.AT_ONCE);
     }
 
-    /** Starts {@code id} as a member back on a new or damaged folder ({@link ReplicaConfig#rejoining()}). */
+    /** Starts {@code id} as a member back on a new or damaged folder ({@link ReplicaConfig.Vote#AFTER_CATCH_UP}). */
     Replica startRejoining(String id) throws IOException {
-        return start(id, true);
+        return start(id, ReplicaConfig.Vote.AFTER_CATCH_UP);
     }
 
-    private Replica start(String id, boolean rejoining) throws IOException {
+    Replica start(String id, ReplicaConfig.Vote vote) throws IOException {
         Map<String, String> asLearner = learners.containsKey(id) ? Map.of(id, learners.get(id)) : Map.of();
         ReplicaConfig config = new ReplicaConfig(groupId, id, asLearner.isEmpty() ? voters : votersWithout(id), asLearner,
                 root.resolve(id), ELECTION_TIMEOUT, LEADER_TIMEOUT, snapshotEvery, ReplicaConfig.DEFAULT_MAX_PENDING_ENTRIES, 64 << 10,
-                rejoining);
+                vote);
         RecordingStateMachine sm = new RecordingStateMachine(root.resolve(id).resolve("state"));
         Replica r = MicroRaftReplicas.start(config, sm, sharedLoops);
         running.put(id, r);
