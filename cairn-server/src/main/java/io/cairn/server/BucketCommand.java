@@ -54,8 +54,12 @@ final class BucketCommand implements Runnable {
         public Integer call() throws Exception {
             ClusterConfig c = access.load();
             Object[] r = ClusterAccess.post(ClusterAccess.coordinatorLeader(c) + "/moves/" + bucket + "?to=" + to);
+            int status = (int) r[0];
+            if (status != 202) {
+                // refused (an unknown target, a weight-0 replicaset, a pinned bucket) or no leader: one line on stderr, exit 2
+                throw new CairnException(status == 404 || status == 400 ? ErrorCode.INVALID_CONFIG : ErrorCode.UNAVAILABLE, String.valueOf(r[1]).trim());
+            }
             System.out.print(r[1]);
-            if ((int) r[0] != 202) return 1;
             if (!waitFlag) return 0;
             long deadline = System.nanoTime() + Duration.ofSeconds(waitSeconds).toNanos();
             while (System.nanoTime() < deadline) {

@@ -81,6 +81,10 @@ public final class CoordinatorProcess implements AutoCloseable {
         return mover;
     }
 
+    private static Map<?, ?> phases(MoverService m) {
+        return m.progress().get("replicasets") instanceof Map<?, ?> sets ? sets : Map.of();
+    }
+
     private void registerRebalancerMetrics() {
         for (String key : new String[] {"bucketsToMove", "inFlight", "moved", "rolledBack", "keysMoved", "copyBytesPerSecond", "stepRetries", "stepMedianMs", "stepBaseMs", "bucketsPerSecond", "etaSeconds"}) {
             Gauge.builder("cairn_rebalancer_" + key.replaceAll("([A-Z])", "_$1").toLowerCase(), mover,
@@ -93,6 +97,15 @@ public final class CoordinatorProcess implements AutoCloseable {
                     .description("how long the last 1,024 moves refused writes to their bucket (SENDING until the destination activated)")
                     .register(admin.registry());
         }
+        for (io.cairn.core.rebalance.ReplicasetPhase phase : io.cairn.core.rebalance.ReplicasetPhase.values()) {
+            Gauge.builder("cairn_rebalancer_replicasets", mover, m -> phases(m).values().stream()
+                            .filter(r -> r instanceof Map<?, ?> rs && phase.name().equals(rs.get("state"))).count())
+                    .tag("state", phase.name()).description("replicasets in each state (BOOTSTRAPPING, READY, DRAINING, DRAINED)")
+                    .register(admin.registry());
+        }
+        Gauge.builder("cairn_rebalancer_replicaset_buckets_left", mover, m -> phases(m).values().stream()
+                        .mapToLong(r -> r instanceof Map<?, ?> rs && rs.get("bucketsLeft") instanceof Number n ? n.longValue() : 0).sum())
+                .description("buckets still to arrive at BOOTSTRAPPING replicasets or to leave DRAINING ones").register(admin.registry());
         Gauge.builder("cairn_rebalancer_problems", mover,
                 m -> m.progress().get("problems") instanceof java.util.List<?> l ? l.size() : 0)
                 .description("problems the rebalancer reports (DOUBLED_BUCKETS, unreachable replicasets)").register(admin.registry());

@@ -108,8 +108,9 @@ final class StatusReport {
         out.append(String.format("epoch %s, %s buckets%n", status.get("epoch"), status.get("bucketCount")));
         for (Object o : (List<Object>) status.get("replicasets")) {
             Map<String, Object> rs = (Map<String, Object>) o;
-            out.append(String.format("%nreplicaset %-8s weight %-3s buckets %-6s keys %-9s leader %s%n", rs.get("id"), rs.get("weight"),
-                    orDash(rs.get("buckets")), orDash(rs.get("keys")), rs.get("leader") == null ? "NONE" : rs.get("leader")));
+            out.append(String.format("%nreplicaset %-8s weight %-3s buckets %-6s keys %-9s leader %-8s %s%n", rs.get("id"), rs.get("weight"),
+                    orDash(rs.get("buckets")), orDash(rs.get("keys")), rs.get("leader") == null ? "NONE" : rs.get("leader"),
+                    phaseOf(status, (String) rs.get("id"))));
             for (Object mo : (List<Object>) rs.get("members")) {
                 Map<String, Object> m = (Map<String, Object>) mo;
                 out.append(String.format("  %-10s %-21s %-10s term %-4s applied %s%s%n", m.get("id"), m.get("address"), m.get("raftRole"),
@@ -141,6 +142,15 @@ final class StatusReport {
                     Boolean.TRUE.equals(r.get("up")) ? "up, unknown buckets " + r.get("unknownBuckets") + ", alerts " + r.get("alerts") : "DOWN"));
         }
         return out.toString();
+    }
+
+    /** The replicaset's state as the rebalancer sees it: "READY", "DRAINING (12 buckets left)", or "" before its first round. */
+    @SuppressWarnings("unchecked")
+    static String phaseOf(Map<String, Object> status, String replicaset) {
+        if (!(status.get("rebalancer") instanceof Map<?, ?> rb) || !(rb.get("replicasets") instanceof Map<?, ?> sets)
+                || !(sets.get(replicaset) instanceof Map<?, ?> rs)) return "";
+        Object left = rs.get("bucketsLeft");
+        return rs.get("state") + (left instanceof Number n && n.intValue() > 0 ? " (" + n + " buckets left)" : "");
     }
 
     private static Object orDash(Object o) {

@@ -72,9 +72,17 @@ final class TopologyCommand implements Runnable {
         public Integer call() {
             try (CoordinatorClient coordinator = new CoordinatorClient(access.load().topology().coordinators())) {
                 Topology t = current(coordinator);
+                Map<String, Object> rebalancer;
+                try {
+                    rebalancer = ClusterAccess.getJson(ClusterAccess.coordinatorLeader(access.load()) + "/rebalancer");
+                } catch (CairnException e) {
+                    rebalancer = null; // the states are the rebalancer's; the topology alone is still worth showing
+                }
+                Map<String, Object> status = rebalancer == null ? Map.of() : Map.of("rebalancer", rebalancer);
                 System.out.printf("epoch %d, %d buckets%n", t.epoch(), t.bucketCount());
                 for (ReplicasetSpec rs : t.replicasets()) {
-                    System.out.printf("  %-10s weight %-4d nodes %s%n", rs.id(), rs.weight(), rs.nodes().stream().map(NodeAddress::id).toList());
+                    System.out.printf("  %-10s weight %-4d %-30s nodes %s%n", rs.id(), rs.weight(), StatusReport.phaseOf(status, rs.id()),
+                            rs.nodes().stream().map(NodeAddress::id).toList());
                 }
             }
             return 0;

@@ -87,6 +87,7 @@ class TopologyChangeTest {
                 assertThat(longOf(atKill, "moved")).as("moves done when the leader was killed").isLessThan(BUCKETS / 3 - 2);
 
                 awaitRs3HasItsShare(cluster, mover, "balanced");
+                await("rs3 READY").atMost(Duration.ofSeconds(30)).until(() -> "READY".equals(stateOf(mover, "rs3")));
                 cluster.startNode(killed);
                 for (RecordingWriter w : writers) w.stopAndJoin();
 
@@ -177,12 +178,22 @@ class TopologyChangeTest {
 
             Cli drain = Cli.run("topology", "set-weight", "--config", file, "rs3", "0", "--wait", "--wait-seconds", "120");
             assertThat(drain.exitCode()).as(drain.err()).isZero();
-            assertThat(cluster.router().router().bucketsByReplicaset().getOrDefault("rs3", 0)).isZero();
+            // the router learns the last moves at its next discovery round
+            await("the router sees rs3 empty").atMost(Duration.ofSeconds(10))
+                    .until(() -> cluster.router().router().bucketsByReplicaset().getOrDefault("rs3", 0) == 0);
             // Its buckets stay as SENT tombstones; their data is dropped by the garbage collector.
             await("rs3 holds nothing").atMost(Duration.ofSeconds(30)).until(() -> cluster.storage("s3-1").node().localStats().heldBuckets() == 0);
             assertThat(localKeys(cluster, "s3-1")).as("rs3's keys once nothing is held").isZero();
             Path rs3Data = config.nodeDir("s3-1");
             assertThat(rs3Data).exists();
+            // drain states (issue 21): rs3 DRAINED, the others READY; a weight-0 replicaset receives no bucket, even by hand
+            MoverService mover = cluster.coordinator().mover();
+            await("rs3 DRAINED").atMost(Duration.ofSeconds(30)).until(() -> "DRAINED".equals(stateOf(mover, "rs3")));
+            assertThat(stateOf(mover, "rs1")).isEqualTo("READY");
+            assertThat(Cli.run("topology", "show", "--config", file).exitCode()).isZero();
+            Cli intoDrained = Cli.run("bucket", "move", "1", "--to", "rs3", "--config", file);
+            assertThat(intoDrained.exitCode()).isNotZero();
+            assertThat(intoDrained.err()).contains("weight 0").contains("receives no buckets");
 
             Cli removed = Cli.run("topology", "remove-replicaset", "--config", file, "rs3");
             assertThat(removed.exitCode()).as(removed.err()).isZero();
@@ -300,6 +311,13 @@ class TopologyChangeTest {
         }
         assertThat(wrong).as("buckets not owned exactly once").isEmpty();
         MoveFaultSupport.awaitOwnedBucketsAddUp(cluster, replicasets.size(), BUCKETS);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static String stateOf(MoverService mover, String replicaset) {
+        Object sets = mover.progress().get("replicasets");
+        Object rs = sets instanceof Map<?, ?> m ? m.get(replicaset) : null;
+        return rs instanceof Map<?, ?> r ? String.valueOf(r.get("state")) : null;
     }
 
     private static void awaitMovesToRs3UnderWay(MoverService mover) {

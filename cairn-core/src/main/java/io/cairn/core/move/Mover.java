@@ -8,6 +8,7 @@ import io.cairn.core.move.MoveQuery.MoveStatus;
 import io.cairn.core.rebalance.Plan;
 import io.cairn.core.rebalance.PlanLimits;
 import io.cairn.core.rebalance.RebalancePlanner;
+import io.cairn.core.rebalance.ReplicasetPhase;
 import io.cairn.core.rebalance.ReplicasetLoad;
 import io.cairn.core.rebalance.Route;
 
@@ -43,16 +44,20 @@ public final class Mover {
      * @param balanced  the last plan is within the threshold and no move is in flight
      * @param writesHeld how long the last moves (up to 1,024) refused writes to their bucket
      * @param stepRetries steps the ended moves tried again (each after {@link SendMove.Limits#retryDelayMs})
+     * @param held      buckets each replicaset owned, sent or received at the last round
+     * @param phases    each replicaset's {@link ReplicasetPhase}
      */
     public record Progress(long planEpoch, boolean balanced, double disbalancePercent, int bucketsToMove, long moved, long rolledBack, int inFlight,
                            long keysMoved, Map<String, Integer> targets, List<String> problems, RecentDurations.Summary writesHeld,
-                           long stepRetries) {}
+                           long stepRetries, Map<String, Integer> held, Map<String, ReplicasetPhase> phases) {}
 
     private final MovePort port;
     private final PlanLimits planLimits;
     private final SendMove.Limits moveLimits;
     private final boolean autoRebalance;
     private Layout layout = new Layout(0, 0, Map.of());
+    /** Buckets each replicaset owned, sent or received at the last round that heard from it. */
+    private final Map<String, Integer> held = new HashMap<>();
     private long planEpoch;
     private final Map<Integer, SendMove> inFlight = new HashMap<>();
     /** Manual moves waiting for the next round: bucket -> destination (a later request replaces an earlier one). */
@@ -112,8 +117,14 @@ public final class Mover {
     public Progress progress() {
         Plan p = lastPlan;
         boolean balanced = p != null && inFlight.isEmpty() && RebalancePlanner.converged(p, planLimits);
+        Map<String, Integer> targets = p == null ? Map.of() : p.targets();
+        Map<String, ReplicasetPhase> phases = new java.util.TreeMap<>();
+        for (var e : layout.weights().entrySet()) {
+            Integer h = held.get(e.getKey());
+            if (h != null) phases.put(e.getKey(), ReplicasetPhase.of(e.getValue(), h, targets.getOrDefault(e.getKey(), -1), balanced));
+        }
         return new Progress(planEpoch, balanced, p == null ? 0 : p.disbalancePercent(), p == null ? 0 : p.bucketsToMove(), moved, rolledBack,
-                inFlight.size(), keysMoved, p == null ? Map.of() : p.targets(), problems, writesHeld.summary(), stepRetries);
+                inFlight.size(), keysMoved, targets, problems, writesHeld.summary(), stepRetries, Map.copyOf(held), phases);
     }
 
     /**
@@ -184,6 +195,8 @@ public final class Mover {
 
     private void onStatuses(List<String> ids, Map<String, MoveStatus> statuses) {
         statusRound = rounds;
+        held.keySet().retainAll(ids);
+        statuses.forEach((id, s) -> held.put(id, s.active() + s.pinned() + s.sending() + s.receiving()));
         endedInRound.values().removeIf(r -> r < rounds - 1);
         List<String> found = new ArrayList<>();
         for (String id : ids) if (!statuses.containsKey(id)) found.add("replicaset " + id + " did not answer");
@@ -258,7 +271,8 @@ public final class Mover {
         for (var request : requested.entrySet()) {
             int bucket = request.getKey();
             String destination = request.getValue();
-            if (inFlight.containsKey(bucket) || !layout.weights().containsKey(destination)) continue;
+            // a weight-0 replicaset receives nothing (it drains), even for a request made before its weight changed
+            if (inFlight.containsKey(bucket) || layout.weights().getOrDefault(destination, 0.0) <= 0) continue;
             if (unfinished.contains(bucket)) {
                 manualQueue.putIfAbsent(bucket, destination); // its last move is not over (e.g. a source not yet SENT)
                 continue;

@@ -108,6 +108,10 @@ public final class MoverService implements AutoCloseable {
         if (t.replicaset(destination).isEmpty() || bucket < 1 || bucket > t.bucketCount()) {
             throw new IllegalArgumentException("no such move target: bucket " + bucket + " to '" + destination + "'");
         }
+        if (t.replicaset(destination).get().weight() <= 0) {
+            throw new IllegalArgumentException("replicaset '" + destination + "' has weight 0 (DRAINING or DRAINED): it receives no buckets;"
+                    + " give it a weight first (cairn topology set-weight " + destination + " 1)");
+        }
         if (!isLeader.getAsBoolean()) return false;
         driver.execute(() -> {
             // Before the first tick the mover does not exist yet: start it rather than drop the request.
@@ -202,6 +206,13 @@ public final class MoverService implements AutoCloseable {
         held.put("max", p.writesHeld().maxMs());
         m.put("writesHeldMs", held);
         m.put("targets", p.targets());
+        Map<String, Object> sets = new LinkedHashMap<>();
+        p.phases().forEach((id, phase) -> {
+            int buckets = p.held().getOrDefault(id, 0);
+            sets.put(id, Map.of("state", phase.name(), "buckets", buckets,
+                    "bucketsLeft", io.cairn.core.rebalance.ReplicasetPhase.bucketsLeft(phase, buckets, p.targets().getOrDefault(id, -1))));
+        });
+        m.put("replicasets", sets);
         m.put("problems", p.problems());
         progress = m;
         logProblemChanges(p.problems(), now);
