@@ -118,6 +118,9 @@ public final class DataPlaneClient implements AutoCloseable {
     private final Map<String, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
     private volatile String leader;
     private volatile boolean closed;
+    /** The topology epoch every request carries; 0 sends none (a caller without a coordinator). */
+    private volatile java.util.function.LongSupplier epoch = () -> 0;
+    private volatile java.util.function.LongConsumer onStaleEpoch = e -> { };
 
     /**
      * @param budgetMs how long a call may take, all attempts included
@@ -141,6 +144,17 @@ public final class DataPlaneClient implements AutoCloseable {
         this.lookupFactory = () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
                 .setProperties(properties).setRetryPolicy(RetryPolicies.noRetry()).build();
         this.lookup = lookupFactory.get();
+    }
+
+    /**
+     * Sends {@code epoch} (the caller's topology epoch) with every request: a member that knows a newer
+     * one refuses it at once, the call fails with {@link ErrorCode#STALE_EPOCH} (nothing was submitted)
+     * and {@code onStaleEpoch} hears the member's epoch, so the caller can refresh its topology.
+     */
+    public DataPlaneClient withEpoch(java.util.function.LongSupplier epoch, java.util.function.LongConsumer onStaleEpoch) {
+        this.epoch = epoch;
+        this.onStaleEpoch = onStaleEpoch;
+        return this;
     }
 
     /**
@@ -269,6 +283,17 @@ public final class DataPlaneClient implements AutoCloseable {
             case DataPlane.RETRY -> {
                 if (call.generation.get() != attempt.generation) return;
                 retry(call, conn.member, backoffMs(attempt.generation));
+            }
+            case DataPlane.STALE_EPOCH -> {
+                long newer;
+                try {
+                    newer = Long.parseLong(response.text().trim());
+                } catch (NumberFormatException e) {
+                    newer = 0;
+                }
+                onStaleEpoch.accept(newer);
+                call.result.completeExceptionally(new CairnException(ErrorCode.STALE_EPOCH, conn.member + " knows topology epoch "
+                        + newer + ", the request was sent at " + epoch.getAsLong()));
             }
             default -> call.result.completeExceptionally(new ReplicasetUnavailable(response.text()));
         }
@@ -465,16 +490,20 @@ public final class DataPlaneClient implements AutoCloseable {
                 // sent at once its batch would be answered before the requests read in this same
                 // loop turn joined the next one (batches of one at pipeline 16: 6 us of CPU per
                 // GET, not 4).
-                if (call.type == DataPlane.STALE_READ) loop.execute(() -> local.staleRead(call.callId, clientId, call.minIndex, call.message));
-                else loop.execute(() -> local.send(call.callId, clientId, call.type, call.message));
+                long at = epoch.getAsLong();
+                if (call.type == DataPlane.STALE_READ) loop.execute(() -> local.staleRead(call.callId, clientId, at, call.minIndex, call.message));
+                else loop.execute(() -> local.send(call.callId, clientId, call.type, at, call.message));
                 return;
             }
             Channel ch = channel;
             boolean staleRead = call.type == DataPlane.STALE_READ;
-            int length = DataPlane.REQUEST_HEADER_BYTES + (staleRead ? DataPlane.MIN_INDEX_BYTES : 0) + call.message.length;
+            long at = epoch.getAsLong();
+            int length = DataPlane.REQUEST_HEADER_BYTES + (at != 0 ? DataPlane.EPOCH_BYTES : 0) + (staleRead ? DataPlane.MIN_INDEX_BYTES : 0)
+                    + call.message.length;
             ByteBuf out = ch.alloc().buffer(4 + length);
             out.writeInt(length).writeLong(call.callId).writeLong(clientId.getMostSignificantBits())
-                    .writeLong(clientId.getLeastSignificantBits()).writeByte(call.type);
+                    .writeLong(clientId.getLeastSignificantBits()).writeByte(at != 0 ? call.type | DataPlane.EPOCH_FLAG : call.type);
+            if (at != 0) out.writeLong(at);
             if (staleRead) out.writeLong(call.minIndex);
             out.writeBytes(call.message);
             ch.writeAndFlush(out).addListener((ChannelFutureListener) f -> {

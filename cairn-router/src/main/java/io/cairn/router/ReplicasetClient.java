@@ -57,8 +57,18 @@ final class ReplicasetClient implements AutoCloseable {
 
     /** @param ioLoops event loops for the data-plane connections; null for a default */
     ReplicasetClient(ReplicasetSpec spec, RouterConfig config, EventLoopGroup ioLoops) {
+        this(spec, config, ioLoops, () -> 0, e -> { });
+    }
+
+    /**
+     * @param epoch        the topology epoch every request carries (0: none)
+     * @param onStaleEpoch told of a member's newer epoch when it refused a request sent at an older one
+     */
+    ReplicasetClient(ReplicasetSpec spec, RouterConfig config, EventLoopGroup ioLoops, java.util.function.LongSupplier epoch,
+                     java.util.function.LongConsumer onStaleEpoch) {
         this.replicasetId = spec.id();
-        this.dataPlane = new DataPlaneClient(spec, Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops);
+        this.dataPlane = new DataPlaneClient(spec, Math.min(config.requestTimeout().toMillis(), DataPlaneClient.MAX_BUDGET_MS), ioLoops)
+                .withEpoch(epoch, onStaleEpoch);
         this.writes = new GroupCommitQueue(config, this::sendWrites, System::nanoTime);
         this.reads = new GroupCommitQueue(config, this::sendReads, System::nanoTime);
         this.followerReads = config.followerReads();
@@ -155,7 +165,9 @@ final class ReplicasetClient implements AutoCloseable {
     static List<OpResult> failed(int n, Throwable cause) {
         Throwable root = cause;
         while (root.getCause() != null && root != root.getCause()) root = root.getCause();
-        OpResult error = OpResult.error(ErrorCode.UNAVAILABLE, "replicaset unavailable: " + root.getMessage());
+        OpResult error = root instanceof io.cairn.core.CairnException ce && ce.code() == ErrorCode.STALE_EPOCH
+                ? OpResult.error(ErrorCode.STALE_EPOCH, root.getMessage()) // refused before anything was submitted
+                : OpResult.error(ErrorCode.UNAVAILABLE, "replicaset unavailable: " + root.getMessage());
         return new ArrayList<>(Collections.nCopies(n, error));
     }
 

@@ -69,6 +69,9 @@ public final class Router implements KvBackend, AutoCloseable {
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong retries = new AtomicLong();
     private volatile Topology topology;
+    private volatile java.util.function.Supplier<Topology> topologySource;
+    private final java.util.concurrent.atomic.AtomicBoolean refreshing = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.LongAdder staleEpochBounces = new java.util.concurrent.atomic.LongAdder();
     private volatile boolean closed;
     private final AtomicLong lockedDiscoveryAtNs = new AtomicLong(System.nanoTime());
 
@@ -114,6 +117,44 @@ public final class Router implements KvBackend, AutoCloseable {
         return this;
     }
 
+    /**
+     * Where a newer topology comes from (the coordinator): with one set, every data-plane request carries
+     * this router's epoch, a member that knows a newer one refuses it (STALE_EPOCH), and the router
+     * refreshes its topology (one refresh in flight however many requests bounced) and sends again
+     * within the request's deadline. Without one (an embedded router) requests carry no epoch.
+     */
+    public void refreshTopologyFrom(java.util.function.Supplier<Topology> source) {
+        this.topologySource = source;
+    }
+
+    /** Requests a member refused because this router's topology epoch was older than the member's. */
+    public long staleEpochBounces() {
+        return staleEpochBounces.sum();
+    }
+
+    private long sendEpoch() {
+        Topology t = topology;
+        return topologySource == null || t == null ? 0 : t.epoch();
+    }
+
+    private void onStaleEpoch(long newer) {
+        staleEpochBounces.increment();
+        java.util.function.Supplier<Topology> source = topologySource;
+        Topology t = topology;
+        if (source == null || (t != null && t.epoch() >= newer) || !refreshing.compareAndSet(false, true)) return;
+        CompletableFuture.runAsync(() -> {
+            try {
+                Topology fresh = source.get();
+                if (fresh != null) updateTopology(fresh);
+                log.info("topology refreshed to epoch {}: a member knew epoch {}", fresh == null ? "?" : fresh.epoch(), newer);
+            } catch (RuntimeException e) {
+                log.info("topology refresh after a stale-epoch refusal failed: {}", e.getMessage());
+            } finally {
+                refreshing.set(false);
+            }
+        });
+    }
+
     /** Adopts a newer topology (replicasets added, removed or with new members). */
     public synchronized void updateTopology(Topology next) {
         Topology current = topology;
@@ -125,7 +166,7 @@ public final class Router implements KvBackend, AutoCloseable {
         for (ReplicasetSpec rs : next.replicasets()) {
             ReplicasetSpec old = current == null ? null : current.replicaset(rs.id()).orElse(null);
             if (old == null || !old.nodes().equals(rs.nodes())) {
-                ReplicasetClient client = new ReplicasetClient(rs, config, ioLoops);
+                ReplicasetClient client = new ReplicasetClient(rs, config, ioLoops, this::sendEpoch, this::onStaleEpoch);
                 ReplicasetClient replaced = clients.put(rs.id(), client);
                 if (replaced != null) replaced.retire();
                 mapReduceClients.put(rs.id(), client.mapReduce());
@@ -238,6 +279,7 @@ public final class Router implements KvBackend, AutoCloseable {
                     locked = true;
                     again.add(i);
                 }
+                case STALE_EPOCH -> again.add(i); // nothing was submitted; the topology refresh is under way
                 case UNAVAILABLE -> {
                     if (ops.get(i).readOnly()) again.add(i);
                 }

@@ -269,12 +269,12 @@ class DataPlaneTest {
         }
 
         DataPlane.Response call(long callId, UUID client, byte type, byte[] message) throws InterruptedException {
-            session.send(callId, client, type, message);
+            session.send(callId, client, type, 0, message);
             return response(callId);
         }
 
         DataPlane.Response staleRead(long callId, UUID client, long minIndex, byte[] read) throws InterruptedException {
-            session.staleRead(callId, client, minIndex, read);
+            session.staleRead(callId, client, 0, minIndex, read);
             return response(callId);
         }
 

@@ -50,6 +50,7 @@ public final class RouterProcess implements AutoCloseable {
         router = new Router(topology, config.router().routerConfig(), ioLoops);
         router.setDoubledVerification(config.router().verifyDoubled());
         router.start();
+        router.refreshTopologyFrom(() -> coordinator.get().topology());
         coordinator.watch(s -> {
             if (s.topology() == null) return;
             router.updateTopology(s.topology());
@@ -94,6 +95,9 @@ public final class RouterProcess implements AutoCloseable {
     private void registerMetrics(MeterRegistry r) {
         FunctionCounter.builder("cairn_router_requests", router, Router::requests)
                 .description("key-value requests received").register(r);
+        FunctionCounter.builder("cairn_router_stale_epoch_bounces", router, Router::staleEpochBounces)
+                .description("requests a storage node refused because this router's topology epoch was older (each refreshes the topology)")
+                .register(r);
         FunctionCounter.builder("cairn_router_retries", router, Router::retries)
                 .description("retries after wrong-owner, locked-bucket or unknown-owner answers").register(r);
         Gauge.builder("cairn_router_unknown_buckets", router, Router::unknownBuckets)

@@ -107,6 +107,7 @@ public final class StorageProcess implements AutoCloseable {
         registerMetrics(admin.registry());
         coordinator.watch(state -> {
             epoch = state.epoch();
+            node.knowEpoch(epoch);
             if (state.topology() != null) doubled.setTopology(state.topology());
         });
         doubled.start();
@@ -238,6 +239,8 @@ public final class StorageProcess implements AutoCloseable {
         Gauge.builder("cairn_storage_bsn", node, n -> n.localStats().lastBsn()).tag("replicaset", rs)
                 .description("last bucket sequence number").register(r);
         Gauge.builder("cairn_storage_raft_term", node, StorageNode::term).tag("replicaset", rs).register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_stale_epoch_refusals", node, StorageNode::staleEpochRefusals)
+                .tag("replicaset", rs).description("data-plane requests refused because they were sent at an older topology epoch").register(r);
         Gauge.builder("cairn_storage_rejoining", node, n -> n.rejoining() ? 1 : 0).tag("replicaset", rs)
                 .description("1 while this node is back on a new or damaged folder and has not caught up (REPLACED_DISK alert): it neither votes nor serves")
                 .register(r);

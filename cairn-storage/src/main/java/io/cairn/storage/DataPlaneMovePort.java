@@ -56,7 +56,7 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
 
     /** @param copy a chunk copied ahead; anything else is a step, whose latency steers an adaptive budget */
     private record Queued(byte[] command, Consumer<MoveReply> reply, boolean copy) {}
-    private Topology topology;
+    private volatile Topology topology;
     private final TransferBudget budget;
     /** Replicasets whose chunks wait for the budget with a flush already scheduled (driver thread only). */
     private final java.util.Set<String> budgetTimers = new java.util.HashSet<>();
@@ -227,7 +227,8 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
         if (c != null || topology == null) return c;
         ReplicasetSpec spec = topology.replicaset(replicaset).orElse(null);
         if (spec == null) return null;
-        c = new DataPlaneClient(spec, CALL_BUDGET_MS, null);
+        // a mover that missed a topology change is refused (STALE_EPOCH) and tries again once its watch catches up
+        c = new DataPlaneClient(spec, CALL_BUDGET_MS, null).withEpoch(() -> topology == null ? 0 : topology.epoch(), newer -> { });
         clients.put(replicaset, c);
         return c;
     }

@@ -48,6 +48,8 @@ final class DataPlaneServer implements AutoCloseable {
 
     private final EventLoopGroup loops;
     private final MemberAccess member;
+    private final java.util.concurrent.atomic.AtomicLong knownEpoch = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.LongAdder staleEpochRefusals = new java.util.concurrent.atomic.LongAdder();
     private final String host;
     private final int port;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -72,6 +74,31 @@ final class DataPlaneServer implements AutoCloseable {
         this.member = member;
         this.host = host;
         this.port = port;
+    }
+
+    /** The newest topology epoch this node knows (from its coordinator); requests sent at an older one are refused. */
+    void knowEpoch(long epoch) {
+        knownEpoch.accumulateAndGet(epoch, Math::max);
+    }
+
+    /** Requests refused so far for a stale epoch. */
+    long staleEpochRefusals() {
+        return staleEpochRefusals.sum();
+    }
+
+    /**
+     * One request, from a socket or an in-process session: refused with STALE_EPOCH when it was sent
+     * at an older topology epoch than this node knows (nothing reaches the engine), else handed on.
+     */
+    private void dispatch(MemberAccess.Responses out, long callId, UUID clientId, byte type, long epoch, long minIndex, byte[] payload) {
+        long known = knownEpoch.get();
+        if (epoch != 0 && epoch < known) {
+            staleEpochRefusals.increment();
+            out.respond(callId, DataPlane.STALE_EPOCH, 0, java.nio.ByteBuffer.wrap(DataPlane.utf8(Long.toString(known))));
+            return;
+        }
+        if (type == DataPlane.STALE_READ) member.staleRead(out, callId, clientId, minIndex, payload);
+        else member.handle(out, callId, clientId, type, payload);
     }
 
     /** Binds the node's data-plane port on its host. */
@@ -133,21 +160,24 @@ final class DataPlaneServer implements AutoCloseable {
             }
             long callId = frame.readLong();
             UUID clientId = new UUID(frame.readLong(), frame.readLong());
-            byte type = frame.readByte();
+            byte flagged = frame.readByte();
+            byte type = (byte) (flagged & ~DataPlane.EPOCH_FLAG);
+            boolean withEpoch = (flagged & DataPlane.EPOCH_FLAG) != 0;
             boolean staleRead = type == DataPlane.STALE_READ;
-            if (!DataPlane.isRequestType(type) || staleRead && frame.readableBytes() < DataPlane.MIN_INDEX_BYTES) {
-                log.debug("closing data-plane connection {}: unknown request type {} or short frame", ctx.channel().remoteAddress(), type);
+            int more = (withEpoch ? DataPlane.EPOCH_BYTES : 0) + (staleRead ? DataPlane.MIN_INDEX_BYTES : 0);
+            if (!DataPlane.isRequestType(type) || frame.readableBytes() < more) {
+                log.debug("closing data-plane connection {}: unknown request type {} or short frame", ctx.channel().remoteAddress(), flagged);
                 ctx.close();
                 return;
             }
+            long epoch = withEpoch ? frame.readLong() : 0;
             long minIndex = staleRead ? frame.readLong() : 0;
             // Its own array: protobuf's ByteBuffer-backed strings use native byte order and
             // offset-backed ones keep the offset, and the state machine reads big-endian from index 0.
             byte[] payload = new byte[frame.readableBytes()];
             frame.readBytes(payload);
             if (out == null) out = new ChannelResponses(ctx.channel());
-            if (staleRead) member.staleRead(out, callId, clientId, minIndex, payload);
-            else member.handle(out, callId, clientId, type, payload);
+            dispatch(out, callId, clientId, type, epoch, minIndex, payload);
         }
 
         @Override
@@ -184,14 +214,14 @@ final class DataPlaneServer implements AutoCloseable {
         }
 
         @Override
-        public void send(long callId, UUID clientId, byte type, byte[] message) {
+        public void send(long callId, UUID clientId, byte type, long epoch, byte[] message) {
             // After a drop the router has been told; a request that raced with it times out there.
-            if (open) member.handle(this, callId, clientId, type, message);
+            if (open) dispatch(this, callId, clientId, type, epoch, 0, message);
         }
 
         @Override
-        public void staleRead(long callId, UUID clientId, long minIndex, byte[] read) {
-            if (open) member.staleRead(this, callId, clientId, minIndex, read);
+        public void staleRead(long callId, UUID clientId, long epoch, long minIndex, byte[] read) {
+            if (open) dispatch(this, callId, clientId, DataPlane.STALE_READ, epoch, minIndex, read);
         }
 
         @Override

@@ -113,6 +113,16 @@ public final class StorageNode implements AutoCloseable {
         return engine.role();
     }
 
+    /** The newest topology epoch this node knows: data-plane requests sent at an older one are refused (STALE_EPOCH). */
+    public void knowEpoch(long epoch) {
+        dataPlane.knowEpoch(epoch);
+    }
+
+    /** Data-plane requests refused so far because they were sent at an older epoch. */
+    public long staleEpochRefusals() {
+        return dataPlane.staleEpochRefusals();
+    }
+
     /** This node's folder: its disk id, and whether the node still rejoins (see {@link DiskIdentity}). */
     public DiskIdentity identity() {
         return identity;

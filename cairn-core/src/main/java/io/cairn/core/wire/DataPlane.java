@@ -17,10 +17,12 @@ import java.util.UUID;
  * answers it from the first attempt instead of applying it twice.
  *
  * <pre>
- * request   [length:4][callId:8][clientIdMsb:8][clientIdLsb:8][type:1][StorageRequest message]
- * STALE_READ[length:4][callId:8][clientIdMsb:8][clientIdLsb:8][type:1][minIndex:8][READ message]
+ * request   [length:4][callId:8][clientIdMsb:8][clientIdLsb:8][type:1]([epoch:8])[StorageRequest message]
+ * STALE_READ[length:4][callId:8][clientIdMsb:8][clientIdLsb:8][type:1]([epoch:8])[minIndex:8][READ message]
  * response  [length:4][callId:8][status:1][logIndex:8][body]
  * </pre>
+ * {@code epoch} is there when the type carries {@link #EPOCH_FLAG}: the sender's topology epoch. A
+ * member that knows a newer one answers {@link #STALE_EPOCH} at once, without a Raft round.
  * {@code length} counts the bytes after itself. Bodies: OK -> the state machine's reply;
  * NOT_LEADER -> the suggested leader's id in UTF-8 (empty when unknown); RETRY, FAILED and STALE
  * -> a reason in UTF-8.
@@ -42,6 +44,9 @@ public final class DataPlane {
      */
     public static final byte MEMBERSHIP = 4;
 
+    /** Set on a request type when the sender's topology epoch follows the type. */
+    public static final byte EPOCH_FLAG = 0x40;
+
     /** Response statuses. */
     public static final byte OK = 0;
     /** This member is not the leader; nothing was submitted. The body names the leader if known. */
@@ -56,10 +61,17 @@ public final class DataPlane {
      * for longer than the bound. Nothing was read; the router asks the leader.
      */
     public static final byte STALE = 4;
+    /**
+     * The member knows a newer topology epoch than the request carried ({@link io.cairn.core.ErrorCode#STALE_EPOCH}):
+     * nothing was submitted. The body is that epoch in UTF-8; the sender refreshes its topology and sends again.
+     */
+    public static final byte STALE_EPOCH = 5;
 
     public static final int REQUEST_HEADER_BYTES = 8 + 16 + 1;
     /** Bytes of a {@link #STALE_READ}'s minimum index, between the header and the READ message. */
     public static final int MIN_INDEX_BYTES = 8;
+    /** Bytes of a request's epoch, after the type, when the type carries {@link #EPOCH_FLAG}. */
+    public static final int EPOCH_BYTES = 8;
     public static final int RESPONSE_HEADER_BYTES = 8 + 1 + 8;
     /** Largest frame accepted (bounds a peer's memory use per frame). */
     public static final int MAX_FRAME_BYTES = 512 << 20;
@@ -100,9 +112,9 @@ public final class DataPlane {
 
     /**
      * A decoded request header; {@code payload} is the StorageRequest message; {@code minIndex} is a
-     * {@link #STALE_READ}'s (0 for the other types).
+     * {@link #STALE_READ}'s (0 for the other types); {@code epoch} the sender's topology epoch (0: none sent).
      */
-    public record Request(long callId, UUID clientId, byte type, long minIndex, ByteBuffer payload) {}
+    public record Request(long callId, UUID clientId, byte type, long epoch, long minIndex, ByteBuffer payload) {}
 
     /** Whether {@code type} is a request type this version knows. */
     public static boolean isRequestType(byte type) {
@@ -113,10 +125,12 @@ public final class DataPlane {
     public static Request decodeRequest(ByteBuffer frame) {
         long callId = frame.getLong();
         UUID clientId = new UUID(frame.getLong(), frame.getLong());
-        byte type = frame.get();
-        if (!isRequestType(type)) throw new IllegalArgumentException("unknown data-plane request type " + type);
+        byte flagged = frame.get();
+        byte type = (byte) (flagged & ~EPOCH_FLAG);
+        if (!isRequestType(type)) throw new IllegalArgumentException("unknown data-plane request type " + flagged);
+        long epoch = (flagged & EPOCH_FLAG) != 0 ? frame.getLong() : 0;
         long minIndex = type == STALE_READ ? frame.getLong() : 0;
-        return new Request(callId, clientId, type, minIndex, frame.slice());
+        return new Request(callId, clientId, type, epoch, minIndex, frame.slice());
     }
 
     public static byte[] utf8(String s) {

@@ -29,11 +29,11 @@ public final class InProcessDataPlane {
 
     /** One router connection to one member. */
     public interface Session {
-        /** Submits one request (a WRITE or READ); its response comes through the session's consumer. */
-        void send(long callId, UUID clientId, byte type, byte[] message);
+        /** Submits one request (a WRITE, READ or MEMBERSHIP) sent at topology {@code epoch} (0: none); its response comes through the session's consumer. */
+        void send(long callId, UUID clientId, byte type, long epoch, byte[] message);
 
         /** Submits one {@link DataPlane#STALE_READ} of {@code read} (a READ message) once {@code minIndex} is applied. */
-        void staleRead(long callId, UUID clientId, long minIndex, byte[] read);
+        void staleRead(long callId, UUID clientId, long epoch, long minIndex, byte[] read);
 
         /** The router closes its side; no response comes afterwards. */
         void close();

@@ -40,6 +40,20 @@ class DataPlaneFramesTest {
     }
 
     @Test
+    void aRequestCanCarryItsSendersEpochBeforeTheMinimumIndex() {
+        UUID client = UUID.randomUUID();
+        byte[] message = StorageRequest.read(java.util.List.of(io.cairn.core.kv.KvOp.get(1, new byte[] {'k'})));
+        ByteBuffer frame = ByteBuffer.allocate(DataPlane.REQUEST_HEADER_BYTES + DataPlane.EPOCH_BYTES + DataPlane.MIN_INDEX_BYTES + message.length)
+                .putLong(79).putLong(client.getMostSignificantBits()).putLong(client.getLeastSignificantBits())
+                .put((byte) (DataPlane.STALE_READ | DataPlane.EPOCH_FLAG)).putLong(7).putLong(4242).put(message).flip();
+        DataPlane.Request r = DataPlane.decodeRequest(frame);
+        assertThat(r.type()).isEqualTo(DataPlane.STALE_READ);
+        assertThat(r.epoch()).isEqualTo(7);
+        assertThat(r.minIndex()).isEqualTo(4242);
+        assertThat(r.payload().remaining()).isEqualTo(message.length);
+    }
+
+    @Test
     void anUnknownRequestTypeIsRefused() {
         ByteBuffer frame = ByteBuffer.allocate(DataPlane.REQUEST_HEADER_BYTES).putLong(1).putLong(2).putLong(3).put((byte) 9).flip();
         assertThatThrownBy(() -> DataPlane.decodeRequest(frame)).isInstanceOf(IllegalArgumentException.class);
