@@ -28,8 +28,8 @@ import java.util.concurrent.Callable;
  * moves buckets, and {@code --wait} follows it to the end.
  */
 @Command(name = "topology", mixinStandardHelpOptions = true, description = "Show or change replicasets and weights (each change is a new epoch).",
-        subcommands = {TopologyCommand.Show.class, TopologyCommand.SetWeight.class, TopologyCommand.AddReplicaset.class,
-                TopologyCommand.RemoveReplicaset.class})
+        subcommands = {TopologyCommand.Show.class, TopologyCommand.History.class, TopologyCommand.SetWeight.class,
+                TopologyCommand.AddReplicaset.class, TopologyCommand.RemoveReplicaset.class})
 final class TopologyCommand implements Runnable {
     @Override
     public void run() {
@@ -86,6 +86,47 @@ final class TopologyCommand implements Runnable {
                 }
             }
             return 0;
+        }
+    }
+
+    @Command(name = "history", mixinStandardHelpOptions = true,
+            description = "Print the topologies the coordinator keeps (the last 100 epochs), oldest first, and what each changed.")
+    static final class History implements Callable<Integer> {
+        @Mixin ClusterAccess access;
+        @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            java.io.PrintWriter out = spec.commandLine().getOut();
+            try (CoordinatorClient coordinator = new CoordinatorClient(access.load().topology().coordinators())) {
+                Topology before = null;
+                for (Topology t : coordinator.history()) {
+                    out.printf("epoch %d: %s%n", t.epoch(), before == null ? "kept from here" : changes(before, t));
+                    for (ReplicasetSpec rs : t.replicasets()) {
+                        out.printf("  %-10s weight %-4d nodes %s%n", rs.id(), rs.weight(), rs.nodes().stream().map(NodeAddress::id).toList());
+                    }
+                    before = t;
+                }
+            }
+            out.flush();
+            return 0;
+        }
+
+        /** What changed from {@code a} to {@code b}: replicasets added or removed, weights, members. */
+        static String changes(Topology a, Topology b) {
+            List<String> out = new ArrayList<>();
+            for (ReplicasetSpec rs : b.replicasets()) {
+                ReplicasetSpec old = a.replicaset(rs.id()).orElse(null);
+                if (old == null) {
+                    out.add(rs.id() + " added");
+                    continue;
+                }
+                if (old.weight() != rs.weight()) out.add(rs.id() + " weight " + old.weight() + " -> " + rs.weight());
+                for (NodeAddress n : rs.nodes()) if (!old.nodes().contains(n)) out.add(n.id() + " joined " + rs.id());
+                for (NodeAddress n : old.nodes()) if (!rs.nodes().contains(n)) out.add(n.id() + " left " + rs.id());
+            }
+            for (ReplicasetSpec rs : a.replicasets()) if (b.replicaset(rs.id()).isEmpty()) out.add(rs.id() + " removed");
+            return out.isEmpty() ? "no replicaset changed" : String.join(", ", out);
         }
     }
 

@@ -77,6 +77,8 @@ class NodeReplaceTest {
             assertThat(ConfigLoader.load(config.source()).topology().storageNode("s1-4")).as("the config file names the new node").isPresent();
             assertThat(ConfigLoader.load(config.source()).topology().storageNode("s1-2")).isEmpty();
             assertThat(cluster.storage("s1-4").node().rejoining()).isFalse();
+            Cli history = Cli.run("topology", "history", "--dir", dir.toString());
+            assertThat(history.out()).contains("epoch 2: s1-4 joined rs1").contains("epoch 3: s1-2 left rs1");
 
             for (int i = 0; i < 2_000; i++) assertThat(jedis.get("k:" + i)).isEqualTo("v" + i);
             for (var e : acknowledged.entrySet()) assertThat(jedis.get(e.getKey())).isEqualTo(e.getValue());
