@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -38,13 +37,15 @@ final class LostLogWatch {
     private static final Logger LOG = LoggerFactory.getLogger(LostLogWatch.class);
     /** Between two hand-overs for the same follower: the new leader needs an election and a snapshot's time. */
     static final long PAUSE_MS = 15_000;
+    /** After a hand-over that did not happen (the voter did not catch up in time, say under load): the next try. */
+    static final long RETRY_FAILED_MS = 2_000;
     /** Between two fresh reports asked for because of one follower's refusals. */
     static final long FRESH_REPORT_EVERY_MS = 1_000;
 
     private final String selfId;
     private final Supplier<RaftNodeReport> report;
     private final Supplier<CompletableFuture<RaftNodeReport>> freshReport;
-    private final Consumer<RaftEndpoint> transferTo;
+    private final java.util.function.Function<RaftEndpoint, CompletableFuture<?>> transferTo;
     private final LongSupplier nowMs;
     private final Map<String, Long> lastActionMs = new HashMap<>();
     private final Map<String, Long> lastFreshReportMs = new HashMap<>();
@@ -52,10 +53,10 @@ final class LostLogWatch {
     /**
      * @param report      MicroRaft's latest report of this member (null before the first)
      * @param freshReport asks MicroRaft for a report now
-     * @param transferTo  asks MicroRaft to hand leadership to a voter
+     * @param transferTo  asks MicroRaft to hand leadership to a voter; completes exceptionally when it did not happen
      */
     LostLogWatch(String selfId, Supplier<RaftNodeReport> report, Supplier<CompletableFuture<RaftNodeReport>> freshReport,
-                 Consumer<RaftEndpoint> transferTo, LongSupplier nowMs) {
+                 java.util.function.Function<RaftEndpoint, CompletableFuture<?>> transferTo, LongSupplier nowMs) {
         this.selfId = selfId;
         this.report = report;
         this.freshReport = freshReport;
@@ -111,7 +112,14 @@ final class LostLogWatch {
         }
         LOG.warn("{}: {} lost entries it had acknowledged (it lacks entry {}, it had {}): handing leadership to {}, "
                 + "whose fresh view of {} repairs it", selfId, id, missing, match, Endpoint.idOf(target), id);
-        transferTo.accept(target);
+        transferTo.apply(target).whenComplete((done, failed) -> {
+            if (failed == null) return;
+            LOG.info("{}: the hand-over to {} did not happen ({}); trying again in {} ms", selfId, Endpoint.idOf(target),
+                    failed.getMessage(), RETRY_FAILED_MS);
+            synchronized (this) {
+                lastActionMs.put(id, nowMs.getAsLong() - PAUSE_MS + RETRY_FAILED_MS);
+            }
+        });
         return true;
     }
 

@@ -105,7 +105,7 @@ final class MicroRaftReplica implements Replica {
         try {
             node = build(raftConfigOf(config), store.restoredState());
             lostLogWatch = new LostLogWatch(selfId, reports::last, () -> node.getReport().thenApply(Ordered::getResult),
-                    node::transferLeadership, () -> System.nanoTime() / 1_000_000);
+                    target -> node.transferLeadership(target), () -> System.nanoTime() / 1_000_000);
             transport.listen(this::received);
             node.start().get(30, TimeUnit.SECONDS);
         } catch (Exception | Error e) {
