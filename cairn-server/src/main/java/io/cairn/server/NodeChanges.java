@@ -100,8 +100,7 @@ final class NodeChanges implements AutoCloseable {
     /** Removes storage node {@code id} from its replicaset. */
     void remove(String id, boolean force) throws IOException {
         Topology t = TopologyCommand.current(coordinator);
-        ReplicasetSpec rs = t.replicasets().stream().filter(r -> r.nodes().stream().anyMatch(n -> n.id().equals(id))).findFirst()
-                .orElseThrow(() -> new CairnException(ErrorCode.UNKNOWN_NODE, "no storage node '" + id + "' at epoch " + t.epoch()));
+        ReplicasetSpec rs = replicasetOf(t, id);
         if (rs.nodes().size() == 1) {
             throw new CairnException(ErrorCode.GUARDRAIL, id + " is the only member of replicaset " + rs.id() + "; drain and remove the replicaset instead");
         }
@@ -158,7 +157,10 @@ final class NodeChanges implements AutoCloseable {
 
     /** The replicaset of {@code id} at the current epoch. */
     ReplicasetSpec replicasetOf(String id) {
-        Topology t = TopologyCommand.current(coordinator);
+        return replicasetOf(TopologyCommand.current(coordinator), id);
+    }
+
+    private static ReplicasetSpec replicasetOf(Topology t, String id) {
         return t.replicasets().stream().filter(r -> r.nodes().stream().anyMatch(n -> n.id().equals(id))).findFirst()
                 .orElseThrow(() -> new CairnException(ErrorCode.UNKNOWN_NODE, "no storage node '" + id + "' at epoch " + t.epoch()));
     }
@@ -238,14 +240,9 @@ final class NodeChanges implements AutoCloseable {
         return "http://" + r.host() + ":" + r.adminPort();
     }
 
-    @SuppressWarnings("unchecked")
     private static void addToConfigFile(Path file, String rsId, NodeAddress n) throws IOException {
-        Map<String, Object> tree = ConfigLoader.readTree(file);
-        for (Object o : (List<Object>) tree.get("replicasets")) {
-            Map<String, Object> rs = (Map<String, Object>) o;
-            if (!rsId.equals(rs.get("id"))) continue;
-            List<Object> nodes = new ArrayList<>((List<Object>) rs.get("nodes"));
-            if (nodes.stream().anyMatch(x -> n.id().equals(((Map<String, Object>) x).get("id")))) return;
+        editNodes(file, rsId, nodes -> {
+            nodes.removeIf(x -> n.id().equals(x.get("id")));
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("id", n.id());
             entry.put("host", n.host());
@@ -253,19 +250,22 @@ final class NodeChanges implements AutoCloseable {
             entry.put("adminPort", n.adminPort());
             entry.put("dataPort", n.dataPort());
             nodes.add(entry);
-            rs.put("nodes", nodes);
-        }
-        ConfigLoader.write(file, tree);
+        });
     }
 
-    @SuppressWarnings("unchecked")
     private static void removeFromConfigFile(Path file, String rsId, String id) throws IOException {
+        editNodes(file, rsId, nodes -> nodes.removeIf(x -> id.equals(x.get("id"))));
+    }
+
+    /** Rewrites the node entries of replicaset {@code rsId} in the config file. */
+    @SuppressWarnings("unchecked")
+    private static void editNodes(Path file, String rsId, java.util.function.Consumer<List<Map<String, Object>>> edit) throws IOException {
         Map<String, Object> tree = ConfigLoader.readTree(file);
         for (Object o : (List<Object>) tree.get("replicasets")) {
             Map<String, Object> rs = (Map<String, Object>) o;
             if (!rsId.equals(rs.get("id"))) continue;
-            List<Object> nodes = new ArrayList<>((List<Object>) rs.get("nodes"));
-            nodes.removeIf(x -> id.equals(((Map<String, Object>) x).get("id")));
+            List<Map<String, Object>> nodes = new ArrayList<>((List<Map<String, Object>>) rs.get("nodes"));
+            edit.accept(nodes);
             rs.put("nodes", nodes);
         }
         ConfigLoader.write(file, tree);
