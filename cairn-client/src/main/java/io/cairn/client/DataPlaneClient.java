@@ -148,8 +148,8 @@ public final class DataPlaneClient implements AutoCloseable {
 
     /**
      * Sends {@code epoch} (the caller's topology epoch) with every request: a member that knows a newer
-     * one refuses it at once, the call fails with {@link ErrorCode#STALE_EPOCH} (nothing was submitted)
-     * and {@code onStaleEpoch} hears the member's epoch, so the caller can refresh its topology.
+     * one refuses it at once (nothing submitted), {@code onStaleEpoch} hears the member's epoch so the
+     * caller refreshes its topology, and the call goes again, with the same ids, within its deadline.
      */
     public DataPlaneClient withEpoch(java.util.function.LongSupplier epoch, java.util.function.LongConsumer onStaleEpoch) {
         this.epoch = epoch;
@@ -273,6 +273,7 @@ public final class DataPlaneClient implements AutoCloseable {
                 call.result.complete(new Reply(response.logIndex(), response.body()));
             }
             case DataPlane.NOT_LEADER -> {
+                call.unknownAttempts.decrementAndGet(); // this member submitted nothing
                 if (call.generation.get() != attempt.generation) return;
                 String hint = response.text();
                 boolean useful = !hint.isEmpty() && !hint.equals(conn.member) && members.contains(hint);
@@ -285,6 +286,9 @@ public final class DataPlaneClient implements AutoCloseable {
                 retry(call, conn.member, backoffMs(attempt.generation));
             }
             case DataPlane.STALE_EPOCH -> {
+                // nothing submitted: the caller refreshes its topology, and the same call (same ids, so an earlier
+                // attempt that was appended is answered, not applied twice) goes again at the newer epoch
+                call.unknownAttempts.decrementAndGet();
                 long newer;
                 try {
                     newer = Long.parseLong(response.text().trim());
@@ -292,15 +296,17 @@ public final class DataPlaneClient implements AutoCloseable {
                     newer = 0;
                 }
                 onStaleEpoch.accept(newer);
-                call.result.completeExceptionally(new CairnException(ErrorCode.STALE_EPOCH, conn.member + " knows topology epoch "
-                        + newer + ", the request was sent at " + epoch.getAsLong()));
+                if (call.generation.get() != attempt.generation) return;
+                retry(call, conn.member, backoffMs(attempt.generation));
             }
             default -> call.result.completeExceptionally(new ReplicasetUnavailable(response.text()));
         }
     }
 
     private void fail(Call call, String reason) {
-        call.result.completeExceptionally(new ReplicasetUnavailable(reason));
+        // a write handed to a member that may have appended it, and never answered for: its outcome is unknown
+        boolean unknown = call.type != DataPlane.READ && call.type != DataPlane.STALE_READ && call.unknownAttempts.get() > 0;
+        call.result.completeExceptionally(new ReplicasetUnavailable(reason, unknown));
     }
 
     private String next(String member) {
@@ -450,6 +456,8 @@ public final class DataPlaneClient implements AutoCloseable {
         final byte[] message;
         final long deadlineNs;
         final AtomicInteger generation = new AtomicInteger();
+        /** Attempts handed to a member whose answer did not say "nothing submitted" (NOT_LEADER, STALE_EPOCH): they may have appended it. */
+        final AtomicInteger unknownAttempts = new AtomicInteger();
         final CompletableFuture<Reply> result = new CompletableFuture<>();
 
         Call(long callId, byte type, long minIndex, byte[] message, long deadlineNs) {
@@ -484,6 +492,7 @@ public final class DataPlaneClient implements AutoCloseable {
             long waitNs = Math.min(TimeUnit.MILLISECONDS.toNanos(ATTEMPT_TIMEOUT_MS), Math.max(0, call.deadlineNs - System.nanoTime()));
             ScheduledFuture<?> timeout = loop.schedule(() -> timedOut(call.callId, generation), waitNs, TimeUnit.NANOSECONDS);
             pending.put(call.callId, new Attempt(call, generation, timeout));
+            call.unknownAttempts.incrementAndGet();
             InProcessDataPlane.Session local = session;
             if (local != null) {
                 // As a task, like a socket write: a read under the lease is answered inline, and
@@ -507,7 +516,9 @@ public final class DataPlaneClient implements AutoCloseable {
             if (staleRead) out.writeLong(call.minIndex);
             out.writeBytes(call.message);
             ch.writeAndFlush(out).addListener((ChannelFutureListener) f -> {
-                if (!f.isSuccess()) lost(call.callId, generation);
+                if (f.isSuccess()) return;
+                call.unknownAttempts.decrementAndGet(); // never left this process
+                lost(call.callId, generation);
             });
         }
 

@@ -1,6 +1,7 @@
 package io.cairn.router;
 
 import io.cairn.client.DataPlaneClient;
+import io.cairn.client.ReplicasetUnavailable;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
@@ -165,8 +166,9 @@ final class ReplicasetClient implements AutoCloseable {
     static List<OpResult> failed(int n, Throwable cause) {
         Throwable root = cause;
         while (root.getCause() != null && root != root.getCause()) root = root.getCause();
-        OpResult error = root instanceof io.cairn.core.CairnException ce && ce.code() == ErrorCode.STALE_EPOCH
-                ? OpResult.error(ErrorCode.STALE_EPOCH, root.getMessage()) // refused before anything was submitted
+        // a write handed to a member whose outcome is unknown must not read as "not executed" (issue 22)
+        OpResult error = root instanceof ReplicasetUnavailable u && u.mayHaveApplied()
+                ? OpResult.error(ErrorCode.TIMEOUT, "the write may have been applied: " + root.getMessage())
                 : OpResult.error(ErrorCode.UNAVAILABLE, "replicaset unavailable: " + root.getMessage());
         return new ArrayList<>(Collections.nCopies(n, error));
     }

@@ -279,7 +279,6 @@ public final class Router implements KvBackend, AutoCloseable {
                     locked = true;
                     again.add(i);
                 }
-                case STALE_EPOCH -> again.add(i); // nothing was submitted; the topology refresh is under way
                 case UNAVAILABLE -> {
                     if (ops.get(i).readOnly()) again.add(i);
                 }
