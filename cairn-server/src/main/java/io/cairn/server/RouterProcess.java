@@ -18,18 +18,20 @@ import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.time.Duration;
 import java.util.function.ToLongFunction;
 
 /** A router: the embeddable {@link Router}, its RESP listener, admin endpoint and coordinator watch. */
 public final class RouterProcess implements AutoCloseable {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RouterProcess.class);
     private final RouterSpec self;
     private final ClusterConfig config;
     private final CoordinatorClient coordinator;
-    private Router router;
+    private volatile Router router;
     private final EventLoopGroup ioLoops;
     private final boolean ownsLoops;
-    private RespServer resp;
-    private AdminServer admin;
+    private volatile RespServer resp;
+    private volatile AdminServer admin;
 
     public RouterProcess(ClusterConfig config, String routerId) {
         this(config, routerId, null);
@@ -44,9 +46,15 @@ public final class RouterProcess implements AutoCloseable {
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
     }
 
+    /**
+     * Starts the router. Its admin port answers at once; the rest waits for a coordinator (in any
+     * start order: {@code /health} says "waiting for a coordinator" meanwhile, and one line is logged
+     * when the wait begins and one when it ends).
+     */
     public RouterProcess start() throws IOException {
-        CoordinatorState state = coordinator.init(config.topology());
-        Topology topology = state.topology();
+        admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> router != null && router.unknownBuckets() == 0).start();
+        admin.waitingFor(() -> router == null ? "a coordinator (" + config.topology().coordinators().size() + " configured)" : null);
+        Topology topology = awaitCoordinator().topology();
         router = new Router(topology, config.router().routerConfig(), ioLoops);
         router.setDoubledVerification(config.router().verifyDoubled());
         router.start();
@@ -60,10 +68,37 @@ public final class RouterProcess implements AutoCloseable {
         resp = new RespServer(router, RespConfig.builder().host(self.host()).port(self.respPort())
                 .maxKeyBytes(config.router().maxKeyBytes()).maxValueBytes(config.router().maxValueBytes())
                 .maxBulkBytes(maxArg).maxRequestBytes(Math.max(maxArg, 64L << 20)).build(), ioLoops).start();
-        admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> router.unknownBuckets() == 0).start();
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         registerMetrics(admin.registry());
         return this;
+    }
+
+    /** The coordinator's state once one answers (it stores the config's topology if it has none), retried with backoff. */
+    private CoordinatorState awaitCoordinator() {
+        long waitMs = 100;
+        boolean told = false;
+        // a short call deadline, so that the wait is logged at once rather than after the default one
+        try (CoordinatorClient probe = new CoordinatorClient(config.topology().coordinators(), "router " + self.id(), Duration.ofSeconds(2))) {
+            while (true) {
+                try {
+                    CoordinatorState state = probe.init(config.topology());
+                    if (told) log.info("router {}: a coordinator answered (epoch {})", self.id(), state.epoch());
+                    return state;
+                } catch (io.cairn.core.CairnException e) {
+                    if (e.code() != io.cairn.core.ErrorCode.UNAVAILABLE) throw e;
+                    if (!told) log.info("router {} waits for a coordinator ({} configured, none answers yet); /health says so meanwhile",
+                            self.id(), config.topology().coordinators().size());
+                    told = true;
+                }
+                try {
+                    Thread.sleep(waitMs);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new io.cairn.core.CairnException(io.cairn.core.ErrorCode.UNAVAILABLE, "interrupted while waiting for a coordinator");
+                }
+                waitMs = Math.min(5_000, waitMs * 2);
+            }
+        }
     }
 
     private java.util.List<String> alerts() {
@@ -144,6 +179,10 @@ public final class RouterProcess implements AutoCloseable {
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("role", "router");
         info.put("node", self.id());
+        if (router == null || resp == null) {
+            info.put("waitingFor", "a coordinator");
+            return info;
+        }
         info.put("resp", self.host() + ":" + resp.port());
         info.put("epoch", router.topology().epoch());
         info.put("bucketCount", router.bucketCount());

@@ -38,7 +38,7 @@ public final class StorageProcess implements AutoCloseable {
     private final DoubledVerifier doubled;
     private AdminServer admin;
     private volatile long epoch;
-    private boolean restartCheckWaits;
+    private volatile boolean restartCheckWaits;
     private java.util.Map<String, Long> lastReported = java.util.Map.of();
     private long reportBackoffUntil;
     private final long tombstoneRetentionMs;
@@ -104,6 +104,8 @@ public final class StorageProcess implements AutoCloseable {
         node.start();
         admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> !"DOWN".equals(node.role())).start();
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
+        admin.waitingFor(() -> restartCheckWaits && node.rejoining() && !node.identity().rejoining()
+                ? "a coordinator to check this node's log against what it acknowledged (it votes after that)" : null);
         registerMetrics(admin.registry());
         coordinator.watch(state -> {
             epoch = state.epoch();

@@ -29,6 +29,7 @@ public final class AdminServer implements AutoCloseable {
     public static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private final HttpServer http;
+    private volatile Supplier<String> waitingFor = () -> null;
     private final ExecutorService executor;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
@@ -43,9 +44,20 @@ public final class AdminServer implements AutoCloseable {
         route("/metrics", ex -> send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
         route("/info", ex -> sendJson(ex, 200, info.get()));
         route("/health", ex -> {
+            String waiting = waitingFor.get();
+            if (waiting != null) {
+                send(ex, 503, "text/plain", "waiting for " + waiting + "\n");
+                return;
+            }
             boolean ok = healthy.get();
             send(ex, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "unavailable\n");
         });
+    }
+
+    /** What the process waits for before it can serve (null: nothing); {@code /health} answers 503 with it. */
+    public AdminServer waitingFor(Supplier<String> what) {
+        this.waitingFor = what;
+        return this;
     }
 
     public PrometheusMeterRegistry registry() {

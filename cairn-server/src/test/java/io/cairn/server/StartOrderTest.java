@@ -1,0 +1,69 @@
+package io.cairn.server;
+
+import io.cairn.server.config.ClusterConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Issue 22: processes start in any order. A router started before any coordinator waits (its
+ * {@code /health} says for what) instead of exiting, and serves once the coordinator and the
+ * storage node are up.
+ */
+class StartOrderTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aRouterStartedBeforeItsCoordinatorWaitsAndThenServes() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 1, 1, 30, Map.of());
+        RouterProcess router = new RouterProcess(config, "r1");
+        CompletableFuture<RouterProcess> started = CompletableFuture.supplyAsync(() -> {
+            try {
+                return router.start();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        CoordinatorProcess coordinator = null;
+        StorageProcess storage = null;
+        try {
+            var r = config.topology().routers().get(0);
+            String health = "http://" + r.host() + ":" + r.adminPort() + "/health";
+            await("the router's /health says it waits").atMost(Duration.ofSeconds(20)).ignoreExceptions()
+                    .until(() -> get(health).statusCode() == 503 && get(health).body().startsWith("waiting for a coordinator"));
+            assertThat(started).as("still waiting, not exited").isNotDone();
+
+            coordinator = new CoordinatorProcess(config, "c1").start();
+            storage = new StorageProcess(config, "s1-1").start();
+            started.get(60, TimeUnit.SECONDS);
+            await("routes").atMost(Duration.ofSeconds(60)).until(() -> get(health).statusCode() == 200);
+            try (Jedis jedis = new Jedis(r.host(), r.respPort(), 20_000)) {
+                assertThat(jedis.set("k", "v")).isEqualTo("OK");
+                assertThat(jedis.get("k")).isEqualTo("v");
+            }
+        } finally {
+            router.close();
+            if (storage != null) storage.close();
+            if (coordinator != null) coordinator.close();
+        }
+    }
+
+    private static HttpResponse<String> get(String url) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+}
