@@ -17,13 +17,18 @@ public final class Foreground {
     private final double seconds;
     /** The router's retries during the slowest operation: what the worst stall waited for. */
     private final long worstRetries;
+    /** Operations answered with an error (any kind), the first one's text. */
+    private final int errors;
+    private final String firstError;
 
-    private Foreground(long[] latencies, int count, double seconds, long worstRetries) {
+    private Foreground(long[] latencies, int count, double seconds, long worstRetries, int errors, String firstError) {
         this.latenciesMicros = Arrays.copyOf(latencies, count);
         Arrays.sort(latenciesMicros);
         this.count = count;
         this.seconds = seconds;
         this.worstRetries = worstRetries;
+        this.errors = errors;
+        this.firstError = firstError;
     }
 
     public static Foreground measure(Router router, int keys, int buckets, int valueBytes, Duration max, AtomicBoolean keepGoing) {
@@ -31,6 +36,8 @@ public final class Foreground {
         int n = 0;
         long worst = -1;
         long worstRetries = 0;
+        int errors = 0;
+        String firstError = null;
         long start = System.nanoTime();
         long end = start + max.toNanos();
         byte[] value = new byte[valueBytes];
@@ -40,7 +47,11 @@ public final class Foreground {
             for (KvOp op : List.of(KvOp.set(bucket, key, value), KvOp.get(bucket, key))) {
                 long retries = router.retries();
                 long t = System.nanoTime();
-                router.execute(List.of(op)).join();
+                io.cairn.core.kv.OpResult r = router.execute(List.of(op)).join().get(0);
+                if (r.isError()) {
+                    errors++;
+                    if (firstError == null) firstError = r.error() + " " + r.message();
+                }
                 lat[n] = (System.nanoTime() - t) / 1_000;
                 if (lat[n] > worst) {
                     worst = lat[n];
@@ -49,7 +60,7 @@ public final class Foreground {
                 n++;
             }
         }
-        return new Foreground(lat, n, (System.nanoTime() - start) / 1e9, worstRetries);
+        return new Foreground(lat, n, (System.nanoTime() - start) / 1e9, worstRetries, errors, firstError);
     }
 
     public double p(int percentile) {
@@ -62,7 +73,7 @@ public final class Foreground {
     }
 
     public String summary() {
-        return String.format("%,d ops, %.0f ops/s, p50 %.1f ms, p99 %.1f ms, worst %.1f ms (%d retries)", count, opsPerSecond(), p(50), p(99),
-                count == 0 ? 0 : latenciesMicros[count - 1] / 1000.0, worstRetries);
+        return String.format("%,d ops, %.0f ops/s, p50 %.1f ms, p99 %.1f ms, worst %.1f ms (%d retries), %d errors%s", count, opsPerSecond(), p(50), p(99),
+                count == 0 ? 0 : latenciesMicros[count - 1] / 1000.0, worstRetries, errors, firstError == null ? "" : " (first: " + firstError + ")");
     }
 }
