@@ -44,7 +44,7 @@ class EngineContractTest {
                 appliers.add(applier);
                 members.add(engine.start(new MemberSpec(i, peers, dir.resolve("m" + i).resolve("raft"), applier)));
             }
-            Member leader = await().atMost(Duration.ofSeconds(30)).until(() -> leaderOf(members), m -> m != null);
+            Member leader = stableLeader(members);
 
             List<CompletableFuture<Void>> proposals = new ArrayList<>();
             for (int i = 0; i < ENTRIES; i++) proposals.add(leader.propose(Workload.entry(WRITES_PER_ENTRY)));
@@ -63,6 +63,25 @@ class EngineContractTest {
             for (Member m : members) m.close();
             for (RocksApplier a : appliers) a.close();
         }
+    }
+
+    /**
+     * The one leader once it has led for two seconds: right after a start two members may stand, and a
+     * leader found at once can be unseated by the other's next term (its proposals then fail as indeterminate).
+     */
+    private static Member stableLeader(List<Member> members) {
+        Member[] seen = {null};
+        long[] since = {0};
+        return await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            Member now = leaderOf(members);
+            long t = System.nanoTime();
+            if (now == null || now != seen[0]) {
+                seen[0] = now;
+                since[0] = t;
+                return null;
+            }
+            return t - since[0] >= TimeUnit.SECONDS.toNanos(2) ? now : null;
+        }, m -> m != null);
     }
 
     private static Member leaderOf(List<Member> members) {
