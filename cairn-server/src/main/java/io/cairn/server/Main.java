@@ -25,9 +25,12 @@ import java.util.concurrent.CountDownLatch;
         subcommands = {Main.Up.class, Main.Storage.class, Main.RouterCmd.class, Main.CoordinatorCmd.class,
                 Main.Status.class, NodeCommand.class, TopologyCommand.class, BucketCommand.class, Main.Bench.class})
 public final class Main implements Runnable {
+    /** Held: java.util.logging keeps loggers weakly, and a collected one forgets its level. */
+    private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty");
+
     public static void main(String[] args) {
-        // gRPC inside Ratis logs through java.util.logging; keep it to warnings.
-        java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty").setLevel(java.util.logging.Level.WARNING);
+        // gRPC inside Ratis logs through java.util.logging ("Epoll available ..." at INFO); keep it to warnings.
+        GRPC_LOG.setLevel(java.util.logging.Level.WARNING);
         System.exit(commandLine().execute(args));
     }
 
