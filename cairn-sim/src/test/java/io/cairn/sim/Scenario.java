@@ -20,5 +20,13 @@ enum Scenario {
      * once verification ran fault-free at most one writable copy remains, the one with the
      * highest generation. The operator then resolves with Quarantine and Reactivate.
      */
-    DOUBLED_CONTAINED
+    DOUBLED_CONTAINED,
+    /**
+     * (f) As (e), the double made by a restore (issue 21): bucket 1's source is restored from a
+     * backup taken while it copied the bucket ahead to its new owner, after the move finished. The
+     * restored copy is ACTIVE, still copying ahead, one generation below the owner. Recovery ends its
+     * copy; the restored copy must stay below the owner's generation at every instant (never an
+     * equal tie) and be contained.
+     */
+    RESTORED_COPY
 }

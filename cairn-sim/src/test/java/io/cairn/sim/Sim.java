@@ -118,14 +118,15 @@ final class Sim {
         for (int i = 0; i < n; i++) addReplicaset("rs" + i);
         int holders = switch (scenario) {
             case ADD_REPLICASET -> n - 1 - random.nextInt(n - 2);  // 2 or 3 hold everything, the rest join
-            case DOUBLED_BUCKET, DOUBLED_CONTAINED -> 2;  // with a third replicaset joining, the Mover moves while the double lasts
+            case DOUBLED_BUCKET, DOUBLED_CONTAINED, RESTORED_COPY -> 2;  // with a third replicaset joining, the Mover moves while the double lasts
             default -> n;
         };
         for (int b = 1; b <= bucketCount; b++) bootstrap(replicasets.get((b - 1) * holders / bucketCount), b);
         Map<String, Double> weights = new LinkedHashMap<>();
         for (SimReplicaset rs : replicasets) weights.put(rs.id, 1.0);
         if (scenario == Scenario.DRAIN) weights.put(replicasets.get(random.nextInt(n)).id, 0.0);
-        if (doubledScenario()) injectDouble();
+        if (scenario == Scenario.RESTORED_COPY) injectRestoredCopy();
+        else if (doubledScenario()) injectDouble();
         invariants.acceptCurrentState();
 
         SimNetwork.Faults faults = new SimNetwork.Faults(random.nextDouble() * 0.1, random.nextDouble() * 0.1,
@@ -145,7 +146,7 @@ final class Sim {
         if (partitionGapMs > 0) schedulePartitions(partitionGapMs);
         if (scenario == Scenario.MANUAL_BACK_AND_FORTH) scheduleManualMoves(1 + random.nextInt(bucketCount));
         if (!doubledScenario()) schedulePins();
-        if (scenario == Scenario.DOUBLED_CONTAINED) {
+        if (containedScenario()) {
             verifier = new SimVerifier(scheduler, network, random, replicasets, doubled);
             verifier.start();
             scheduleStaleWrites(replicasets.get(0), 0);
@@ -153,7 +154,23 @@ final class Sim {
     }
 
     private boolean doubledScenario() {
-        return scenario == Scenario.DOUBLED_BUCKET || scenario == Scenario.DOUBLED_CONTAINED;
+        return scenario == Scenario.DOUBLED_BUCKET || containedScenario();
+    }
+
+    /** Scenarios (e) and (f): storage leaders verify and contain the double themselves. */
+    private boolean containedScenario() {
+        return scenario == Scenario.DOUBLED_CONTAINED || scenario == Scenario.RESTORED_COPY;
+    }
+
+    /** Invariant of scenario (f): the restored copy stays below the owner's generation (a tie would leave no copy to prefer). */
+    private void checkRestoredBelowOwner() {
+        BucketRecord restored = replicasets.get(0).record(doubled);
+        BucketRecord owner = replicasets.get(1).record(doubled);
+        if (restored == null || owner == null || owner.state() != BucketState.ACTIVE) return;
+        if ((restored.state() == BucketState.ACTIVE || restored.state() == BucketState.READONLY) && restored.generation() >= owner.generation()) {
+            throw new Invariants.Violation("the restored copy of bucket " + doubled + " reached the owner's generation: "
+                    + Invariants.describe(doubled, replicasets));
+        }
     }
 
     /** A router that only knows the older copy: keeps sending the doubled bucket's writes there. */
@@ -217,6 +234,22 @@ final class Sim {
         long generation = scenario == Scenario.DOUBLED_CONTAINED && random.nextInt(4) == 0 ? 1 : 5 + random.nextInt(5);
         other.force(new BucketRecord(doubled, BucketState.ACTIVE, generation, 0, "", 0));
         owner.keys(doubled).forEach((k, v) -> other.putData(doubled, new ChunkEntry(k, v)));
+        invariants.exempt(doubled);
+    }
+
+    /**
+     * Scenario (f): replicaset 0 sent bucket 1 to replicaset 1 with a copy ahead (now ACTIVE there at
+     * generation 2), then was restored from a backup taken during that copy: ACTIVE at generation 1,
+     * copying ahead at 2, its changed keys marked.
+     */
+    private void injectRestoredCopy() {
+        doubled = 1;
+        SimReplicaset restored = replicasets.get(0);
+        SimReplicaset owner = replicasets.get(1);
+        owner.force(new BucketRecord(doubled, BucketState.ACTIVE, 2, 0, "", 0));
+        restored.keys(doubled).forEach((k, v) -> owner.putData(doubled, new ChunkEntry(k, v)));
+        BucketRecord before = restored.record(doubled);
+        restored.force(new BucketRecord(doubled, BucketState.ACTIVE, 1, 0, owner.id, before.flags() | BucketRecord.FLAG_COPYING));
         invariants.exempt(doubled);
     }
 
@@ -319,6 +352,7 @@ final class Sim {
             invariants.check();
             observeProblems();
             if (doubled > 0) observeContainment();
+            if (scenario == Scenario.RESTORED_COPY && chaos) checkRestoredBelowOwner();
         }
     }
 
@@ -340,7 +374,7 @@ final class Sim {
         for (SimReplicaset rs : replicasets) rs.loseLeader(scheduler.nowMs());  // a last election, then leaders stay
         for (SimDriver.Incarnation i : driver.alive()) driver.crash(i);
         startDriver();
-        if (scenario == Scenario.DOUBLED_CONTAINED) {
+        if (containedScenario()) {
             SimContainment.checkAfterVerification(this::runFor, replicasets, doubled, verifier);
             SimContainment.resolve(this::runFor, replicasets, doubled, invariants, 50);
         } else if (doubled > 0) {
