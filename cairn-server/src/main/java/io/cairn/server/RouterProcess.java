@@ -27,6 +27,7 @@ public final class RouterProcess implements AutoCloseable {
     private final RouterSpec self;
     private final ClusterConfig config;
     private final CoordinatorClient coordinator;
+    private final LocalTopologies topologies;
     private volatile Router router;
     private final EventLoopGroup ioLoops;
     private final boolean ownsLoops;
@@ -44,6 +45,7 @@ public final class RouterProcess implements AutoCloseable {
         this.self = Nodes.router(config, routerId);
         this.config = config;
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
+        this.topologies = new LocalTopologies(config.nodeDir(routerId));
     }
 
     /**
@@ -54,13 +56,14 @@ public final class RouterProcess implements AutoCloseable {
     public RouterProcess start() throws IOException {
         admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> router != null && router.unknownBuckets() == 0).start();
         admin.waitingFor(() -> router == null ? "a coordinator (" + config.topology().coordinators().size() + " configured)" : null);
-        Topology topology = awaitCoordinator().topology();
+        Topology topology = awaitCoordinator();
         router = new Router(topology, config.router().routerConfig(), ioLoops);
         router.setDoubledVerification(config.router().verifyDoubled());
         router.start();
         router.refreshTopologyFrom(() -> coordinator.get().topology());
         coordinator.watch(s -> {
             if (s.topology() == null) return;
+            topologies.record(s.topology());
             router.updateTopology(s.topology());
             if (admin != null) s.topology().replicasets().forEach(rs -> registerReplicasetMetrics(admin.registry(), rs.id()));
         });
@@ -73,8 +76,13 @@ public final class RouterProcess implements AutoCloseable {
         return this;
     }
 
-    /** The coordinator's state once one answers (it stores the config's topology if it has none), retried with backoff. */
-    private CoordinatorState awaitCoordinator() {
+    /**
+     * The coordinator's topology once one answers (it stores the config's topology if it has none),
+     * retried with backoff; or, when none answers at first, the newest topology this router kept
+     * ({@link LocalTopologies}) so that a restart while the coordinators are down still serves (its
+     * watch takes newer epochs once one answers).
+     */
+    private Topology awaitCoordinator() {
         long waitMs = 100;
         boolean told = false;
         // a short call deadline, so that the wait is logged at once rather than after the default one
@@ -83,9 +91,15 @@ public final class RouterProcess implements AutoCloseable {
                 try {
                     CoordinatorState state = probe.init(config.topology());
                     if (told) log.info("router {}: a coordinator answered (epoch {})", self.id(), state.epoch());
-                    return state;
+                    topologies.record(state.topology());
+                    return state.topology();
                 } catch (io.cairn.core.CairnException e) {
                     if (e.code() != io.cairn.core.ErrorCode.UNAVAILABLE) throw e;
+                    java.util.Optional<Topology> kept = topologies.latest();
+                    if (kept.isPresent()) {
+                        log.info("router {} starts with the last topology it knew (epoch {}): no coordinator answers yet", self.id(), kept.get().epoch());
+                        return kept.get();
+                    }
                     if (!told) log.info("router {} waits for a coordinator ({} configured, none answers yet); /health says so meanwhile",
                             self.id(), config.topology().coordinators().size());
                     told = true;

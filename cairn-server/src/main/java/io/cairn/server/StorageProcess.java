@@ -38,6 +38,7 @@ public final class StorageProcess implements AutoCloseable {
     private final DoubledVerifier doubled;
     private AdminServer admin;
     private volatile long epoch;
+    private final LocalTopologies topologies;
     private volatile boolean restartCheckWaits;
     private java.util.Map<String, Long> lastReported = java.util.Map.of();
     private long reportBackoffUntil;
@@ -55,6 +56,7 @@ public final class StorageProcess implements AutoCloseable {
         this.self = Nodes.storage(config, nodeId);
         this.replicaset = Nodes.replicasetOf(config, nodeId);
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
+        this.topologies = new LocalTopologies(config.nodeDir(nodeId));
         try {
             this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData, true);
         } catch (IOException | RuntimeException e) {
@@ -110,6 +112,7 @@ public final class StorageProcess implements AutoCloseable {
         coordinator.watch(state -> {
             epoch = state.epoch();
             node.knowEpoch(epoch);
+            topologies.record(state.topology());
             if (state.topology() != null) doubled.setTopology(state.topology());
         });
         doubled.start();

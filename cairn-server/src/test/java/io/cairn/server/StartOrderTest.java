@@ -62,6 +62,39 @@ class StartOrderTest {
         }
     }
 
+    /** Issue 21/22: a router keeps the topologies it learned; restarted while no coordinator answers, it serves with the newest. */
+    @Test
+    void aRouterRestartedWhileNoCoordinatorAnswersServesWithTheTopologyItKept() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 1, 1, 30, Map.of());
+        CoordinatorProcess coordinator = new CoordinatorProcess(config, "c1").start();
+        StorageProcess storage = new StorageProcess(config, "s1-1").start();
+        RouterProcess second = null;
+        try {
+            var r = config.topology().routers().get(0);
+            try (RouterProcess first = new RouterProcess(config, "r1").start()) {
+                assertThat(first.router().awaitRoutes(Duration.ofSeconds(60))).isTrue();
+                try (Jedis jedis = new Jedis(r.host(), r.respPort(), 20_000)) {
+                    assertThat(jedis.set("k", "v")).isEqualTo("OK");
+                }
+            }
+            assertThat(config.nodeDir("r1").resolve(LocalTopologies.FILE)).exists();
+            coordinator.close();
+            coordinator = null;
+
+            second = new RouterProcess(config, "r1").start();
+            assertThat(second.router().topology().epoch()).isEqualTo(1);
+            assertThat(second.router().awaitRoutes(Duration.ofSeconds(60))).isTrue();
+            try (Jedis jedis = new Jedis(r.host(), r.respPort(), 20_000)) {
+                assertThat(jedis.get("k")).isEqualTo("v");
+                assertThat(jedis.set("k", "w")).isEqualTo("OK");
+            }
+        } finally {
+            if (second != null) second.close();
+            storage.close();
+            if (coordinator != null) coordinator.close();
+        }
+    }
+
     private static HttpResponse<String> get(String url) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString());
