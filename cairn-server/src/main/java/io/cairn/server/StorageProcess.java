@@ -88,8 +88,9 @@ public final class StorageProcess implements AutoCloseable {
                 if (told) log.info("storage node {}: the coordinator answered", self.id());
                 return holds;
             } catch (RuntimeException e) {
-                if (!told) log.info("storage node {} starts on a new folder and waits for a coordinator to learn whether replicaset {} holds data ({})",
-                        self.id(), replicaset.id(), e.getMessage());
+                if (!told) log.info("storage node {} starts on a new folder and waits for a coordinator to learn whether replicaset {} holds data",
+                        self.id(), replicaset.id());
+                log.debug("storage node {}: coordinator not answering: {}", self.id(), e.getMessage());
                 told = true;
             }
             try {
@@ -145,8 +146,9 @@ public final class StorageProcess implements AutoCloseable {
             log.debug("storage node {}: log checked against the index {} it had acknowledged: {}", self.id(), acknowledged, votes ? "votes" : "rejoins");
             if (restartCheckWaits) log.info("storage node {}: checked against its coordinator's record", self.id());
         } catch (Exception e) {
-            if (!restartCheckWaits) log.info("storage node {} waits for a coordinator to check its log against what it had acknowledged before it votes ({})",
-                    self.id(), e.getMessage());
+            if (!restartCheckWaits) log.info("storage node {} waits for a coordinator to check its log against what it had acknowledged before it votes",
+                    self.id());
+            log.debug("storage node {}: restart check not done: {}", self.id(), e.getMessage());
             restartCheckWaits = true;
             if (!timer.isShutdown()) timer.schedule(this::checkRestart, 1, TimeUnit.SECONDS);
         }
