@@ -4,6 +4,9 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.RouterSpec;
+import io.cairn.core.topology.Topology;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
@@ -33,6 +36,42 @@ class ClusterAccess {
 
     Path configFile() {
         return config != null ? config : dir.resolve(LocalCluster.CONFIG_FILE);
+    }
+
+    /**
+     * The first of {@code count} consecutive ports after the highest storage or coordinator port of
+     * {@code t} that no process of {@code t} uses: where a local cluster's new nodes listen.
+     */
+    static int freePortsAfterNodes(Topology t, int count) {
+        java.util.Set<Integer> used = new java.util.HashSet<>();
+        int max = 0;
+        for (ReplicasetSpec rs : t.replicasets()) {
+            for (NodeAddress n : rs.nodes()) {
+                used.addAll(java.util.List.of(n.raftPort(), n.adminPort(), n.dataPort()));
+                max = Math.max(max, Math.max(n.dataPort(), Math.max(n.raftPort(), n.adminPort())));
+            }
+        }
+        for (NodeAddress n : t.coordinators()) {
+            used.addAll(java.util.List.of(n.raftPort(), n.adminPort()));
+            max = Math.max(max, Math.max(n.raftPort(), n.adminPort()));
+        }
+        for (RouterSpec r : t.routers()) used.addAll(java.util.List.of(r.respPort(), r.adminPort()));
+        int first = max + 1;
+        for (int p = first; p < first + count; p++) {
+            if (used.contains(p)) first = p + 1; // the run starts again after the port in use
+        }
+        return first;
+    }
+
+    /** A storage node's entry in the config file. */
+    static Map<String, Object> configEntry(NodeAddress n) {
+        Map<String, Object> entry = new java.util.LinkedHashMap<>();
+        entry.put("id", n.id());
+        entry.put("host", n.host());
+        entry.put("raftPort", n.raftPort());
+        entry.put("adminPort", n.adminPort());
+        entry.put("dataPort", n.dataPort());
+        return entry;
     }
 
     /** Base URL of the coordinator that currently leads (and runs the rebalancer). */

@@ -203,11 +203,7 @@ public final class Main implements Runnable {
                 io.cairn.server.bench.MoveBench.run(new io.cairn.server.bench.MoveBench.Options(keys, buckets, replicas, valueBytes, chunkKeys,
                         maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds), warmup ? warmupRounds : 0, copyAhead, maxBytesPerSecond, stepLatencyTargetMs), d);
             } finally {
-                if (dir == null) {
-                    try (var walk = java.nio.file.Files.walk(d)) {
-                        for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.deleteIfExists(p);
-                    }
-                }
+                if (dir == null) LocalCluster.deleteTree(d);
             }
             return 0;
         }

@@ -16,7 +16,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -171,21 +170,7 @@ final class NodeChanges implements AutoCloseable {
      */
     static NodeAddress nextLocalNode(Topology t, String rsId) {
         ReplicasetSpec rs = replicaset(t, rsId);
-        java.util.Set<Integer> used = new java.util.HashSet<>();
-        int max = 0;
-        for (ReplicasetSpec r : t.replicasets()) {
-            for (NodeAddress n : r.nodes()) {
-                used.addAll(List.of(n.raftPort(), n.adminPort(), n.dataPort()));
-                max = Math.max(max, Math.max(n.dataPort(), Math.max(n.raftPort(), n.adminPort())));
-            }
-        }
-        for (NodeAddress n : t.coordinators()) {
-            used.addAll(List.of(n.raftPort(), n.adminPort()));
-            max = Math.max(max, Math.max(n.raftPort(), n.adminPort()));
-        }
-        for (var r : t.routers()) used.addAll(List.of(r.respPort(), r.adminPort()));
-        int first = max + 1;
-        while (used.contains(first) || used.contains(first + 1) || used.contains(first + 2)) first++;
+        int first = ClusterAccess.freePortsAfterNodes(t, 3);
         String prefix = rsId.startsWith("rs") ? "s" + rsId.substring(2) : rsId;
         int n = rs.nodes().size() + 1;
         while (t.storageNode(prefix + "-" + n).isPresent()) n++;
@@ -243,13 +228,7 @@ final class NodeChanges implements AutoCloseable {
     private static void addToConfigFile(Path file, String rsId, NodeAddress n) throws IOException {
         editNodes(file, rsId, nodes -> {
             nodes.removeIf(x -> n.id().equals(x.get("id")));
-            Map<String, Object> entry = new LinkedHashMap<>();
-            entry.put("id", n.id());
-            entry.put("host", n.host());
-            entry.put("raftPort", n.raftPort());
-            entry.put("adminPort", n.adminPort());
-            entry.put("dataPort", n.dataPort());
-            nodes.add(entry);
+            nodes.add(ClusterAccess.configEntry(n));
         });
     }
 

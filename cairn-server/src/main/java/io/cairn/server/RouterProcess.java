@@ -1,7 +1,6 @@
 package io.cairn.server;
 
 import io.cairn.coordinator.CoordinatorClient;
-import io.cairn.coordinator.CoordinatorState;
 import io.cairn.core.topology.RouterSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.router.DiscoveryStats;
@@ -83,35 +82,17 @@ public final class RouterProcess implements AutoCloseable {
      * watch takes newer epochs once one answers).
      */
     private Topology awaitCoordinator() {
-        long waitMs = 100;
-        boolean told = false;
         // a short call deadline, so that the wait is logged at once rather than after the default one
         try (CoordinatorClient probe = new CoordinatorClient(config.topology().coordinators(), "router " + self.id(), Duration.ofSeconds(2))) {
-            while (true) {
-                try {
-                    CoordinatorState state = probe.init(config.topology());
-                    if (told) log.info("router {}: a coordinator answered (epoch {})", self.id(), state.epoch());
-                    topologies.record(state.topology());
-                    return state.topology();
-                } catch (io.cairn.core.CairnException e) {
-                    if (e.code() != io.cairn.core.ErrorCode.UNAVAILABLE) throw e;
-                    java.util.Optional<Topology> kept = topologies.latest();
-                    if (kept.isPresent()) {
-                        log.info("router {} starts with the last topology it knew (epoch {}): no coordinator answers yet", self.id(), kept.get().epoch());
-                        return kept.get();
-                    }
-                    if (!told) log.info("router {} waits for a coordinator ({} configured, none answers yet); /health says so meanwhile",
-                            self.id(), config.topology().coordinators().size());
-                    told = true;
-                }
-                try {
-                    Thread.sleep(waitMs);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new io.cairn.core.CairnException(io.cairn.core.ErrorCode.UNAVAILABLE, "interrupted while waiting for a coordinator");
-                }
-                waitMs = Math.min(5_000, waitMs * 2);
-            }
+            Topology t = CoordinatorWait.answer(log, "router " + self.id() + " waits for a coordinator (/health says so meanwhile)",
+                    () -> probe.init(config.topology()).topology(), () -> {
+                        java.util.Optional<Topology> kept = topologies.latest();
+                        kept.ifPresent(k -> log.info("router {} starts with the last topology it knew (epoch {}): no coordinator answers yet",
+                                self.id(), k.epoch()));
+                        return kept;
+                    });
+            topologies.record(t);
+            return t;
         }
     }
 

@@ -80,27 +80,8 @@ public final class StorageProcess implements AutoCloseable {
      * could help elect a leader that lacks acknowledged writes.
      */
     private boolean replicasetHoldsData() {
-        long waitMs = 100;
-        boolean told = false;
-        while (true) {
-            try {
-                boolean holds = coordinator.get().bootstrapped(replicaset.id());
-                if (told) log.info("storage node {}: the coordinator answered", self.id());
-                return holds;
-            } catch (RuntimeException e) {
-                if (!told) log.info("storage node {} starts on a new folder and waits for a coordinator to learn whether replicaset {} holds data",
-                        self.id(), replicaset.id());
-                log.debug("storage node {}: coordinator not answering: {}", self.id(), e.getMessage());
-                told = true;
-            }
-            try {
-                Thread.sleep(waitMs);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for a coordinator", e);
-            }
-            waitMs = Math.min(5_000, waitMs * 2);
-        }
+        return CoordinatorWait.answer(log, "storage node " + self.id() + " starts on a new folder and waits for a coordinator to learn whether replicaset "
+                + replicaset.id() + " holds data", () -> coordinator.get().bootstrapped(replicaset.id()), java.util.Optional::empty);
     }
 
     public StorageProcess start() throws IOException {

@@ -190,13 +190,11 @@ final class TopologyCommand implements Runnable {
 
         /** Three ports each (Raft, admin, data plane) after the highest port the cluster uses, ids like the local cluster's (s3-1, s3-2, ...). */
         private static List<NodeAddress> newNodes(Topology t, String rsId, int replicas) {
-            int max = 0;
-            for (ReplicasetSpec rs : t.replicasets()) for (NodeAddress n : rs.nodes()) max = Math.max(max, Math.max(n.dataPort(), Math.max(n.raftPort(), n.adminPort())));
-            for (NodeAddress n : t.coordinators()) max = Math.max(max, Math.max(n.raftPort(), n.adminPort()));
+            int base = ClusterAccess.freePortsAfterNodes(t, 3 * replicas);
             String prefix = rsId.startsWith("rs") ? "s" + rsId.substring(2) : rsId;
             List<NodeAddress> nodes = new ArrayList<>();
             for (int i = 1; i <= replicas; i++) {
-                int first = max + 3 * i - 2;
+                int first = base + 3 * (i - 1);
                 nodes.add(new NodeAddress(prefix + "-" + i, "127.0.0.1", first, first + 1, first + 2));
             }
             return nodes;
@@ -249,9 +247,7 @@ final class TopologyCommand implements Runnable {
         rs.put("id", spec.id());
         rs.put("weight", spec.weight());
         List<Object> nodes = new ArrayList<>();
-        for (NodeAddress n : spec.nodes()) {
-            nodes.add(Map.of("id", n.id(), "host", n.host(), "raftPort", n.raftPort(), "adminPort", n.adminPort(), "dataPort", n.dataPort()));
-        }
+        for (NodeAddress n : spec.nodes()) nodes.add(ClusterAccess.configEntry(n));
         rs.put("nodes", nodes);
         sets.add(rs);
         tree.put("replicasets", sets);
