@@ -25,6 +25,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -68,6 +72,35 @@ import java.util.function.Supplier;
  */
 final class MicroRaftReplica implements Replica {
     private static final Logger LOG = LoggerFactory.getLogger(MicroRaftReplica.class);
+    /**
+     * MicroRaft's clock for its timeouts (leader stickiness above all, which {@link LeaderLease} relies on):
+     * wall time at start, then advancing with {@link System#nanoTime}, so that a wall-clock step neither
+     * ends a follower's window early nor stretches it.
+     */
+    private static final Clock MONOTONIC = new Clock() {
+        private final long startMillis = System.currentTimeMillis();
+        private final long startNanos = System.nanoTime();
+
+        @Override
+        public long millis() {
+            return startMillis + (System.nanoTime() - startNanos) / 1_000_000;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public ZoneOffset getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            throw new UnsupportedOperationException("a monotonic clock has no zone to change");
+        }
+    };
     /** Room in a frame beyond the largest entry: headers, and a whole snapshot piece. */
     private static final int FRAME_OVERHEAD = 2 * SnapshotFiles.PIECE_BYTES;
 
@@ -81,6 +114,8 @@ final class MicroRaftReplica implements Replica {
     private final LeaderContact leaderContact = new LeaderContact();
     private final LostLogWatch lostLogWatch;
     private final VoteGuard voteGuard;
+    private final LeaderLease lease;
+    private final ReplicaStateMachine stateMachine;
     private final RaftNode node;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -91,6 +126,7 @@ final class MicroRaftReplica implements Replica {
     private MicroRaftReplica(ReplicaConfig config, ReplicaStateMachine stateMachine, EventLoopGroup loops) throws IOException {
         this.config = config;
         this.selfId = config.selfId();
+        this.stateMachine = stateMachine;
         SnapshotFiles snapshots = new SnapshotFiles(config.dataDir().resolve("snapshots"), selfId);
         snapshots.dropStaging();
         store = new FileRaftStore(config.dataDir().resolve("raft"), snapshots);
@@ -99,9 +135,14 @@ final class MicroRaftReplica implements Replica {
         peers.putAll(config.initialLearners());
         WireCodec codec = new WireCodec(config.groupId(), config.maxEntryBytes() + FRAME_OVERHEAD, snapshots);
         transport = new NettyTransport(selfId, config.selfAddress(), peers, codec, loops);
-        reports = new ReportTracker(transport::learnAddress);
+        long followerWindowMillis = TimeUnit.SECONDS.toMillis(config.leaderTimeout().toSeconds());
+        lease = new LeaderLease(transport, selfId, config.initialVoters().keySet(), followerWindowMillis, System::nanoTime);
+        reports = new ReportTracker(transport::learnAddress, lease::votersChanged);
         raftThread = new RaftThread(config.groupId(), selfId);
-        voteGuard = new VoteGuard(transport, reports, selfId, config.vote());
+        // a member back from a restart forgot when it last heard from its leader: it stays out of elections for one
+        // follower window, as it would have had it not restarted, so that no leader's lease is cut short (LeaderLease)
+        long quietMillis = store.restoredState() != null ? followerWindowMillis : 0;
+        voteGuard = new VoteGuard(lease, reports, selfId, config.vote(), quietMillis, System::nanoTime);
         try {
             node = build(raftConfigOf(config), store.restoredState());
             lostLogWatch = new LostLogWatch(selfId, reports::last, () -> node.getReport().thenApply(Ordered::getResult),
@@ -128,7 +169,7 @@ final class MicroRaftReplica implements Replica {
 
     private RaftNode build(RaftConfig raftConfig, RestoredRaftState restored) {
         RaftNode.RaftNodeBuilder builder = RaftNode.newBuilder().setGroupId(config.groupId()).setConfig(raftConfig)
-                .setExecutor(raftThread).setTransport(voteGuard).setStateMachine(adapter).setStore(store)
+                .setExecutor(raftThread).setTransport(voteGuard).setStateMachine(adapter).setStore(store).setClock(MONOTONIC)
                 .setModelFactory(ModelCodec.MODEL).setRaftNodeReportListener(reports);
         if (restored != null) {
             String was = Endpoint.idOf(restored.getLocalEndpointPersistentState().getLocalEndpoint());
@@ -146,6 +187,7 @@ final class MicroRaftReplica implements Replica {
     private void received(RaftMessage message) {
         if (!voteGuard.admits(message)) return;
         leaderContact.received(message);
+        lease.received(message);
         lostLogWatch.received(message);
         node.handle(message);
     }
@@ -173,9 +215,26 @@ final class MicroRaftReplica implements Replica {
         QueryOperation q = new QueryOperation(query);
         return switch (policy) {
             case LINEARIZABLE -> query(q, QueryPolicy.LINEARIZABLE, Optional.empty(), Optional.empty());
-            case LEADER_LEASE -> query(q, QueryPolicy.LEADER_LEASE, Optional.empty(), Optional.empty());
+            case LEADER_LEASE -> leaseRead(q);
             case BOUNDED_STALE -> boundedStale(q);
         };
+    }
+
+    /**
+     * On a leader whose lease holds ({@link LeaderLease}), what it applied, read on the caller's thread:
+     * every write acknowledged before is applied here (a leader applies the first entry of its term
+     * before it counts as leading, and acknowledges a write once applied). Without the lease, a
+     * linearizable read (a round of heartbeats on the Raft thread), which also renews the lease.
+     */
+    private CompletableFuture<byte[]> leaseRead(QueryOperation q) {
+        if (reports.role() == RaftRole.LEADER && lease.holds(adapter.establishedTerm())) {
+            try {
+                return CompletableFuture.completedFuture(stateMachine.query(ByteBuffer.wrap(q.query()).asReadOnlyBuffer()));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        return query(q, QueryPolicy.LINEARIZABLE, Optional.empty(), Optional.empty());
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * Keeps the latest of MicroRaft's reports, which it publishes on the Raft thread at every change of
@@ -27,18 +28,26 @@ final class ReportTracker implements RaftNodeReportListener {
     }
 
     private final BiConsumer<String, String> addressLearned;
+    private final Consumer<Set<String>> votersSeen;
     private final List<Waiter> leaderWaiters = new CopyOnWriteArrayList<>();
     private volatile RaftNodeReport last;
 
-    ReportTracker(BiConsumer<String, String> addressLearned) {
+    ReportTracker(BiConsumer<String, String> addressLearned, Consumer<Set<String>> votersSeen) {
         this.addressLearned = addressLearned;
+        this.votersSeen = votersSeen;
     }
 
     @Override
     public void accept(RaftNodeReport report) {
-        last = report;
         learnAddresses(report.getEffectiveMembers());
         learnAddresses(report.getCommittedMembers());
+        RaftNodeReport before = last;
+        if (before == null || before.getEffectiveMembers().getLogIndex() != report.getEffectiveMembers().getLogIndex()) {
+            Set<String> voters = new HashSet<>();
+            for (RaftEndpoint e : report.getEffectiveMembers().getVotingMembers()) voters.add(Endpoint.idOf(e));
+            votersSeen.accept(voters);
+        }
+        last = report;
         String leader = Endpoint.idOf(report.getTerm().getLeaderEndpoint());
         for (Waiter w : leaderWaiters) {
             if (w.leaderId.equals(leader) || w.future.isDone()) {

@@ -15,6 +15,8 @@ import io.microraft.transport.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.function.LongSupplier;
+
 /**
  * Keeps a member out of elections while it must not take part in them, on both sides of the
  * transport:
@@ -29,6 +31,9 @@ import org.slf4j.LoggerFactory;
  *       before. Raft counts on a voter never losing what it acknowledged: a member that lost its folder
  *       and voted at once could, with one lagging member, elect a leader that lacks acknowledged
  *       writes.</li>
+ *   <li>a member back from a restart stays out of elections (asks for no votes, grants no sticky
+ *       ones) for one follower window: it forgot when it last heard from its leader, and a leader
+ *       may count on it for its read lease ({@link LeaderLease}).</li>
  * </ul>
  *
  * <p>When is "everything committed before" held? A leader's commit index covers every entry
@@ -53,11 +58,16 @@ final class VoteGuard implements Transport {
     private long firstOfLeaderTerm = Long.MAX_VALUE;
     /** The index to reach: the leader's commit index once it covers an entry of its term; -1 before. */
     private volatile long catchUpTo = -1;
+    /** Until this time ({@code nanoClock}) the member neither asks for votes nor grants sticky ones; then 0. */
+    private volatile long quietUntil;
+    private final LongSupplier nanoClock;
 
-    VoteGuard(Transport transport, ReportTracker reports, String selfId, Vote vote) {
+    VoteGuard(Transport transport, ReportTracker reports, String selfId, Vote vote, long quietMillis, LongSupplier nanoClock) {
         this.transport = transport;
         this.reports = reports;
         this.selfId = selfId;
+        this.nanoClock = nanoClock;
+        this.quietUntil = quietMillis > 0 ? nanoClock.getAsLong() + quietMillis * 1_000_000 : 0;
         this.rejoining = vote != Vote.AT_ONCE;
         this.awaitingCheck = vote == Vote.AFTER_CHECK;
         if (vote == Vote.AFTER_CATCH_UP) {
@@ -90,7 +100,17 @@ final class VoteGuard implements Transport {
 
     /** Whether an incoming message may reach MicroRaft. */
     boolean admits(RaftMessage message) {
+        if (message instanceof VoteRequest vote && vote.isSticky() && quiet()) return false;
         return !rejoining || admitWhileRejoining(message);
+    }
+
+    /** Whether the member is still in its quiet time after a restart (and so out of elections). */
+    private boolean quiet() {
+        long until = quietUntil;
+        if (until == 0) return false;
+        if (nanoClock.getAsLong() - until < 0) return true;
+        quietUntil = 0;
+        return false;
     }
 
     /** Synchronized: the leader's messages may come over more than one connection, on different event loops. */
@@ -126,7 +146,7 @@ final class VoteGuard implements Transport {
     @Override
     public void send(RaftEndpoint target, RaftMessage message) {
         if (message instanceof PreVoteRequest || message instanceof VoteRequest) {
-            if (rejoining || reports.role() == RaftRole.LEARNER) return;
+            if (rejoining || quiet() || reports.role() == RaftRole.LEARNER) return;
         } else if (rejoining && message instanceof AppendEntriesSuccessResponse ok) {
             long goal = catchUpTo;
             if (goal >= 0 && ok.getLastLogIndex() >= goal) {

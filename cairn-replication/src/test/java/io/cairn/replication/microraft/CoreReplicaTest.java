@@ -154,6 +154,49 @@ class CoreReplicaTest {
 
     @Test
     @Timeout(30)
+    void aLeaseReadRunsOnTheCallersThreadAndEndsWhenTheLeaderLosesItsMajority() throws Exception {
+        started();
+        String leader = group.awaitLeader();
+        group.propose(leader, List.of("w"));
+        String caller = Thread.currentThread().getName();
+        // the write's appends were answered just now: the lease holds, and the read needs no Raft thread
+        assertThat(read(leader, "w", ReadPolicy.LEADER_LEASE)).matches("\\d+");
+        assertThat(group.machine(leader).lastQueryThread()).isEqualTo(caller);
+
+        for (String id : group.runningIds()) if (!id.equals(leader)) group.stop(id);
+        long stoppedAt = System.nanoTime();
+        await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(50)).until(() -> {
+            try {
+                read(leader, "w", ReadPolicy.LEADER_LEASE);
+                return false;
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                return true;
+            }
+        });
+        // no later than the lease allows: other members could elect a leader once their window (the leader timeout) ends
+        assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThan(TestGroup.LEADER_TIMEOUT.plusSeconds(5));
+    }
+
+    @Test
+    @Timeout(30)
+    void aRestartedMemberStaysOutOfElectionsForOneFollowerWindow() throws Exception {
+        started();
+        String leader = group.awaitLeader();
+        String follower = followerOf(leader);
+        group.propose(leader, List.of("w"));
+        for (String id : group.runningIds()) group.stop(id);
+        // two of three back: the first to come back must not be elected before its window (the leader timeout) ends,
+        // as a leader may have counted on it for a lease just before it went down
+        long restartedAt = System.nanoTime();
+        group.start(follower);
+        group.start(leader);
+        String elected = group.awaitLeader();
+        assertThat(Duration.ofNanos(System.nanoTime() - restartedAt)).isGreaterThanOrEqualTo(TestGroup.LEADER_TIMEOUT);
+        assertThat(read(elected, "w", ReadPolicy.LINEARIZABLE)).matches("\\d+");
+    }
+
+    @Test
+    @Timeout(30)
     void aFollowerCutOffFromItsLeaderRefusesBoundedStaleReads() throws Exception {
         started();
         String leader = group.awaitLeader();

@@ -23,6 +23,7 @@ import java.util.TreeMap;
  * arrives in several pieces and a piece out of place fails loudly.
  */
 final class RecordingStateMachine implements ReplicaStateMachine {
+    private String lastQueryThread;
     static final int PADDING_BYTES = (5 << 20) / 2; // 2.5 MiB: three pieces
 
     private final Path dir;
@@ -58,9 +59,15 @@ final class RecordingStateMachine implements ReplicaStateMachine {
         return ("applied:" + index).getBytes(StandardCharsets.UTF_8);
     }
 
+    /** The thread the latest query ran on. */
+    synchronized String lastQueryThread() {
+        return lastQueryThread;
+    }
+
     /** A query names a command; the answer is the index it was applied at, or "none". */
     @Override
     public synchronized byte[] query(ByteBuffer query) {
+        lastQueryThread = Thread.currentThread().getName();
         String wanted = StandardCharsets.UTF_8.decode(query).toString();
         for (Map.Entry<Long, String> e : history.entrySet()) {
             if (e.getValue().endsWith(" " + wanted)) return Long.toString(e.getKey()).getBytes(StandardCharsets.UTF_8);
