@@ -63,9 +63,9 @@ final class LeaderLease implements Transport {
 
     /** Whether this member, leading {@code term}, may answer a read from what it applied without asking anyone. */
     synchronized boolean holds(long term) {
-        if (term != this.term || revoked) return false;
+        if (term != this.term || revoked || !voters.contains(selfId)) return false;
         int needed = voters.size() / 2; // a majority, less the leader's own vote
-        if (needed == 0) return voters.contains(selfId);
+        if (needed == 0) return true;
         long now = nanoClock.getAsLong();
         int fresh = 0;
         for (String id : voters) {

@@ -86,6 +86,12 @@ class LeaderLeaseTest {
         answer("m9", 1, 1);
         lease.votersChanged(Set.of("m0"));
         assertThat(lease.holds(1)).as("a lone voter needs nobody").isTrue();
+        lease.votersChanged(Set.of("m1", "m2", "m3"));
+        send("m1", 1, 3);
+        send("m2", 1, 2);
+        answer("m1", 1, 3);
+        answer("m2", 1, 2);
+        assertThat(lease.holds(1)).as("a leader removed from the voters holds no lease").isFalse();
     }
 
     private void send(String to, int term, long sequence) {
