@@ -30,16 +30,18 @@ public final class StorageProcess implements AutoCloseable {
 
     private final NodeAddress self;
     private final ReplicasetSpec replicaset;
-    private final StorageNode node;
+    /** Null while the constructor opens the folder (the admin port is up before it). */
+    private volatile StorageNode node;
     private final CoordinatorClient coordinator;
     private final StorageAdmin replicasetAdmin;
     private final BootstrapTask bootstrap;
     private final ScheduledExecutorService timer;
     private final DoubledVerifier doubled;
-    private AdminServer admin;
+    private final AdminServer admin;
     private volatile long epoch;
     private final LocalTopologies topologies;
     private volatile boolean restartCheckWaits;
+    private volatile boolean newFolderWaits;
     private java.util.Map<String, Long> lastReported = java.util.Map.of();
     private long reportBackoffUntil;
     private final long tombstoneRetentionMs;
@@ -57,9 +59,13 @@ public final class StorageProcess implements AutoCloseable {
         this.replicaset = Nodes.replicasetOf(config, nodeId);
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
         this.topologies = new LocalTopologies(config.nodeDir(nodeId));
+        // up before the node, which may wait for a coordinator: /health says what it waits for meanwhile
+        this.admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> node != null && !"DOWN".equals(node.role())).start();
+        admin.waitingFor(this::waitingFor);
         try {
             this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData, true);
         } catch (IOException | RuntimeException e) {
+            admin.close();
             coordinator.close();
             throw e;
         }
@@ -80,16 +86,26 @@ public final class StorageProcess implements AutoCloseable {
      * could help elect a leader that lacks acknowledged writes.
      */
     private boolean replicasetHoldsData() {
-        return CoordinatorWait.answer(log, "storage node " + self.id() + " starts on a new folder and waits for a coordinator to learn whether replicaset "
-                + replicaset.id() + " holds data", () -> coordinator.get().bootstrapped(replicaset.id()), java.util.Optional::empty);
+        newFolderWaits = true;
+        try {
+            return CoordinatorWait.answer(log, "storage node " + self.id() + " starts on a new folder and waits for a coordinator to learn whether replicaset "
+                    + replicaset.id() + " holds data", () -> coordinator.get().bootstrapped(replicaset.id()), java.util.Optional::empty);
+        } finally {
+            newFolderWaits = false;
+        }
+    }
+
+    /** What {@code /health} says this node waits for, or null. */
+    private String waitingFor() {
+        if (newFolderWaits) return "a coordinator to learn whether replicaset " + replicaset.id() + " holds data (this node's folder is new)";
+        StorageNode n = node;
+        return n != null && restartCheckWaits && n.rejoining() && !n.identity().rejoining()
+                ? "a coordinator to check this node's log against what it acknowledged (it votes after that)" : null;
     }
 
     public StorageProcess start() throws IOException {
         node.start();
-        admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> !"DOWN".equals(node.role())).start();
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
-        admin.waitingFor(() -> restartCheckWaits && node.rejoining() && !node.identity().rejoining()
-                ? "a coordinator to check this node's log against what it acknowledged (it votes after that)" : null);
         registerMetrics(admin.registry());
         coordinator.watch(state -> {
             epoch = state.epoch();
@@ -245,11 +261,16 @@ public final class StorageProcess implements AutoCloseable {
     }
 
     private Map<String, Object> info() {
-        StorageStats s = node.localStats();
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("role", "storage");
         info.put("node", self.id());
         info.put("replicaset", replicaset.id());
+        if (node == null) { // still opening its folder (waiting for a coordinator, or replaying its log)
+            info.put("raftRole", "STARTING");
+            info.put("waitingFor", waitingFor());
+            return info;
+        }
+        StorageStats s = node.localStats();
         info.put("raftRole", node.role());
         info.put("term", node.term());
         info.put("disk", node.identity().disk());
@@ -278,7 +299,7 @@ public final class StorageProcess implements AutoCloseable {
         doubled.close();
         replicasetAdmin.close();
         coordinator.close();
-        if (admin != null) admin.close();
+        admin.close();
         node.close();
     }
 }

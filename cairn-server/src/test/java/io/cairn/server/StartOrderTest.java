@@ -19,17 +19,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 22: processes start in any order. A router started before any coordinator waits (its
- * {@code /health} says for what) instead of exiting, and serves once the coordinator and the
- * storage node are up.
+ * Issue 22: processes start in any order. A router, and a storage node on a new folder, started
+ * before any coordinator wait (their {@code /health} says for what) instead of exiting, and serve
+ * once the coordinator is up.
  */
 class StartOrderTest {
     @TempDir
     Path dir;
 
     @Test
-    void aRouterStartedBeforeItsCoordinatorWaitsAndThenServes() throws Exception {
-        ClusterConfig config = TestClusters.config(dir, 1, 1, 30, Map.of());
+    void aRouterAndAStorageNodeStartedBeforeTheirCoordinatorWaitAndThenServe() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 1, 3, 30, Map.of());
         RouterProcess router = new RouterProcess(config, "r1");
         CompletableFuture<RouterProcess> started = CompletableFuture.supplyAsync(() -> {
             try {
@@ -38,17 +38,33 @@ class StartOrderTest {
                 throw new java.io.UncheckedIOException(e);
             }
         });
+        // a storage node on a new folder of a three-node replicaset asks a coordinator whether the replicaset holds data
+        CompletableFuture<StorageProcess> first = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new StorageProcess(config, "s1-1").start();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
         CoordinatorProcess coordinator = null;
-        StorageProcess storage = null;
+        java.util.List<StorageProcess> storage = new java.util.ArrayList<>();
         try {
             var r = config.topology().routers().get(0);
             String health = "http://" + r.host() + ":" + r.adminPort() + "/health";
             await("the router's /health says it waits").atMost(Duration.ofSeconds(20)).ignoreExceptions()
                     .until(() -> get(health).statusCode() == 503 && get(health).body().startsWith("waiting for a coordinator"));
             assertThat(started).as("still waiting, not exited").isNotDone();
+            var s1 = config.topology().replicasets().get(0).nodes().get(0);
+            String storageHealth = "http://" + s1.host() + ":" + s1.adminPort() + "/health";
+            await("the storage node's /health says it waits").atMost(Duration.ofSeconds(20)).ignoreExceptions()
+                    .until(() -> get(storageHealth).statusCode() == 503
+                            && get(storageHealth).body().startsWith("waiting for a coordinator to learn whether replicaset rs1 holds data"));
+            assertThat(first).as("still waiting, not exited").isNotDone();
 
             coordinator = new CoordinatorProcess(config, "c1").start();
-            storage = new StorageProcess(config, "s1-1").start();
+            storage.add(first.get(60, TimeUnit.SECONDS));
+            storage.add(new StorageProcess(config, "s1-2").start());
+            storage.add(new StorageProcess(config, "s1-3").start());
             started.get(60, TimeUnit.SECONDS);
             await("routes").atMost(Duration.ofSeconds(60)).until(() -> get(health).statusCode() == 200);
             try (Jedis jedis = new Jedis(r.host(), r.respPort(), 20_000)) {
@@ -57,7 +73,8 @@ class StartOrderTest {
             }
         } finally {
             router.close();
-            if (storage != null) storage.close();
+            if (!first.isDone()) first.cancel(true);
+            for (StorageProcess s : storage) s.close();
             if (coordinator != null) coordinator.close();
         }
     }
