@@ -32,10 +32,20 @@ public final class ProcessCluster implements AutoCloseable {
     private final Map<String, Process> running = new LinkedHashMap<>();
     private final List<Process> started = new ArrayList<>();
     private boolean passed;
+    private java.util.function.Function<String, List<String>> launcher = nodeId -> List.of();
 
     public ProcessCluster(Path dir, ClusterConfig config) {
         this.dir = dir;
         this.config = config;
+    }
+
+    /**
+     * Runs each node's command behind a prefix, e.g. {@code ip netns exec NS} to start it in a
+     * network namespace of its own (the prefix must exec the command, so a kill still ends the node).
+     */
+    public ProcessCluster launchedBy(java.util.function.Function<String, List<String>> prefix) {
+        this.launcher = prefix;
+        return this;
     }
 
     public ClusterConfig config() {
@@ -73,7 +83,8 @@ public final class ProcessCluster implements AutoCloseable {
         // Eight JVMs share two cores here: the C1 compiler alone and the serial collector keep their
         // start-up and JIT threads from starving each other (KillMidMoveTest: the cluster was up after 33 s and
         // the test took 84 s with the defaults, 12-22 s and 46-51 s with these flags).
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(launcher.apply(nodeId));
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.util.concurrent.ForkJoinPool.common.parallelism=4",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), role(nodeId), "--config", configFile(), "--node", nodeId));
         Process p = new ProcessBuilder(command).redirectErrorStream(true)

@@ -5,6 +5,7 @@ import io.cairn.core.testing.SeededRandom;
 import io.cairn.server.ProcessCluster;
 import io.cairn.server.TestClusters;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.config.ConfigLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -42,7 +43,7 @@ import static org.awaitility.Awaitility.await;
  * every bucket must be writable on exactly one replicaset (invariant 1) and the members of each
  * replicaset agree.
  *
- * <p>The bounded form runs in {@code mvn verify} (about 35 s of faults); the long form,
+ * <p>The bounded form runs in {@code mvn verify} (about 30 s of faults); the long form,
  * {@code -Dcairn.chaos.seconds=600} (or {@code -Pchaos}), runs for that long. Both print the seed
  * and the run's figures (docs/testing.md, "Chaos test of real processes"). Network partitions are
  * not injected yet.
@@ -51,7 +52,9 @@ import static org.awaitility.Awaitility.await;
 class ChaosTest {
     private static final int BUCKETS = 60;
     private static final String SECONDS_PROPERTY = "cairn.chaos.seconds";
-    private static final long BOUNDED_SECONDS = 35;
+    /** {@code -Dcairn.chaos.partitions=false}: the long form without network namespaces. */
+    private static final String PARTITIONS_PROPERTY = "cairn.chaos.partitions";
+    private static final long BOUNDED_SECONDS = 30;
     /** At least this many faults, even when the first ones take the whole time. */
     private static final int MIN_FAULTS = 3;
     private static final int CLIENTS = 4;
@@ -65,7 +68,7 @@ class ChaosTest {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aBoundedRunOfFaultsOfEveryKindLeavesNoAnomalyInTheClientsHistory(Random random) throws Exception {
         assumeThat(System.getProperty(SECONDS_PROPERTY)).as("the long form runs instead (" + SECONDS_PROPERTY + ")").isNull();
-        run(random, BOUNDED_SECONDS);
+        run(random, BOUNDED_SECONDS, false);
     }
 
     @Test
@@ -73,39 +76,76 @@ class ChaosTest {
     void aLongRunOfFaultsLeavesNoAnomalyInTheClientsHistory(Random random) throws Exception {
         String seconds = System.getProperty(SECONDS_PROPERTY);
         assumeThat(seconds).as("the long form runs with -D" + SECONDS_PROPERTY + "=N or -Pchaos").isNotNull();
-        run(random, Long.parseLong(seconds.trim()));
+        run(random, Long.parseLong(seconds.trim()), !"false".equals(System.getProperty(PARTITIONS_PROPERTY)));
     }
 
-    private void run(Random random, long seconds) throws Exception {
+    private void run(Random random, long seconds, boolean partitions) throws Exception {
         long seed = SeededRandom.seedOf(random);
         ClusterConfig config = TestClusters.config(dir, 2, 3, BUCKETS, Map.of(
                 // Snapshots and log purges during the run: a wiped or restored member may catch up from one.
                 "storage", Map.of("snapshotEveryEntries", 1_000),
                 "rebalancer", Map.of("roundIntervalMs", 200)));
+        NetworkNamespaces network = partitions ? network() : null;
+        try (NetworkNamespaces cleanup = network) {
+            if (network != null) config = inNamespaces(config, network);
+            run(random, seed, seconds, config, network);
+        }
+    }
+
+    /** Namespaces of this test, or null (and why, printed) when they cannot be made here. */
+    private static NetworkNamespaces network() throws java.io.IOException {
+        String why = NetworkNamespaces.unavailableBecause();
+        if (why != null) {
+            System.out.println("network partitions skipped: " + why);
+            return null;
+        }
+        return new NetworkNamespaces().up();
+    }
+
+    /** The config with each storage node on its own namespace's address, the coordinator and the router on the bridge's. */
+    @SuppressWarnings("unchecked")
+    private static ClusterConfig inNamespaces(ClusterConfig config, NetworkNamespaces network) throws java.io.IOException {
+        Map<String, Object> tree = ConfigLoader.readTree(config.source());
+        for (Object c : (List<Object>) tree.get("coordinators")) ((Map<String, Object>) c).put("host", network.hostAddress());
+        for (Object r : (List<Object>) tree.get("routers")) ((Map<String, Object>) r).put("host", network.hostAddress());
+        for (Object rs : (List<Object>) tree.get("replicasets")) {
+            for (Object n : (List<Object>) ((Map<String, Object>) rs).get("nodes")) {
+                Map<String, Object> node = (Map<String, Object>) n;
+                node.put("host", network.add((String) node.get("id")));
+            }
+        }
+        ConfigLoader.write(config.source(), tree);
+        return ConfigLoader.load(config.source());
+    }
+
+    private void run(Random random, long seed, long seconds, ClusterConfig config, NetworkNamespaces network) throws Exception {
         Workload.Keys keys = Workload.Keys.of(16, 4, 6);
         List<Integer> buckets = new ArrayList<>(new TreeSet<>(keys.all().stream().map(ChaosTest::bucketOf).toList()));
-        try (ProcessCluster cluster = new ProcessCluster(dir, config).startAll()) {
+        List<Faults.Kind> kinds = new ArrayList<>(List.of(Faults.Kind.values()));
+        if (network == null) kinds.removeIf(Faults.Kind::partitions);
+        String routerHost = config.topology().routers().get(0).host();
+        try (ProcessCluster cluster = new ProcessCluster(dir, config).launchedBy(id -> network == null ? List.of() : network.launcher(id))) {
+            cluster.startAll();
             Path backups = Files.createDirectories(dir.resolve("backups"));
-            Faults faults = new Faults(cluster, new Random(random.nextLong()), null, buckets, backups);
-            faults.awaitHealthy();
-            phase("cluster of processes up; " + keys.all().size() + " keys in " + buckets.size() + " buckets");
-
-            Workload workload = new Workload(cluster.respPort(), CLIENT_TIMEOUT_MS, keys, CLIENTS, new Random(random.nextLong()),
+            Workload workload = new Workload(routerHost, cluster.respPort(), CLIENT_TIMEOUT_MS, keys, CLIENTS, new Random(random.nextLong()),
                     Duration.ofSeconds(seconds + 600), 2);
-            faults = new Faults(cluster, new Random(random.nextLong()), workload::answered, buckets, backups);
+            Faults faults = new Faults(cluster, new Random(random.nextLong()), workload::answered, buckets, backups, network);
+            faults.awaitHealthy();
+            phase("cluster of processes up; " + keys.all().size() + " keys in " + buckets.size() + " buckets; faults " + kinds);
+
             List<ChaosReport.Trial> trials = new ArrayList<>();
             long t0 = System.nanoTime();
             workload.start();
             try {
                 long answered = workload.answered();
                 await("the workload under way").atMost(Duration.ofSeconds(60)).until(() -> workload.answered() > answered + 100);
-                List<Faults.Kind> order = new ArrayList<>(List.of(Faults.Kind.values()));
                 for (int i = 0; i < MIN_FAULTS || System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(seconds); i++) {
-                    if (i % order.size() == 0) Collections.shuffle(order, random);
-                    Faults.Kind kind = order.get(i % order.size());
+                    if (i % kinds.size() == 0) Collections.shuffle(kinds, random);
+                    Faults.Kind kind = kinds.get(i % kinds.size());
                     Map<Integer, String> owners = singleOwners(config, buckets);
                     Faults.Injected fault = faults.inject(kind);
                     trials.add(new ChaosReport.Trial(fault, owners));
+                    assertThat(workload.running()).as("every client still running after " + kind).isTrue();
                     phase("fault " + (i + 1) + ": " + kind + ": " + fault.detail() + (fault.confirmed() ? "" : " (NOT CONFIRMED)")
                             + "; healed after " + TimeUnit.NANOSECONDS.toMillis(fault.healedNs() - fault.startNs()) + " ms");
                 }
@@ -115,9 +155,10 @@ class ChaosTest {
             long runMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             faults.awaitHealthy();
             List<Op> history = new ArrayList<>(workload.history());
-            history.addAll(finalReads(cluster.respPort(), keys.all()));
+            history.addAll(finalReads(routerHost, cluster.respPort(), keys.all()));
             HistoryChecker.Result result = HistoryChecker.check(history);
-            System.out.println(ChaosReport.render(seed, runMs, workload, history, result, trials, BUCKETS));
+            System.out.println(ChaosReport.render(seed, runMs, workload, history, result, trials, BUCKETS)
+                    + (network == null ? "network partitions: not injected\n" : ""));
 
             assertThat(result.anomalies()).as("anomalies in the clients' history").isEmpty();
             assertThat(trials).as("faults injected").hasSizeGreaterThanOrEqualTo(MIN_FAULTS);
@@ -130,11 +171,11 @@ class ChaosTest {
     }
 
     /** Each key read once the run is over and the cluster healed (retried until one pass reads them all). */
-    private static List<Op> finalReads(int port, List<String> keys) {
+    private static List<Op> finalReads(String host, int port, List<String> keys) {
         List<Op> out = new ArrayList<>();
         await("every key read at the end").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() -> {
             out.clear();
-            try (Jedis jedis = new Jedis("127.0.0.1", port, CLIENT_TIMEOUT_MS)) {
+            try (Jedis jedis = new Jedis(host, port, CLIENT_TIMEOUT_MS)) {
                 for (String k : keys) out.add(Op.finalRead(k, jedis.get(k), System.nanoTime()));
             }
             return true;

@@ -45,7 +45,16 @@ final class Faults {
         /** A bucket of the workload moved ({@code cairn bucket move}), its source leader killed right after. */
         BUCKET_MOVE,
         /** A replicaset's weight changed ({@code cairn topology set-weight}), a storage member killed while buckets move. */
-        TOPOLOGY_CHANGE
+        TOPOLOGY_CHANGE,
+        /** A leader cut off from every other process (network namespaces) for 3 to 8 s: longer than the leader timeout. */
+        ISOLATE_LEADER,
+        /** A follower cut off from every other process for 3 to 8 s. */
+        ISOLATE_FOLLOWER;
+
+        /** Kinds that need a network namespace per storage node. */
+        boolean partitions() {
+            return this == ISOLATE_LEADER || this == ISOLATE_FOLLOWER;
+        }
     }
 
     /**
@@ -61,13 +70,17 @@ final class Faults {
     private final Supplier<Long> progress;
     private final List<Integer> workloadBuckets;
     private final Path backups;
+    private final NetworkNamespaces network;
     private int weightChanges;
 
     /**
      * @param progress        requests answered by the workload so far (a restore waits for writes after its copy)
      * @param workloadBuckets buckets the workload's keys live in (moves pick one of them)
+     * @param network         the storage nodes' namespaces, or null when partitions are not injected
      */
-    Faults(ProcessCluster cluster, Random random, Supplier<Long> progress, List<Integer> workloadBuckets, Path backups) {
+    Faults(ProcessCluster cluster, Random random, Supplier<Long> progress, List<Integer> workloadBuckets, Path backups,
+           NetworkNamespaces network) {
+        this.network = network;
         this.cluster = cluster;
         this.random = random;
         this.progress = progress;
@@ -85,7 +98,22 @@ final class Faults {
             case RESTORE_OLD_COPY -> restoreOldCopy();
             case BUCKET_MOVE -> moveBucket();
             case TOPOLOGY_CHANGE -> changeWeight();
+            case ISOLATE_LEADER -> isolate(kind, cluster.leaderOf(randomReplicaset()));
+            case ISOLATE_FOLLOWER -> isolate(kind, randomFollower(randomReplicaset()));
         };
+    }
+
+    private Injected isolate(Kind kind, String node) throws Exception {
+        if (network == null || !network.hosts(node)) throw new IllegalStateException(kind + " needs network namespaces");
+        long start = System.nanoTime();
+        network.isolate(node);
+        long lengthMs = 3_000 + random.nextInt(5_000);
+        try {
+            Thread.sleep(lengthMs); // the partition's length, drawn from the seed
+        } finally {
+            network.heal(node);
+        }
+        return healed(kind, node + " cut off for " + lengthMs + " ms", node, start, true);
     }
 
     // ---- the faults -----------------------------------------------------------------------------
@@ -211,7 +239,7 @@ final class Faults {
             }
             Map<String, Object> p = cluster.rebalancer();
             if (p == null || !(p.get("inFlight") instanceof Number n) || n.intValue() != 0 || !Boolean.TRUE.equals(p.get("balanced"))) return false;
-            try (Jedis jedis = new Jedis("127.0.0.1", cluster.respPort(), 30_000)) {
+            try (Jedis jedis = new Jedis(cluster.config().topology().routers().get(0).host(), cluster.respPort(), 30_000)) {
                 return "OK".equals(jedis.set("chaos-probe", "x"));
             }
         });

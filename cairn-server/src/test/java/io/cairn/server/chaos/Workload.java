@@ -52,6 +52,7 @@ public final class Workload {
         }
     }
 
+    private final String host;
     private final int port;
     private final int socketTimeoutMs;
     private final Keys keys;
@@ -66,7 +67,8 @@ public final class Workload {
      *                        so the router, not the client, decides when a request failed
      * @param pauseMs         pause of each client between two operations (keeps the history of a long run small)
      */
-    public Workload(int port, int socketTimeoutMs, Keys keys, int threads, Random seeds, Duration maxTime, long pauseMs) {
+    public Workload(String host, int port, int socketTimeoutMs, Keys keys, int threads, Random seeds, Duration maxTime, long pauseMs) {
+        this.host = host;
         this.port = port;
         this.socketTimeoutMs = socketTimeoutMs;
         this.keys = keys;
@@ -78,13 +80,19 @@ public final class Workload {
         return this;
     }
 
-    /** Stops every client and waits for them (each answers within its socket timeout). */
+    /** Stops every client and waits for them (each answers within its socket timeout); fails when one had died. */
     public void stop() throws InterruptedException {
         stop.set(true);
         for (Client c : clients) {
             c.thread.join(socketTimeoutMs + 30_000L);
             if (c.thread.isAlive()) throw new IllegalStateException(c.thread.getName() + " did not stop");
+            if (c.failure != null) throw new IllegalStateException(c.thread.getName() + " died", c.failure);
         }
+    }
+
+    /** True while every client runs (a client that died would leave the faults untested). */
+    public boolean running() {
+        return clients.stream().allMatch(c -> c.thread.isAlive());
     }
 
     /** Every client's operations; call after {@link #stop}. */
@@ -142,8 +150,10 @@ public final class Workload {
         private final long endNs;
         private final long pauseMs;
         private final List<Op> history = new ArrayList<>();
+        /** Connected on first use (Jedis connects in its constructor: the router may be down). */
         private Jedis jedis;
         private long written;
+        private volatile Throwable failure;
 
         Client(int id, Random random, Duration maxTime, long pauseMs) {
             this.random = random;
@@ -158,7 +168,6 @@ public final class Workload {
         }
 
         private void run() {
-            jedis = new Jedis("127.0.0.1", port, socketTimeoutMs);
             try {
                 while (!stop.get() && System.nanoTime() < endNs) {
                     step();
@@ -166,8 +175,10 @@ public final class Workload {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            } catch (RuntimeException | Error e) {
+                failure = e; // reported by stop(); not rethrown: Ratis's handler of uncaught exceptions would end the test JVM
             } finally {
-                jedis.close();
+                if (jedis != null) jedis.close();
             }
         }
 
@@ -221,6 +232,7 @@ public final class Workload {
 
         private Op.Outcome send(Runnable request) throws InterruptedException {
             try {
+                if (jedis == null) jedis = new Jedis(host, port, socketTimeoutMs);
                 request.run();
                 answered.incrementAndGet();
                 return Op.Outcome.OK;
@@ -228,8 +240,8 @@ public final class Workload {
                 Failure f = Failure.of(e);
                 errors.computeIfAbsent(f.kind(), k -> new LongAdder()).increment();
                 if (e instanceof JedisConnectionException) {
-                    jedis.close();
-                    jedis = new Jedis("127.0.0.1", port, socketTimeoutMs);
+                    if (jedis != null) jedis.close();
+                    jedis = null;
                     Thread.sleep(100); // the router may be down: do not spin on refused connections
                 }
                 return f.outcome();
