@@ -54,6 +54,8 @@ class ChaosTest {
     private static final String SECONDS_PROPERTY = "cairn.chaos.seconds";
     /** {@code -Dcairn.chaos.partitions=false}: the long form without network namespaces. */
     private static final String PARTITIONS_PROPERTY = "cairn.chaos.partitions";
+    /** {@code -Dcairn.chaos.faults=KILL_LEADER,ISOLATE_LEADER}: only these kinds of fault (to chase one). */
+    private static final String FAULTS_PROPERTY = "cairn.chaos.faults";
     private static final long BOUNDED_SECONDS = 30;
     /** At least this many faults, even when the first ones take the whole time. */
     private static final int MIN_FAULTS = 3;
@@ -123,6 +125,9 @@ class ChaosTest {
         List<Integer> buckets = new ArrayList<>(new TreeSet<>(keys.all().stream().map(ChaosTest::bucketOf).toList()));
         List<Faults.Kind> kinds = new ArrayList<>(List.of(Faults.Kind.values()));
         if (network == null) kinds.removeIf(Faults.Kind::partitions);
+        String only = System.getProperty(FAULTS_PROPERTY, "").trim();
+        if (!only.isEmpty()) kinds.retainAll(java.util.Arrays.stream(only.split(",")).map(k -> Faults.Kind.valueOf(k.trim())).toList());
+        assertThat(kinds).as("kinds of fault to inject").isNotEmpty();
         String routerHost = config.topology().routers().get(0).host();
         try (ProcessCluster cluster = new ProcessCluster(dir, config).launchedBy(id -> network == null ? List.of() : network.launcher(id))) {
             cluster.startAll();
