@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * The figures of a chaos run, computed from the history and the faults (no I/O): how long writes
  * to each replicaset a fault hit were unavailable after it, and the printed summary.
  *
- * <p>Unavailability after a fault: from the kill to the acknowledgement of the first write (SET,
+ * <p>Unavailability after a fault: from the moment it took effect (the process gone, the link down)
+ * to the acknowledgement of the first write (SET,
  * DEL, MSET, INCR) to a key of that replicaset sent after the kill. Keys are placed by the bucket
  * owners read right before the fault. The figure includes one write's latency; with a few clients
  * it is as fine as their request rate (a few milliseconds here).

@@ -59,7 +59,8 @@ final class Faults {
 
     /**
      * A fault as injected: the replicasets whose writes it may stop (all, for the router and the
-     * coordinator), when it began (the kill) and when the cluster was healthy again.
+     * coordinator), when it took effect (the killed process gone, the link down) and when the
+     * cluster was healthy again.
      */
     record Injected(Kind kind, String detail, List<String> replicasets, long startNs, long healedNs, boolean confirmed) {}
 
@@ -107,8 +108,8 @@ final class Faults {
         if (network == null || !network.hosts(node)) throw new IllegalStateException(kind + " needs network namespaces");
         Map<String, Object> before = cluster.info(node);
         String role = before == null ? "?" : String.valueOf(before.get("raftRole"));
-        long start = System.nanoTime();
         network.isolate(node);
+        long start = System.nanoTime();
         long lengthMs = 3_000 + random.nextInt(5_000);
         try {
             Thread.sleep(lengthMs); // the partition's length, drawn from the seed
@@ -121,8 +122,8 @@ final class Faults {
     // ---- the faults -----------------------------------------------------------------------------
 
     private Injected killAndRestart(Kind kind, String node) throws Exception {
-        long start = System.nanoTime();
         cluster.kill(node);
+        long start = System.nanoTime();
         downtime();
         cluster.start(node);
         return healed(kind, "SIGKILL of " + node, node, start, true);
@@ -131,8 +132,8 @@ final class Faults {
     private Injected wipeFollower() throws Exception {
         String node = randomFollower(randomReplicaset());
         long alertsBefore = replacedDiskLines(node);
-        long start = System.nanoTime();
         cluster.kill(node);
+        long start = System.nanoTime();
         deleteTree(cluster.config().nodeDir(node));
         downtime();
         cluster.start(node);
@@ -162,8 +163,8 @@ final class Faults {
                     .until(() -> coordinator.acknowledged(node) > copyIndex + 100 && progress.get() > answered + 100);
         }
         long alertsBefore = replacedDiskLines(node);
-        long start = System.nanoTime();
         cluster.kill(node);
+        long start = System.nanoTime();
         deleteTree(cluster.config().nodeDir(node));
         copyTree(copy, cluster.config().nodeDir(node));
         downtime();
@@ -184,8 +185,8 @@ final class Faults {
         String destination = replicasets().stream().filter(r -> !r.equals(source)).findFirst().orElseThrow();
         Cli move = Cli.run("bucket", "move", Integer.toString(bucket), "--to", destination, "--config", cluster.configFile());
         String victim = cluster.leaderOf(source);
-        long start = System.nanoTime();
         cluster.kill(victim);
+        long start = System.nanoTime();
         downtime();
         cluster.start(victim);
         return healed(Kind.BUCKET_MOVE, "bucket " + bucket + " " + source + " -> " + destination + ", then SIGKILL of " + victim
@@ -209,8 +210,8 @@ final class Faults {
         String victimRs = randomReplicaset();
         List<String> members = cluster.members(victimRs);
         String victim = members.get(random.nextInt(members.size()));
-        long start = System.nanoTime();
         cluster.kill(victim);
+        long start = System.nanoTime();
         downtime();
         cluster.start(victim);
         return healed(Kind.TOPOLOGY_CHANGE, "weight of " + rs + " set to " + weight + (moving ? " (buckets in flight)" : " (no move seen)")
