@@ -6,8 +6,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 
 /** A {@code cairn} command run in the test's JVM, exactly as {@link Main} runs it, with what it printed. */
-record Cli(int exitCode, String out, String err) {
-    static Cli run(String... args) {
+public record Cli(int exitCode, String out, String err) {
+    public static Cli run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cli = Main.commandLine();

@@ -26,27 +26,37 @@ import static org.awaitility.Awaitility.await;
  * printed when the test did not pass, as they are the diagnosis ({@code -Dcairn.test.keepLogs=DIR}
  * copies the whole logs to DIR, passed or not).
  */
-final class ProcessCluster implements AutoCloseable {
+public final class ProcessCluster implements AutoCloseable {
     private final Path dir;
     private final ClusterConfig config;
     private final Map<String, Process> running = new LinkedHashMap<>();
     private final List<Process> started = new ArrayList<>();
     private boolean passed;
+    private java.util.function.Function<String, List<String>> launcher = nodeId -> List.of();
 
-    ProcessCluster(Path dir, ClusterConfig config) {
+    public ProcessCluster(Path dir, ClusterConfig config) {
         this.dir = dir;
         this.config = config;
     }
 
-    ClusterConfig config() {
+    /**
+     * Runs each node's command behind a prefix, e.g. {@code ip netns exec NS} to start it in a
+     * network namespace of its own (the prefix must exec the command, so a kill still ends the node).
+     */
+    public ProcessCluster launchedBy(java.util.function.Function<String, List<String>> prefix) {
+        this.launcher = prefix;
+        return this;
+    }
+
+    public ClusterConfig config() {
         return config;
     }
 
-    String configFile() {
+    public String configFile() {
         return config.source().toString();
     }
 
-    int respPort() {
+    public int respPort() {
         return config.topology().routers().get(0).respPort();
     }
 
@@ -55,7 +65,7 @@ final class ProcessCluster implements AutoCloseable {
      * coordinator leads (a router gives up when no coordinator answers its first call for a few
      * seconds, which a loaded machine starting eight JVMs can take).
      */
-    ProcessCluster startAll() throws IOException {
+    public ProcessCluster startAll() throws IOException {
         for (NodeAddress c : config.topology().coordinators()) start(c.id());
         for (ReplicasetSpec rs : config.topology().replicasets()) for (NodeAddress n : rs.nodes()) start(n.id());
         await("a coordinator leads").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() ->
@@ -68,12 +78,13 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     /** Starts {@code cairn ROLE --config F --node ID} as a new JVM on this test's classpath; its output goes to {@code ID.log}. */
-    synchronized Process start(String nodeId) throws IOException {
+    public synchronized Process start(String nodeId) throws IOException {
         assertThat(running.containsKey(nodeId)).as(nodeId + " already running").isFalse();
         // Eight JVMs share two cores here: the C1 compiler alone and the serial collector keep their
         // start-up and JIT threads from starving each other (KillMidMoveTest: the cluster was up after 33 s and
         // the test took 84 s with the defaults, 12-22 s and 46-51 s with these flags).
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(launcher.apply(nodeId));
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.util.concurrent.ForkJoinPool.common.parallelism=4",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), role(nodeId), "--config", configFile(), "--node", nodeId));
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
@@ -91,7 +102,7 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     /** SIGKILL of one node's process (no shutdown hook runs, nothing is flushed); waits until it is gone. */
-    void kill(String nodeId) throws InterruptedException {
+    public void kill(String nodeId) throws InterruptedException {
         Process p;
         synchronized (this) {
             p = running.remove(nodeId);
@@ -101,23 +112,33 @@ final class ProcessCluster implements AutoCloseable {
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).as(nodeId + " gone within 30 s of SIGKILL").isTrue();
     }
 
-    synchronized boolean isRunning(String nodeId) {
+    /** The file a node's process writes its output to. */
+    public Path logOf(String nodeId) {
+        return dir.resolve(nodeId + ".log");
+    }
+
+    /** The ids of the nodes whose processes run now. */
+    public synchronized List<String> runningNodes() {
+        return running.entrySet().stream().filter(e -> e.getValue().isAlive()).map(Map.Entry::getKey).toList();
+    }
+
+    public synchronized boolean isRunning(String nodeId) {
         Process p = running.get(nodeId);
         return p != null && p.isAlive();
     }
 
-    List<String> members(String replicaset) {
+    public List<String> members(String replicaset) {
         return config.topology().replicaset(replicaset).orElseThrow().nodes().stream().map(NodeAddress::id).toList();
     }
 
     /** A storage node's {@code /info}, or null when it does not answer. */
-    Map<String, Object> info(String nodeId) {
+    public Map<String, Object> info(String nodeId) {
         NodeAddress n = config.topology().storageNode(nodeId).orElseThrow();
         return ClusterAccess.getJson("http://" + n.host() + ":" + n.adminPort() + "/info");
     }
 
     /** The running member of {@code replicaset} that says it leads (waits for one, bounded). */
-    String leaderOf(String replicaset) {
+    public String leaderOf(String replicaset) {
         String[] found = new String[1];
         await(replicaset + " has a leader").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> {
             for (String id : members(replicaset)) {
@@ -133,7 +154,7 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     /** The coordinator leader's rebalancer progress ({@code /rebalancer}), or null when none answers. */
-    Map<String, Object> rebalancer() {
+    public Map<String, Object> rebalancer() {
         for (NodeAddress c : config.topology().coordinators()) {
             Map<String, Object> p = ClusterAccess.getJson("http://" + c.host() + ":" + c.adminPort() + "/rebalancer");
             if (p != null && Boolean.TRUE.equals(p.get("running"))) return p;
@@ -142,7 +163,7 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     /** Every member of each replicaset runs and reports the same keys, owned buckets and last BSN (waits, bounded). */
-    void awaitReplicasAgree(List<String> replicasets) {
+    public void awaitReplicasAgree(List<String> replicasets) {
         for (String rs : replicasets) {
             await(rs + " members agree").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
                 List<String> views = new ArrayList<>();
@@ -157,7 +178,7 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     /** Buckets owned by each replicaset, as its leader reports them. */
-    Map<String, Integer> ownedBuckets() {
+    public Map<String, Integer> ownedBuckets() {
         Map<String, Integer> out = new LinkedHashMap<>();
         for (ReplicasetSpec rs : config.topology().replicasets()) {
             Map<String, Object> i = info(leaderOf(rs.id()));
@@ -166,7 +187,7 @@ final class ProcessCluster implements AutoCloseable {
         return out;
     }
 
-    void passed() {
+    public void passed() {
         passed = true;
     }
 
@@ -188,7 +209,7 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     /** The last 40 lines of every process log in {@code dir}: the diagnosis of a failed test. */
-    static void printLastLines(Path dir) throws java.io.IOException {
+    public static void printLastLines(Path dir) throws java.io.IOException {
         try (var logs = Files.list(dir)) {
             for (Path f : logs.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
                 List<String> lines = Files.readAllLines(f);

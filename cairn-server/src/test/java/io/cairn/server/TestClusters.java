@@ -10,7 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Writes local-cluster configs on free loopback ports for tests. */
-final class TestClusters {
+public final class TestClusters {
     static {
         // A bind failure inside Ratis must fail the test, not end the shared test JVM.
         org.apache.ratis.util.ExitUtils.disableSystemExit();
@@ -32,7 +32,7 @@ final class TestClusters {
     }
 
     /** A config for {@code replicasets x replicas} in {@code dir}, with optional extra sections. */
-    static ClusterConfig config(Path dir, int replicasets, int replicas, int buckets, Map<String, Object> extra) throws IOException {
+    public static ClusterConfig config(Path dir, int replicasets, int replicas, int buckets, Map<String, Object> extra) throws IOException {
         return config(dir, replicasets, replicas, buckets, 0, extra);
     }
 

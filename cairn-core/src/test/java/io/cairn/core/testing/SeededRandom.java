@@ -48,7 +48,23 @@ public final class SeededRandom implements ParameterResolver, TestExecutionExcep
         long seed = seed();
         context.getStore(NAMESPACE).put(SEED_KEY, seed);
         System.out.println(testName(context, ".") + " seed=" + seed + " (replay: " + replayFlags(context, seed) + ")");
-        return new Random(seed);
+        return new Replayable(seed);
+    }
+
+    /** The seed of a {@link Random} this extension gave, for a test that prints it in its own report. */
+    public static long seedOf(Random random) {
+        if (random instanceof Replayable r) return r.seed;
+        throw new IllegalArgumentException("not a Random of SeededRandom: " + random);
+    }
+
+    /** A {@link Random} that remembers its seed. */
+    private static final class Replayable extends Random {
+        private final long seed;
+
+        Replayable(long seed) {
+            super(seed);
+            this.seed = seed;
+        }
     }
 
     @Override
