@@ -45,8 +45,8 @@ import static org.awaitility.Awaitility.await;
  *
  * <p>The bounded form runs in {@code mvn verify} (about 30 s of faults); the long form,
  * {@code -Dcairn.chaos.seconds=600} (or {@code -Pchaos}), runs for that long. Both print the seed
- * and the run's figures (docs/testing.md, "Chaos test of real processes"). Network partitions are
- * not injected yet.
+ * and the run's figures (docs/testing.md, "Chaos test of real processes"). Network partitions (a
+ * leader or a follower cut off, by network namespaces) run in the long form only, as root.
  */
 @ExtendWith(SeededRandom.class)
 class ChaosTest {
