@@ -49,6 +49,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class RespConnectionHandler extends ChannelInboundHandlerAdapter implements ClientSession.Connection {
     private static final Logger log = LoggerFactory.getLogger(RespConnectionHandler.class);
     private static final long CLOSE_DRAIN_MS = 1_000;
+    /** Commands a new connection may have in flight before its first reply sizes are known. */
+    static final int INITIAL_WINDOW_COMMANDS = 8;
 
     private final CommandDispatcher dispatcher;
     private final ClientRegistry clients;
@@ -81,8 +83,10 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
         this.config = config;
         this.metrics = metrics;
         this.watchdog = watchdog;
-        // A new connection starts cautious (64 commands in flight at the default high-water mark) until it has replied.
-        this.replyBytesEstimate = Math.max(1, config.outputHighWaterBytes() / 64);
+        // A new connection starts cautious (8 commands in flight) until its replies show their size: with
+        // the router's backend all replies of a read batch complete together, so the first window is what
+        // a client that never reads gets to hold (8 x 100 KB rather than 64 x 100 KB in issue 28's test).
+        this.replyBytesEstimate = Math.max(1, config.outputHighWaterBytes() / INITIAL_WINDOW_COMMANDS);
     }
 
     @Override

@@ -35,7 +35,7 @@ class ClientLimitsTest {
     }
 
     private void start(RespConfig.Builder config) {
-        server = new TestServer(backend, config.maxValueBytes(1 << 20).outputHighWaterBytes(HIGH_WATER));
+        server = new TestServer(backend, config.maxValueBytes(256 << 10).outputHighWaterBytes(HIGH_WATER));
         try (RawClient seed = server.client()) {
             assertThat(seed.call("SET", "big", "x".repeat(VALUE_BYTES))).isEqualTo("OK");
         }
@@ -119,15 +119,15 @@ class ClientLimitsTest {
 
     /**
      * Replies held by the backend and then released together pile up past the hard limit at once
-     * (a new connection may have 64 commands in flight before it has replied once).
+     * (a new connection may have 8 commands in flight before it has replied once: 8 x 100 KB).
      */
     @Test
     void repliesPilingUpPastTheHardLimitCloseTheConnectionAtOnce() {
-        start(RespConfig.builder().outputBufferLimit(2 << 20, 0, Duration.ZERO));
+        start(RespConfig.builder().outputBufferLimit(512 << 10, 0, Duration.ZERO));
         long callsBefore = backend.calls();
         backend.hold();
         RawClient stuck = nonReader(10_000);
-        await("GETs in flight").atMost(PATIENCE).until(() -> backend.calls() - callsBefore >= 30);
+        await("GETs in flight").atMost(PATIENCE).until(() -> backend.calls() - callsBefore >= RespConnectionHandler.INITIAL_WINDOW_COMMANDS);
         backend.release();
         await("closed by the hard limit").atMost(PATIENCE).until(() -> metrics().disconnected(ClientLimit.OUTPUT_HARD) == 1);
         assertThat(stuck.readsToEndOfStream()).isTrue();
