@@ -39,6 +39,7 @@ final class ClientSession {
     private volatile long queryBufferBytes;
     private volatile long lastInteractionNanos;
     private volatile boolean closing;
+    private volatile boolean awaitingReplies;
     /** Since when the output buffer has been above the soft limit; 0: it is not. Watchdog only. */
     private long softSinceNanos;
 
@@ -107,6 +108,15 @@ final class ClientSession {
 
     long lastInteractionNanos() {
         return lastInteractionNanos;
+    }
+
+    /** Whether commands of this client are still being answered: such a client is not idle (as Redis spares blocked clients). */
+    boolean awaitingReplies() {
+        return awaitingReplies;
+    }
+
+    void awaitingReplies(boolean awaiting) {
+        awaitingReplies = awaiting;
     }
 
     boolean closing() {

@@ -36,7 +36,7 @@ final class ClientWatchdog {
         long softNanos = config.outputSoftLimit().toNanos();
         for (ClientSession s : clients.sessions()) {
             if (s.closing()) continue;
-            if (idleNanos > 0 && now - s.lastInteractionNanos() >= idleNanos) {
+            if (idleNanos > 0 && !s.awaitingReplies() && now - s.lastInteractionNanos() >= idleNanos) {
                 s.connection().disconnect(ClientLimit.IDLE_TIMEOUT, "idle for " + (now - s.lastInteractionNanos()) / 1_000_000 + " ms");
                 continue;
             }

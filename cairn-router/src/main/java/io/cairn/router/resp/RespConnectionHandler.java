@@ -73,6 +73,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     /** Closed by a client limit. */
     private boolean disconnected;
     private boolean unflushed;
+    /** Last value given to {@link ClientSession#awaitingReplies}, so that it is written on changes only. */
+    private boolean awaitingReplies;
 
     private record Pending(CompletableFuture<RedisMessage> reply, boolean last) {}
 
@@ -202,6 +204,10 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     private void enqueue(CompletableFuture<RedisMessage> reply, boolean last) {
         pending.add(new Pending(reply, last));
+        if (!reply.isDone() && !awaitingReplies) {
+            awaitingReplies = true;
+            session.awaitingReplies(true);
+        }
         if (last) ending = true;
         if (!reply.isDone()) reply.whenComplete((r, e) -> scheduleDrain());
         writeReadyReplies();
@@ -244,6 +250,10 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
             if (size > 0) replyBytesEstimate += (size - replyBytesEstimate) / 8;
             unflushed = true;
             wrote = true;
+        }
+        if (awaitingReplies && pending.isEmpty()) {
+            awaitingReplies = false;
+            session.awaitingReplies(false);
         }
         if (wrote) checkOutputLimits();
     }

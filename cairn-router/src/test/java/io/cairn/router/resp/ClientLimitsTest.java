@@ -203,6 +203,20 @@ class ClientLimitsTest {
     }
 
     @Test
+    void clientWaitingForASlowReplyIsNotIdle() {
+        start(RespConfig.builder().idleTimeout(Duration.ofMillis(500)));
+        backend.hold();
+        try (RawClient waiting = server.client(); RawClient idle = server.client()) {
+            waiting.command("GET", "big");
+            assertThat(idle.call("PING")).isEqualTo("PONG");
+            await("the idle one closed").atMost(PATIENCE).until(() -> metrics().disconnected(ClientLimit.IDLE_TIMEOUT) == 1);
+            assertThat(idle.closedByServer()).isTrue();
+            backend.release();
+            assertThat((String) waiting.read()).as("the waiting client got its reply").hasSize(VALUE_BYTES);
+        }
+    }
+
+    @Test
     void maxMemoryClientsClosesTheClientsHoldingTheMost() {
         start(RespConfig.builder().outputBufferLimit(0, 0, Duration.ZERO).maxMemoryClientsBytes(2L * HIGH_WATER));
         nonReader(50_000);
