@@ -41,7 +41,13 @@ public enum ErrorCode {
      */
     STALE_READ(27, RetryClass.REROUTE, "TRYAGAIN", "the member is too far behind its leader to answer a follower read; ask the leader"),
     /** A storage node was started on the data folder of another node or replicaset (issue 21, {@code IDENTITY} file). */
-    FOREIGN_FOLDER(28, RetryClass.FATAL, "ERR", "the data folder belongs to another node or replicaset");
+    FOREIGN_FOLDER(28, RetryClass.FATAL, "ERR", "the data folder belongs to another node or replicaset"),
+    /**
+     * A router's queue of operations waiting for a replicaset (group commit) is full: the replicaset
+     * is slower than the clients. Nothing was applied; the router does not retry it itself (that
+     * would hold the load it sheds), the client retries later (issue 28).
+     */
+    QUEUE_FULL(29, RetryClass.RETRY_LATER, "TRYAGAIN", "the router's queue to the replicaset is full; retry shortly");
 
     public final int code;
     public final RetryClass retry;

@@ -22,6 +22,12 @@ import java.util.function.LongSupplier;
  * batch is sent with the earliest deadline of its units, and a unit whose deadline passed while
  * it waited for a slot is answered TIMEOUT without being sent (nothing applied). So a request
  * queued behind a batch that used up its time is not given a second full budget.
+ *
+ * <p>Bounded (issue 28): at most {@link #QUEUED_BATCHES} full batches' worth of operations and
+ * bytes wait, and never less than {@link #MIN_QUEUED_OPS} / {@link #MIN_QUEUED_BYTES} (so that tiny
+ * batches do not make a tiny queue). A unit that would pass that is answered {@link ErrorCode#QUEUE_FULL} at once
+ * without being queued (nothing applied), so a slow replicaset costs its clients errors, never
+ * the router's heap. A unit alone in the queue is always accepted, however large.
  */
 final class GroupCommitQueue {
     /** Sends one batch; the call gives up (failing the future) at {@code deadlineNs}. */
@@ -35,7 +41,15 @@ final class GroupCommitQueue {
     private final RouterConfig config;
     private final Sender sender;
     private final LongSupplier nanoTime;
+    /** How many full batches (by ops and by bytes) may wait behind the ones in flight. */
+    static final int QUEUED_BATCHES = 16;
+    static final long MIN_QUEUED_OPS = 16_384;
+    static final long MIN_QUEUED_BYTES = 64L << 20;
+
     private final ArrayDeque<Unit> queue = new ArrayDeque<>();
+    private long queuedOps;
+    private long queuedBytes;
+    private final java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
     private int inflight;
     private final java.util.concurrent.atomic.LongAdder batchesSent = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder opsSent = new java.util.concurrent.atomic.LongAdder();
@@ -53,10 +67,36 @@ final class GroupCommitQueue {
         for (KvOp op : ops) bytes += OpCodec.encodedSize(op);
         Unit unit = new Unit(ops, bytes, deadlineNs, new CompletableFuture<>());
         synchronized (this) {
+            if (!queue.isEmpty() && (queuedOps + ops.size() > maxQueuedOps() || queuedBytes + bytes > maxQueuedBytes())) {
+                refused.increment();
+                return CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(ops.size(), full(queuedOps, queuedBytes))));
+            }
             queue.add(unit);
+            queuedOps += ops.size();
+            queuedBytes += bytes;
         }
         drain();
         return unit.result();
+    }
+
+    private static OpResult full(long ops, long bytes) {
+        return OpResult.error(ErrorCode.QUEUE_FULL, "the router's queue to the replicaset is full (" + ops + " operations, "
+                + bytes + " bytes waiting); it was not applied, retry shortly");
+    }
+
+    /** Operations that may wait to be sent. */
+    long maxQueuedOps() {
+        return Math.max(MIN_QUEUED_OPS, (long) QUEUED_BATCHES * config.maxBatchOps());
+    }
+
+    /** Bytes of operations that may wait to be sent. */
+    long maxQueuedBytes() {
+        return Math.max(MIN_QUEUED_BYTES, (long) QUEUED_BATCHES * config.maxBatchBytes());
+    }
+
+    /** Units refused because the queue was full. */
+    long refused() {
+        return refused.sum();
     }
 
     /**
@@ -138,6 +178,8 @@ final class GroupCommitQueue {
             boolean fits = ops + next.ops().size() <= config.maxBatchOps() && bytes + next.bytes() <= config.maxBatchBytes();
             if (!batch.isEmpty() && !fits) break;
             queue.poll();
+            queuedOps -= next.ops().size();
+            queuedBytes -= next.bytes();
             batch.add(next);
             ops += next.ops().size();
             bytes += next.bytes();

@@ -75,9 +75,11 @@ final class ReplicasetClient implements AutoCloseable {
         this.followerReads = config.followerReads();
     }
 
-    /** {batches, ops} sent through the write and read queues. */
-    long[] groupCommitCounters() {
-        return new long[] {writes.batches(), writes.ops(), reads.batches(), reads.ops()};
+    /** Batches and ops sent through the write and read queues, and units refused because a queue was full. */
+    record GroupCommitCounters(long writeBatches, long writeOps, long readBatches, long readOps, long queueFullRefusals) {}
+
+    GroupCommitCounters groupCommitCounters() {
+        return new GroupCommitCounters(writes.batches(), writes.ops(), reads.batches(), reads.ops(), writes.refused() + reads.refused());
     }
 
     /** Read batches answered by the member chosen for a follower read (not the leader fallback). */

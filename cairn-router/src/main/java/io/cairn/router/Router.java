@@ -382,11 +382,12 @@ public final class Router implements KvBackend, AutoCloseable {
         stats.put("router_requests", Long.toString(requests.get()));
         stats.put("router_retries", Long.toString(retries.get()));
         clients.forEach((id, c) -> {
-            long[] g = c.groupCommitCounters();
-            stats.put("write_batches_" + id, Long.toString(g[0]));
-            stats.put("write_ops_" + id, Long.toString(g[1]));
-            stats.put("read_batches_" + id, Long.toString(g[2]));
-            stats.put("read_ops_" + id, Long.toString(g[3]));
+            ReplicasetClient.GroupCommitCounters g = c.groupCommitCounters();
+            stats.put("write_batches_" + id, Long.toString(g.writeBatches()));
+            stats.put("write_ops_" + id, Long.toString(g.writeOps()));
+            stats.put("read_batches_" + id, Long.toString(g.readBatches()));
+            stats.put("read_ops_" + id, Long.toString(g.readOps()));
+            stats.put("queue_full_" + id, Long.toString(g.queueFullRefusals()));
         });
         discoveries.forEach((id, d) -> {
             stats.put("discovery_rounds_" + id, Long.toString(d.rounds()));
@@ -394,6 +395,13 @@ public final class Router implements KvBackend, AutoCloseable {
         });
         info.put("stats", stats);
         return info;
+    }
+
+    /** Commands' operations refused because a replicaset's group-commit queue was full ({@code QUEUE_FULL}). */
+    public long queueFullRefusals() {
+        long sum = 0;
+        for (ReplicasetClient c : clients.values()) sum += c.groupCommitCounters().queueFullRefusals();
+        return sum;
     }
 
     public long requests() {
@@ -412,7 +420,10 @@ public final class Router implements KvBackend, AutoCloseable {
     /** Group commit counters per replicaset: write batches, write ops, read batches, read ops. */
     public Map<String, long[]> groupCommitCounters() {
         Map<String, long[]> out = new HashMap<>();
-        clients.forEach((id, c) -> out.put(id, c.groupCommitCounters()));
+        clients.forEach((id, c) -> {
+            ReplicasetClient.GroupCommitCounters g = c.groupCommitCounters();
+            out.put(id, new long[] {g.writeBatches(), g.writeOps(), g.readBatches(), g.readOps()});
+        });
         return out;
     }
 

@@ -87,6 +87,45 @@ class GroupCommitQueueTest {
     }
 
     @Test
+    void unitsPastTheQueueBoundAreRefusedWithQueueFullAndNeverSent() {
+        ManualSender sender = new ManualSender();
+        GroupCommitQueue queue = new GroupCommitQueue(config(2048, NO_LIMIT_BYTES, 1), sender, clock::get);
+        queue.enqueue(unit("blocker"), NO_DEADLINE);
+        int room = (int) queue.maxQueuedOps();
+        assertThat(room).as("sixteen batches of 2048 ops").isEqualTo(GroupCommitQueue.QUEUED_BATCHES * 2048);
+        List<CompletableFuture<List<OpResult>>> accepted = new ArrayList<>();
+        for (int i = 0; i < room; i++) accepted.add(queue.enqueue(unit("k" + i), NO_DEADLINE));
+        CompletableFuture<List<OpResult>> refused = queue.enqueue(unit("one-too-many", "and-its-pair"), NO_DEADLINE);
+
+        assertThat(refused).as("answered at once").isDone();
+        assertThat(answered(refused)).hasSize(2).allSatisfy(r -> {
+            assertThat(r.error()).isEqualTo(ErrorCode.QUEUE_FULL);
+            assertThat(r.message()).contains("not applied", room + " operations");
+        });
+        assertThat(ErrorCode.QUEUE_FULL.retry).isEqualTo(io.cairn.core.RetryClass.RETRY_LATER);
+        assertThat(queue.refused()).isEqualTo(1);
+        assertThat(accepted).allSatisfy(r -> assertThat(r).isNotDone());
+
+        sender.answerInOrderUntilIdle();
+        assertThat(accepted).allSatisfy(r -> assertThat(r).isDone());
+        assertThat(sender.allSentOps()).extracting(GroupCommitQueueTest::key).doesNotContain("one-too-many");
+        assertThat(queue.enqueue(unit("after"), NO_DEADLINE)).as("room again once the queue drained").isNotDone();
+    }
+
+    @Test
+    void aLargeUnitAloneInTheQueueIsAcceptedHoweverLarge() {
+        ManualSender sender = new ManualSender();
+        GroupCommitQueue queue = new GroupCommitQueue(config(1, NO_LIMIT_BYTES, 1), sender, clock::get);
+        queue.enqueue(unit("blocker"), NO_DEADLINE);
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i <= queue.maxQueuedOps(); i++) keys.add("big" + i);
+        CompletableFuture<List<OpResult>> big = queue.enqueue(unit(keys.toArray(String[]::new)), NO_DEADLINE);
+        assertThat(big).isNotDone();
+        sender.answerInOrderUntilIdle();
+        assertThat(answered(big)).noneMatch(OpResult::isError);
+    }
+
+    @Test
     void aBatchHoldsAtMostMaxBatchOpsAndNeverSplitsAUnit() {
         ManualSender sender = new ManualSender();
         GroupCommitQueue queue = new GroupCommitQueue(config(4, NO_LIMIT_BYTES, 1), sender, clock::get);

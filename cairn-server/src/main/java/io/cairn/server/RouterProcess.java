@@ -5,7 +5,8 @@ import io.cairn.core.topology.RouterSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.router.DiscoveryStats;
 import io.cairn.router.Router;
-import io.cairn.router.resp.RespConfig;
+import io.cairn.router.resp.ClientLimit;
+import io.cairn.router.resp.ClientMetrics;
 import io.cairn.router.resp.RespServer;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
@@ -66,10 +67,7 @@ public final class RouterProcess implements AutoCloseable {
             router.updateTopology(s.topology());
             if (admin != null) s.topology().replicasets().forEach(rs -> registerReplicasetMetrics(admin.registry(), rs.id()));
         });
-        int maxArg = Math.max(config.router().maxKeyBytes(), config.router().maxValueBytes());
-        resp = new RespServer(router, RespConfig.builder().host(self.host()).port(self.respPort())
-                .maxKeyBytes(config.router().maxKeyBytes()).maxValueBytes(config.router().maxValueBytes())
-                .maxBulkBytes(maxArg).maxRequestBytes(Math.max(maxArg, 64L << 20)).build(), ioLoops).start();
+        resp = new RespServer(router, config.router().respConfig(self.host(), self.respPort()), ioLoops).start();
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         registerMetrics(admin.registry());
         return this;
@@ -139,7 +137,26 @@ public final class RouterProcess implements AutoCloseable {
                 .description("buckets with a contained doubled copy (DOUBLED_BUCKETS alert while > 0)").register(r);
         FunctionCounter.builder("cairn_router_doubled_verify_requests", router, Router::doubledVerifyRequests)
                 .description("Verify requests sent to replicaset leaders about suspected buckets").register(r);
+        FunctionCounter.builder("cairn_router_queue_full_refusals", router, Router::queueFullRefusals)
+                .description("commands' operations refused with QUEUE_FULL: a replicaset's group-commit queue was full").register(r);
+        registerClientMetrics(r, resp.clientMetrics());
         for (var rs : router.topology().replicasets()) registerReplicasetMetrics(r, rs.id());
+    }
+
+    /** RESP clients: connections, their buffers, and the connections each limit closed or refused (issue 28). */
+    private static void registerClientMetrics(MeterRegistry r, ClientMetrics clients) {
+        Gauge.builder("cairn_router_connected_clients", clients, ClientMetrics::connectedClients)
+                .description("open RESP connections").register(r);
+        Gauge.builder("cairn_router_client_query_buffer_bytes", clients, ClientMetrics::queryBufferBytes)
+                .description("unprocessed input held for all RESP clients (qbuf, summed)").register(r);
+        Gauge.builder("cairn_router_client_output_buffer_bytes", clients, ClientMetrics::outputBufferBytes)
+                .description("replies queued for all RESP clients' sockets (omem, summed)").register(r);
+        FunctionCounter.builder("cairn_router_connections_refused", clients, ClientMetrics::refusedConnections)
+                .description("RESP connections refused because maxClients were open").register(r);
+        for (ClientLimit limit : ClientLimit.values()) {
+            FunctionCounter.builder("cairn_router_clients_disconnected", clients, c -> c.disconnected(limit))
+                    .tag("limit", limit.tag()).description("RESP connections closed by a client limit").register(r);
+        }
     }
 
     private final java.util.Set<String> metered = java.util.concurrent.ConcurrentHashMap.newKeySet();

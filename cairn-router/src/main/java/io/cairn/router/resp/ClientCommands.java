@@ -32,7 +32,7 @@ final class ClientCommands {
             case "setinfo" -> setInfo(args);
             case "getname" -> session.name() == null ? Replies.NIL : Replies.bulk(session.name());
             case "id" -> Replies.integer(session.id());
-            case "info" -> Replies.bulk(session.describe() + "\n");
+            case "info" -> Replies.bulk(session.describe(clients.nanoTime()) + "\n");
             case "list" -> Replies.bulk(list());
             default -> Replies.bulkArray(List.of(
                     "CLIENT <subcommand> [<arg> ...]. Subcommands are:",
@@ -54,7 +54,8 @@ final class ClientCommands {
 
     private String list() {
         StringBuilder text = new StringBuilder();
-        for (ClientSession s : clients.sessions()) text.append(s.describe()).append('\n');
+        long now = clients.nanoTime();
+        for (ClientSession s : clients.sessions()) text.append(s.describe(now)).append('\n');
         return text.toString();
     }
 

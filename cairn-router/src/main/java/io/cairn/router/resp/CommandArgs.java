@@ -33,6 +33,16 @@ final class CommandArgs {
         return NONE;
     }
 
+    /**
+     * Heap the command holds, roughly: its arguments and an array header for each, and the command
+     * itself (what a command waiting to start counts towards its client's query buffer).
+     */
+    long heldBytes() {
+        long sum = 32;
+        for (byte[] arg : argv) sum += arg.length + 16;
+        return sum;
+    }
+
     /** Number of arguments including the command name (Redis's argc). */
     int count() {
         return argv.length;

@@ -26,9 +26,9 @@ final class CommandDispatcher {
 
     private final Map<String, CommandSpec> commands = new TreeMap<>();
 
-    CommandDispatcher(KvBackend backend, RespConfig config, ClientRegistry clients, IntSupplier boundPort) {
+    CommandDispatcher(KvBackend backend, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort) {
         register(new StringCommands(backend).specs());
-        register(new ServerCommands(backend, config, clients, boundPort).specs());
+        register(new ServerCommands(backend, config, clients, metrics, boundPort).specs());
         register(new KeyspaceCommands(backend).specs());
         register(new ClientCommands(clients).specs());
         register(List.of(new CommandSpec("command", -1, List.of("loading", "stale"), 0, 0, 0, this::command)));

@@ -24,11 +24,17 @@ import java.util.List;
  *
  * <p>A protocol error is thrown as {@link RespProtocolException} after the requests before it
  * were passed on; everything after it is discarded (the connection is about to close).
- * Unlike Redis, inline lines have no quoting. One instance per connection.
+ * <p>Input held: after every read the decoder reports what it holds of the connection's input
+ * (bytes not yet decoded plus the arguments of the request being read) to {@code inputHeld};
+ * when that answers false (client-query-buffer-limit), the rest of the input is discarded.
+ *
+ * <p>Unlike Redis, inline lines have no quoting. One instance per connection.
  */
 final class RequestDecoder extends ByteToMessageDecoder {
     /** Longest valid "*N" or "$N" line: type, sign, 18 digits (a long cannot hold every 19-digit number), CR LF. */
     private static final int MAX_LENGTH_LINE_BYTES = 22;
+    /** Arguments from this size on are followed by a look at the input held (smaller ones are checked once per read). */
+    private static final int LARGE_ARG_BYTES = 4096;
 
     private final RespConfig config;
     /** Arguments of the multibulk being read; null between requests. */
@@ -41,9 +47,18 @@ final class RequestDecoder extends ByteToMessageDecoder {
     /** Bytes of an oversized bulk (content and CR LF) still to discard. */
     private long skipping;
     private boolean failed;
+    /** Bytes of the arguments of {@link #argv} read so far. */
+    private long heldArgBytes;
+    private final java.util.function.LongPredicate inputHeld;
 
     RequestDecoder(RespConfig config) {
+        this(config, bytes -> true);
+    }
+
+    /** @param inputHeld told the input bytes held after each read; false: stop decoding (the connection is closing) */
+    RequestDecoder(RespConfig config, java.util.function.LongPredicate inputHeld) {
         this.config = config;
+        this.inputHeld = inputHeld;
     }
 
     @Override
@@ -56,11 +71,20 @@ final class RequestDecoder extends ByteToMessageDecoder {
             while (in.isReadable() && decodeStep(in, out)) {
                 // each step consumed input; continue with what is left
             }
+            if (!failed) withinLimit(in);
         } catch (RespProtocolException e) {
             failed = true;
             in.skipBytes(in.readableBytes());
             throw e;
         }
+    }
+
+    /** Reports the input held; past the limit, discards it all and decodes nothing more. */
+    private boolean withinLimit(ByteBuf in) {
+        if (inputHeld.test(in.readableBytes() + (argv == null ? 0 : heldArgBytes))) return true;
+        failed = true;
+        in.skipBytes(in.readableBytes());
+        return false;
     }
 
     /** Consumes one header, bulk or inline line if it is complete; false when more input is needed. */
@@ -90,6 +114,7 @@ final class RequestDecoder extends ByteToMessageDecoder {
         if (count > 0) { // Redis ignores *0 and *-1
             argv = new byte[(int) count][];
             argCount = 0;
+            heldArgBytes = 0;
             oversized = null;
             requestBytes = 0;
         }
@@ -125,7 +150,8 @@ final class RequestDecoder extends ByteToMessageDecoder {
         }
         bulkLength = -1;
         addArgument(arg, out);
-        return true;
+        // A request of many large arguments may pass the limit within one read: look after each large one.
+        return length < LARGE_ARG_BYTES || withinLimit(in);
     }
 
     private void addOversized(List<Object> out) {
@@ -136,6 +162,7 @@ final class RequestDecoder extends ByteToMessageDecoder {
 
     private void addArgument(byte[] arg, List<Object> out) {
         argv[argCount++] = arg;
+        heldArgBytes += arg.length;
         if (argCount == argv.length) {
             out.add(new CommandArgs(argv, oversized, config));
             argv = null;

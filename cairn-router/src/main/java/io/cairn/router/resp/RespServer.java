@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -29,8 +30,13 @@ import java.util.concurrent.TimeUnit;
  * request shape and size limits, discarding oversized arguments unbuffered) ->
  * {@link RespConnectionHandler} (commands in, replies out in request order, back pressure), with
  * {@link ReplyEncoder} for replies.
- * Commands are translated by {@link CommandDispatcher}; everything but this class and
- * {@link RespConfig} is package-private.
+ * Commands are translated by {@link CommandDispatcher}; everything but this class,
+ * {@link RespConfig}, {@link ClientMetrics} and {@link ClientLimit} is package-private.
+ *
+ * <p>Client limits (issue 28): past {@link RespConfig#maxClients()} a new connection is answered
+ * "-ERR max number of clients reached" and closed; each connection's buffers are bounded by
+ * {@link RespConnectionHandler}, and the limits over time or over all clients by a
+ * {@link ClientWatchdog} ticking on one of the event loops.
  *
  * <p>Usage: {@code try (var server = new RespServer(backend, config)) { server.start(); ... }}.
  */
@@ -45,7 +51,12 @@ public final class RespServer implements AutoCloseable {
     /** Every accepted connection, so that closing works without shutting down shared loops. */
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final ClientRegistry clients = new ClientRegistry();
+    private final ClientMetrics metrics = new ClientMetrics(clients);
+    private final ClientWatchdog watchdog;
     private final CommandDispatcher dispatcher;
+    private java.util.concurrent.ScheduledFuture<?> watchdogTask;
+    /** Whether the last connection was refused (so that reaching maxclients is logged once per episode). */
+    private volatile boolean refusing;
     private EventLoopGroup group;
     private Channel serverChannel;
     private volatile int boundPort = -1;
@@ -62,7 +73,8 @@ public final class RespServer implements AutoCloseable {
     public RespServer(KvBackend backend, RespConfig config, EventLoopGroup sharedLoops) {
         this.config = config;
         this.sharedLoops = sharedLoops;
-        this.dispatcher = new CommandDispatcher(backend, config, clients, () -> boundPort);
+        this.watchdog = new ClientWatchdog(clients, config);
+        this.dispatcher = new CommandDispatcher(backend, config, clients, metrics, () -> boundPort);
     }
 
     /**
@@ -79,11 +91,18 @@ public final class RespServer implements AutoCloseable {
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(config.outputLowWaterBytes(), config.outputHighWaterBytes()))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
-                        initPipeline(ch);
+                        if (clients.tryAdmit(config.maxClients())) {
+                            refusing = false;
+                            initPipeline(ch);
+                        } else {
+                            refuse(ch);
+                        }
                     }
                 })
                 .bind(config.host(), config.port())
@@ -94,16 +113,57 @@ public final class RespServer implements AutoCloseable {
                     bind.cause());
         }
         serverChannel = bind.channel();
+        watchdogTask = group.next().scheduleAtFixedRate(this::tickWatchdog, ClientWatchdog.TICK_MS, ClientWatchdog.TICK_MS,
+                TimeUnit.MILLISECONDS);
         boundPort = ((InetSocketAddress) serverChannel.localAddress()).getPort();
         log.info("RESP server listening on {}:{}", config.host(), boundPort);
         return this;
     }
 
     private void initPipeline(SocketChannel ch) {
-        ch.pipeline().addLast(
-                new RequestDecoder(config),
-                new ReplyEncoder(),
-                new RespConnectionHandler(dispatcher, clients, config));
+        RespConnectionHandler handler = new RespConnectionHandler(dispatcher, clients, config, metrics, watchdog);
+        ch.pipeline().addLast(new RequestDecoder(config, handler::inputHeld), new ReplyEncoder(), handler);
+    }
+
+    /** Redis's answer past maxclients; the connection is closed once it is written. */
+    private void refuse(SocketChannel ch) {
+        metrics.countRefused();
+        if (!refusing) {
+            refusing = true;
+            log.warn("RESP server on port {}: {} clients connected (maxclients), refusing new connections", boundPort, config.maxClients());
+        }
+        ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(io.netty.channel.ChannelHandlerContext ctx) {
+                ctx.writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(MAX_CLIENTS_REPLY, java.nio.charset.StandardCharsets.US_ASCII))
+                        .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+            }
+
+            @Override
+            public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                io.netty.util.ReferenceCountUtil.release(msg);
+            }
+
+            @Override
+            public void exceptionCaught(io.netty.channel.ChannelHandlerContext ctx, Throwable cause) {
+                ctx.close();
+            }
+        });
+    }
+
+    private static final String MAX_CLIENTS_REPLY = "-ERR max number of clients reached\r\n";
+
+    private void tickWatchdog() {
+        try {
+            watchdog.tick();
+        } catch (RuntimeException e) {
+            log.warn("client watchdog failed; it runs again at the next tick", e); // a thrown task would stop its schedule
+        }
+    }
+
+    /** Client counts, buffer sizes and the connections the client limits closed or refused. */
+    public ClientMetrics clientMetrics() {
+        return metrics;
     }
 
     /** The bound TCP port (useful with port 0); -1 before {@link #start()}. */
@@ -115,6 +175,7 @@ public final class RespServer implements AutoCloseable {
     @Override
     public synchronized void close() {
         if (group == null) return;
+        if (watchdogTask != null) watchdogTask.cancel(false);
         if (serverChannel != null) serverChannel.close().awaitUninterruptibly();
         connections.close().awaitUninterruptibly();
         shutdownGroup();

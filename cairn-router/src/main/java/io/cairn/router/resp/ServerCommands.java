@@ -30,12 +30,14 @@ final class ServerCommands {
     private final KvBackend backend;
     private final RespConfig config;
     private final ClientRegistry clients;
+    private final ClientMetrics metrics;
     private final IntSupplier boundPort;
 
-    ServerCommands(KvBackend backend, RespConfig config, ClientRegistry clients, IntSupplier boundPort) {
+    ServerCommands(KvBackend backend, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort) {
         this.backend = backend;
         this.config = config;
         this.clients = clients;
+        this.metrics = metrics;
         this.boundPort = boundPort;
     }
 
@@ -155,10 +157,16 @@ final class ServerCommands {
         p.put("databases", "1");
         p.put("port", Integer.toString(boundPort.getAsInt()));
         p.put("bind", config.host());
-        p.put("timeout", "0");
+        p.put("timeout", Long.toString(config.idleTimeout().toSeconds()));
         p.put("maxmemory", "0");
         p.put("maxmemory-policy", "noeviction");
         p.put("proto-max-bulk-len", Integer.toString(config.maxBulkBytes()));
+        p.put("maxclients", Integer.toString(config.maxClients()));
+        p.put("client-query-buffer-limit", Long.toString(config.queryBufferLimitBytes()));
+        // Only the normal class exists here (no replicas, no pub/sub).
+        p.put("client-output-buffer-limit", "normal " + config.outputHardLimitBytes() + " " + config.outputSoftLimitBytes()
+                + " " + config.outputSoftLimit().toSeconds());
+        p.put("maxmemory-clients", Long.toString(config.maxMemoryClientsBytes()));
         p.put("cluster-enabled", "no");
         return p;
     }
@@ -169,7 +177,9 @@ final class ServerCommands {
         for (int i = 1; i < args.count(); i++) wanted.add(args.string(i).toLowerCase(Locale.ROOT));
         Map<String, Map<String, String>> sections = new LinkedHashMap<>();
         sections.put("server", serverSection());
-        sections.put("clients", Map.of("connected_clients", Integer.toString(clients.size())));
+        sections.put("clients", clientsSection());
+        sections.put("memory", Map.of("mem_clients_normal", Long.toString(metrics.bufferBytes())));
+        sections.put("stats", statsSection());
         backend.info().forEach((name, entries) ->
                 sections.computeIfAbsent(name.toLowerCase(Locale.ROOT), n -> new LinkedHashMap<>()).putAll(entries));
         CompletableFuture<Long> keys = InfoText.wants(wanted, "keyspace")
@@ -178,6 +188,28 @@ final class ServerCommands {
             if (count != null) sections.put("keyspace", Map.of("db0", "keys=" + count));
             return Replies.bulk(InfoText.render(sections, wanted));
         });
+    }
+
+    /** Redis's fields, plus the sums of the buffers (Redis reports the largest recent ones instead). */
+    private Map<String, String> clientsSection() {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("connected_clients", Integer.toString(clients.size()));
+        c.put("maxclients", Integer.toString(config.maxClients()));
+        c.put("clients_query_buffer_bytes", Long.toString(metrics.queryBufferBytes()));
+        c.put("clients_output_buffer_bytes", Long.toString(metrics.outputBufferBytes()));
+        return c;
+    }
+
+    /** Redis 7.2's names for the first three; one counter per limit after them. */
+    private Map<String, String> statsSection() {
+        Map<String, String> s = new LinkedHashMap<>();
+        s.put("rejected_connections", Long.toString(metrics.refusedConnections()));
+        s.put("client_query_buffer_limit_disconnections", Long.toString(metrics.disconnected(ClientLimit.QUERY_BUFFER)));
+        s.put("client_output_buffer_limit_disconnections",
+                Long.toString(metrics.disconnected(ClientLimit.OUTPUT_HARD) + metrics.disconnected(ClientLimit.OUTPUT_SOFT)));
+        s.put("evicted_clients", Long.toString(metrics.disconnected(ClientLimit.MAXMEMORY_CLIENTS)));
+        s.put("timeout_disconnections", Long.toString(metrics.disconnected(ClientLimit.IDLE_TIMEOUT)));
+        return s;
     }
 
     private Map<String, String> serverSection() {

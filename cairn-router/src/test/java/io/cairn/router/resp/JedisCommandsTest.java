@@ -299,7 +299,9 @@ class JedisCommandsTest {
         assertThat(jedis.configGet("save")).isEqualTo(Map.of("save", ""));
         assertThat(jedis.configGet("appendonly")).isEqualTo(Map.of("appendonly", "no"));
         assertThat(jedis.configGet("*")).containsKeys("save", "appendonly", "databases", "port");
-        assertThat(jedis.configGet("max*")).containsOnlyKeys("maxmemory", "maxmemory-policy");
+        assertThat(jedis.configGet("max*")).containsOnlyKeys("maxmemory", "maxmemory-policy", "maxclients", "maxmemory-clients");
+        assertThat(jedis.configGet("client-output-buffer-limit"))
+                .isEqualTo(Map.of("client-output-buffer-limit", "normal 67108864 16777216 60"));
         assertThat(jedis.configGet("nothing-like-this")).isEmpty();
     }
 

@@ -101,6 +101,23 @@ final class RawClient implements AutoCloseable {
         }
     }
 
+    /** Reads and drops what the server sent until it closes; false if it is still open after the read timeout. */
+    boolean readsToEndOfStream() {
+        byte[] sink = new byte[64 << 10];
+        try {
+            while (in.read(sink) >= 0) {
+                // replies the client never read
+            }
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (SocketException e) {
+            return true; // reset: closed with our unread bytes in its buffer
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private String readBulk(int length) throws IOException {
         if (length < 0) return null;
         byte[] data = in.readNBytes(length + 2);

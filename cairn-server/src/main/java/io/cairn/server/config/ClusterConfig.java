@@ -2,6 +2,7 @@ package io.cairn.server.config;
 
 import io.cairn.core.topology.Topology;
 import io.cairn.router.RouterConfig;
+import io.cairn.router.resp.RespConfig;
 import io.cairn.storage.StorageConfig;
 
 import java.nio.file.Path;
@@ -52,13 +53,23 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
     }
 
     /**
-     * Router settings (see {@link RouterConfig}) plus the RESP limits.
+     * Router settings (see {@link RouterConfig}) plus the RESP limits (see {@link RespConfig}, issue 28).
      *
-     * @param verifyDoubled ask replicaset leaders to verify suspected doubled buckets once per discovery round
+     * @param verifyDoubled           ask replicaset leaders to verify suspected doubled buckets once per discovery round
+     * @param maxClients              Redis's maxclients
+     * @param idleTimeoutMs           Redis's timeout (in ms here); 0: idle clients are kept
+     * @param queryBufferLimitBytes   Redis's client-query-buffer-limit
+     * @param outputHighWaterBytes    a client's queued reply bytes at which its commands stop being read
+     * @param outputHardLimitBytes    client-output-buffer-limit normal, hard (0: none)
+     * @param outputSoftLimitBytes    client-output-buffer-limit normal, soft (0: none)
+     * @param outputSoftLimitMs       client-output-buffer-limit normal, soft seconds (in ms here)
+     * @param clientMemoryHeapPercent maxmemory-clients as a share of the router JVM's maximum heap (0: none)
      */
     public record RouterSettings(long requestTimeoutMs, long discoveryIntervalMs, int maxBatchOps, int maxBatchBytes,
                                  int maxInflightBatches, boolean followerReads, int maxValueBytes, int maxKeyBytes,
-                                 boolean verifyDoubled) {
+                                 boolean verifyDoubled, int maxClients, long idleTimeoutMs, long queryBufferLimitBytes,
+                                 int outputHighWaterBytes, long outputHardLimitBytes, long outputSoftLimitBytes,
+                                 long outputSoftLimitMs, int clientMemoryHeapPercent) {
         public RouterSettings {
             if (maxValueBytes < 1 || maxValueBytes > 512 << 20) {
                 throw new IllegalArgumentException("router.maxValueBytes must be between 1 and 536870912, was " + maxValueBytes);
@@ -66,6 +77,36 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
             if (maxKeyBytes < 1 || maxKeyBytes > 64 << 20) {
                 throw new IllegalArgumentException("router.maxKeyBytes must be between 1 and 67108864, was " + maxKeyBytes);
             }
+            if (idleTimeoutMs < 0) throw new IllegalArgumentException("router.idleTimeoutMs must be >= 0 (0: none), was " + idleTimeoutMs);
+            if (outputSoftLimitMs < 0) throw new IllegalArgumentException("router.outputSoftLimitMs must be >= 0, was " + outputSoftLimitMs);
+            if (clientMemoryHeapPercent < 0 || clientMemoryHeapPercent > 90) {
+                throw new IllegalArgumentException("router.clientMemoryHeapPercent must be 0..90 (0: no limit), was " + clientMemoryHeapPercent);
+            }
+        }
+
+        /**
+         * The RESP front end's settings: these limits, listening on {@code host:port}.
+         *
+         * @throws IllegalArgumentException naming the setting (router.X) when the limits do not fit together
+         */
+        public RespConfig respConfig(String host, int port) {
+            try {
+                return buildRespConfig(host, port);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("router." + e.getMessage());
+            }
+        }
+
+        private RespConfig buildRespConfig(String host, int port) {
+            int maxArg = Math.max(maxKeyBytes, maxValueBytes);
+            return RespConfig.builder().host(host).port(port)
+                    .maxKeyBytes(maxKeyBytes).maxValueBytes(maxValueBytes)
+                    .maxBulkBytes(maxArg).maxRequestBytes(Math.max(maxArg, 64L << 20))
+                    .maxClients(maxClients).idleTimeout(java.time.Duration.ofMillis(idleTimeoutMs))
+                    .queryBufferLimitBytes(queryBufferLimitBytes).outputHighWaterBytes(outputHighWaterBytes)
+                    .outputBufferLimit(outputHardLimitBytes, outputSoftLimitBytes, java.time.Duration.ofMillis(outputSoftLimitMs))
+                    .maxMemoryClientsBytes(RespConfig.heapShareBytes(clientMemoryHeapPercent))
+                    .build();
         }
 
         public RouterConfig routerConfig() {

@@ -12,6 +12,7 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.RouterSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.topology.TopologyValidator;
+import io.cairn.router.resp.RespConfig;
 import io.cairn.storage.StorageConfig;
 
 import java.io.IOException;
@@ -39,16 +40,24 @@ public final class ConfigLoader {
                     "doubledSelfCheckBucketsPerSecond", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND,
                     "quarantineRetentionHours", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_QUARANTINE_RETENTION_HOURS,
                     "engine", io.cairn.storage.ReplicationEngine.defaultEngine().configName()),
-            "router", Map.of(
-                    "requestTimeoutMs", 10_000L,
-                    "discoveryIntervalMs", 1_000L,
-                    "maxBatchOps", 1024,
-                    "maxBatchBytes", 4 << 20,
-                    "maxInflightBatches", 1,
-                    "followerReads", false,
-                    "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
-                    "maxKeyBytes", 64 << 10,
-                    "verifyDoubled", true),
+            "router", Map.ofEntries(
+                    Map.entry("requestTimeoutMs", 10_000L),
+                    Map.entry("discoveryIntervalMs", 1_000L),
+                    Map.entry("maxBatchOps", 1024),
+                    Map.entry("maxBatchBytes", 4 << 20),
+                    Map.entry("maxInflightBatches", 1),
+                    Map.entry("followerReads", false),
+                    Map.entry("maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES),
+                    Map.entry("maxKeyBytes", 64 << 10),
+                    Map.entry("verifyDoubled", true),
+                    Map.entry("maxClients", RespConfig.DEFAULT_MAX_CLIENTS),
+                    Map.entry("idleTimeoutMs", RespConfig.DEFAULT_IDLE_TIMEOUT.toMillis()),
+                    Map.entry("queryBufferLimitBytes", RespConfig.DEFAULT_QUERY_BUFFER_LIMIT_BYTES),
+                    Map.entry("outputHighWaterBytes", RespConfig.DEFAULT_OUTPUT_HIGH_WATER_BYTES),
+                    Map.entry("outputHardLimitBytes", RespConfig.DEFAULT_OUTPUT_HARD_LIMIT_BYTES),
+                    Map.entry("outputSoftLimitBytes", RespConfig.DEFAULT_OUTPUT_SOFT_LIMIT_BYTES),
+                    Map.entry("outputSoftLimitMs", RespConfig.DEFAULT_OUTPUT_SOFT_LIMIT.toMillis()),
+                    Map.entry("clientMemoryHeapPercent", RespConfig.DEFAULT_MAX_MEMORY_CLIENTS_HEAP_PERCENT)),
             "rebalancer", Map.ofEntries(
                     Map.entry("auto", true),
                     Map.entry("thresholdPercent", 1.0),
@@ -111,6 +120,7 @@ public final class ConfigLoader {
                 if (!problems.isEmpty()) throw invalid(file, problems);
             }
             r.routerConfig();
+            r.respConfig("127.0.0.1", 0); // the client limits must fit together and with the key and value sizes
             ClusterConfig.RebalancerSettings b = convert(rebalancer, ClusterConfig.RebalancerSettings.class, "rebalancer");
             return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b);
         } catch (CairnException e) {

@@ -71,10 +71,27 @@ class ConfigLoaderTest {
                 ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS, 100, 168L,
                 io.cairn.storage.ReplicationEngine.defaultEngine().configName()));
         assertThat(config.router()).isEqualTo(new ClusterConfig.RouterSettings(
-                10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10, true));
+                10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10, true,
+                10_000, 0L, 64L << 20, 256 << 10, 64L << 20, 16L << 20, 60_000L, 25));
         assertThat(config.rebalancer()).isEqualTo(new ClusterConfig.RebalancerSettings(
                 true, 1.0, 32, 64, 128, 1_000, 1 << 20, 1_000L, true, 0L, 10L));
         assertThat(config.nodeDir("s1")).isEqualTo(config.dataDir().resolve("s1"));
+    }
+
+    @Test
+    void clientLimitsAreReadIntoTheRespConfigAndBadOnesRefusedByName() throws IOException {
+        ClusterConfig config = ConfigLoader.load(minimalPlus(
+                "router: {maxClients: 50, idleTimeoutMs: 30000, outputHardLimitBytes: 33554432, outputSoftLimitBytes: 0, clientMemoryHeapPercent: 10}\n"));
+        var resp = config.router().respConfig("127.0.0.1", 6379);
+        assertThat(resp.maxClients()).isEqualTo(50);
+        assertThat(resp.idleTimeout()).isEqualTo(java.time.Duration.ofSeconds(30));
+        assertThat(resp.outputHardLimitBytes()).isEqualTo(32L << 20);
+        assertThat(resp.outputSoftLimitBytes()).isZero();
+        assertThat(resp.maxMemoryClientsBytes()).isEqualTo(Runtime.getRuntime().maxMemory() / 100 * 10);
+        assertRefused(minimalPlus("router: {outputHardLimitBytes: 1000}\n"), "router.outputHardLimitBytes");
+        assertRefused(minimalPlus("router: {maxClients: 0}\n"), "router.maxClients");
+        assertRefused(minimalPlus("router: {clientMemoryHeapPercent: 95}\n"), "router.clientMemoryHeapPercent must be 0..90");
+        assertRefused(minimalPlus("router: {queryBufferLimitBytes: 1024}\n"), "router.queryBufferLimitBytes");
     }
 
     @Test
