@@ -72,6 +72,60 @@ class DataPlaneTest {
         }
     }
 
+    /** Issue 28: a router that does not read its answers holds about the high-water mark of the member's memory, not one answer per request. */
+    @Test
+    void aConnectionWhoseAnswersAreNotReadIsNotReadFromUntilTheyDrain() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 1, 3, 30).start().bootstrap()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.leaderOf("rs1") != null);
+            StorageNode leader = cluster.leaderOf("rs1");
+            byte[] key = "big".getBytes(StandardCharsets.UTF_8);
+            int bucket = BucketHasher.bucketOf(key, 30);
+            byte[] value = new byte[256 << 10];
+            java.util.Arrays.fill(value, (byte) 'v');
+            UUID client = UUID.randomUUID();
+            try (RawConnection conn = new RawConnection(leader.dataPlaneEndpoint())) {
+                byte[] set = StorageRequest.write(List.of(KvOp.set(bucket, key, value)));
+                await().atMost(Duration.ofSeconds(20)).until(() -> conn.call(1, client, DataPlane.WRITE, set), r -> r.status() == DataPlane.OK);
+            }
+            // 2,000 reads of 256 KB (500 MB of answers) sent at once, none read yet
+            int requests = 2_000;
+            byte[] read = StorageRequest.read(List.of(KvOp.get(bucket, key)));
+            long servedBefore = leader.dataPlaneRequestsServed();
+            try (java.net.Socket socket = new java.net.Socket()) {
+                int colon = leader.dataPlaneEndpoint().lastIndexOf(':');
+                socket.connect(new java.net.InetSocketAddress("127.0.0.1", Integer.parseInt(leader.dataPlaneEndpoint().substring(colon + 1))), 5_000);
+                socket.setSoTimeout(20_000);
+                var out = new java.io.DataOutputStream(new java.io.BufferedOutputStream(socket.getOutputStream()));
+                for (int i = 0; i < requests; i++) {
+                    out.writeInt(DataPlane.REQUEST_HEADER_BYTES + read.length);
+                    out.writeLong(100 + i);
+                    out.writeLong(client.getMostSignificantBits());
+                    out.writeLong(client.getLeastSignificantBits());
+                    out.writeByte(DataPlane.READ);
+                    out.write(read);
+                }
+                out.flush();
+                await("the member stops reading").atMost(Duration.ofSeconds(20)).until(() -> leader.dataPlaneReadingPaused() > 0);
+                // what stays served while nothing is read: the high-water mark (8 MB) and the sockets' buffers, not 500 MB
+                await("answers held stay bounded").during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                        .until(() -> (leader.dataPlaneRequestsServed() - servedBefore) * value.length < 100L << 20);
+                // reading them all: every answer arrives (in any order: call ids tell them apart), and the member serves the rest
+                var in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+                java.util.Set<Long> answered = new java.util.HashSet<>();
+                for (int i = 0; i < requests; i++) {
+                    byte[] frame = new byte[in.readInt()];
+                    in.readFully(frame);
+                    DataPlane.Response r = DataPlane.decodeResponse(java.nio.ByteBuffer.wrap(frame));
+                    assertThat(answered.add(r.callId())).as("call %d answered once", r.callId()).isTrue();
+                    assertThat(r.callId()).isBetween(100L, 100L + requests - 1);
+                    assertThat(r.status()).isEqualTo(DataPlane.OK);
+                    assertThat(OpCodec.decodeResults(r.body()).get(0).bytes()).hasSize(value.length);
+                }
+                assertThat(leader.dataPlaneRequestsServed() - servedBefore).isEqualTo(requests);
+            }
+        }
+    }
+
     @Test
     void eachMemberListensOnTheDataPortItsTopologyNames() throws Exception {
         try (TestCluster cluster = new TestCluster(dir, 1, 3, 30).start()) {

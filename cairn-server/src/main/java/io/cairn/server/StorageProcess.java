@@ -245,6 +245,9 @@ public final class StorageProcess implements AutoCloseable {
         Gauge.builder("cairn_storage_raft_term", node, StorageNode::term).tag("replicaset", rs).register(r);
         io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_stale_epoch_refusals", node, StorageNode::staleEpochRefusals)
                 .tag("replicaset", rs).description("data-plane requests refused because they were sent at an older topology epoch").register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_dataplane_paused", node, StorageNode::dataPlaneReadingPaused)
+                .tag("replicaset", rs).description("times a data-plane connection was not read from while its answers passed the high-water mark (a router reading slowly)")
+                .register(r);
         Gauge.builder("cairn_storage_rejoining", node, n -> n.rejoining() ? 1 : 0).tag("replicaset", rs)
                 .description("1 while this node is back on a new or damaged folder and has not caught up (REPLACED_DISK alert): it neither votes nor serves")
                 .register(r);

@@ -8,6 +8,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -34,6 +35,11 @@ import java.util.function.Consumer;
  * request does is its member's replication engine's business ({@link MemberAccess}: Ratis today,
  * the replication port next).
  *
+ * <p>Back pressure: a connection whose answers queue past {@link #HIGH_WATER_BYTES} (a router that
+ * does not read them, or reads slowly) is not read from until they drain below the low-water mark,
+ * so a slow router holds at most about that much of this process's memory in answers; its requests
+ * wait in its own socket.
+ *
  * <p>Threads: the process's event loops (by default one shared by every listener of this JVM;
  * in a local cluster the same loops as the router's, so a read crosses no thread) decode frames
  * and hand them to the engine; responses are written from whichever thread completes them.
@@ -46,8 +52,13 @@ final class DataPlaneServer implements AutoCloseable {
                 new DefaultThreadFactory("cairn-dataplane-server", true), NioIoHandler.newFactory());
     }
 
+    /** Answers queued for one connection past which it is not read from; reading resumes below a quarter of it. */
+    static final int HIGH_WATER_BYTES = 8 << 20;
+
     private final EventLoopGroup loops;
     private final MemberAccess member;
+    private final java.util.concurrent.atomic.LongAdder requestsServed = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder readingPaused = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.AtomicLong knownEpoch = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.LongAdder staleEpochRefusals = new java.util.concurrent.atomic.LongAdder();
     private final String host;
@@ -81,6 +92,16 @@ final class DataPlaneServer implements AutoCloseable {
         knownEpoch.accumulateAndGet(epoch, Math::max);
     }
 
+    /** Requests from sockets handed to the member so far (not those waiting for their connection's answers to drain). */
+    long requestsServed() {
+        return requestsServed.sum();
+    }
+
+    /** Times a connection was paused because its answers passed the high-water mark. */
+    long readingPaused() {
+        return readingPaused.sum();
+    }
+
     /** Requests refused so far for a stale epoch. */
     long staleEpochRefusals() {
         return staleEpochRefusals.sum();
@@ -106,6 +127,7 @@ final class DataPlaneServer implements AutoCloseable {
         try {
             serverChannel = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
                     .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(HIGH_WATER_BYTES / 4, HIGH_WATER_BYTES))
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
@@ -148,8 +170,13 @@ final class DataPlaneServer implements AutoCloseable {
         for (LocalSession session : localSessions) session.drop();
     }
 
+    private record Request(long callId, UUID clientId, byte type, long epoch, long minIndex, byte[] payload) {
+    }
+
     private final class Handler extends SimpleChannelInboundHandler<ByteBuf> {
         private MemberAccess.Responses out;
+        /** Requests read while the connection's answers were past the high-water mark, in order. */
+        private final java.util.ArrayDeque<Request> waiting = new java.util.ArrayDeque<>();
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
@@ -177,7 +204,40 @@ final class DataPlaneServer implements AutoCloseable {
             byte[] payload = new byte[frame.readableBytes()];
             frame.readBytes(payload);
             if (out == null) out = new ChannelResponses(ctx.channel());
-            dispatch(out, callId, clientId, type, epoch, minIndex, payload);
+            Request request = new Request(callId, clientId, type, epoch, minIndex, payload);
+            if (waiting.isEmpty() && ctx.channel().isWritable()) {
+                serve(request);
+            } else {
+                // frames already read in this turn wait (as bytes, not as answers) until the answers drain
+                waiting.add(request);
+                pause(ctx);
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (ctx.channel().isWritable()) resume(ctx);
+            else pause(ctx);
+            ctx.fireChannelWritabilityChanged();
+        }
+
+        private void serve(Request r) {
+            requestsServed.increment();
+            dispatch(out, r.callId, r.clientId, r.type, r.epoch, r.minIndex, r.payload);
+        }
+
+        private void pause(ChannelHandlerContext ctx) {
+            if (!ctx.channel().config().isAutoRead()) return;
+            readingPaused.increment();
+            ctx.channel().config().setAutoRead(false);
+        }
+
+        /** Answers what waits while the answers fit; reads again once nothing waits. */
+        private void resume(ChannelHandlerContext ctx) {
+            while (!waiting.isEmpty() && ctx.channel().isWritable()) {
+                serve(waiting.poll());
+            }
+            if (waiting.isEmpty() && ctx.channel().isWritable()) ctx.channel().config().setAutoRead(true);
         }
 
         @Override

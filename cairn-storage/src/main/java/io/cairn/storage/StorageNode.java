@@ -123,6 +123,16 @@ public final class StorageNode implements AutoCloseable {
         return dataPlane.staleEpochRefusals();
     }
 
+    /** Data-plane requests from sockets handed to the engine so far. */
+    public long dataPlaneRequestsServed() {
+        return dataPlane.requestsServed();
+    }
+
+    /** Times a data-plane connection was not read from because its answers passed the high-water mark (a slow router). */
+    public long dataPlaneReadingPaused() {
+        return dataPlane.readingPaused();
+    }
+
     /** This node's folder: its disk id, and whether the node still rejoins (see {@link DiskIdentity}). */
     public DiskIdentity identity() {
         return identity;
