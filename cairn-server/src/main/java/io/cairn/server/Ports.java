@@ -26,10 +26,15 @@ public final class Ports {
         throw new IOException("no " + count + " consecutive free ports found");
     }
 
-    /** The first port of the ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range), 32768 when unknown. */
-    private static int ephemeralLow() {
+    /**
+     * The first port of the ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range), 32768 when unknown.
+     * Read through a buffered reader: {@code Files.readString} sees a size of 0, reads one byte, and the
+     * kernel answers the read at offset 1 with end of file, so it returned "3" and every range came from
+     * the 1,000 ports above 10,000.
+     */
+    static int ephemeralLow() {
         try {
-            String range = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+            String range = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim();
             return Integer.parseInt(range.split("\\s+")[0]);
         } catch (IOException | RuntimeException unknown) {
             return 32_768;
