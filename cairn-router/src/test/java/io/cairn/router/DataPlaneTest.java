@@ -91,31 +91,17 @@ class DataPlaneTest {
             int requests = 2_000;
             byte[] read = StorageRequest.read(List.of(KvOp.get(bucket, key)));
             long servedBefore = leader.dataPlaneRequestsServed();
-            try (java.net.Socket socket = new java.net.Socket()) {
-                int colon = leader.dataPlaneEndpoint().lastIndexOf(':');
-                socket.connect(new java.net.InetSocketAddress("127.0.0.1", Integer.parseInt(leader.dataPlaneEndpoint().substring(colon + 1))), 5_000);
-                socket.setSoTimeout(20_000);
-                var out = new java.io.DataOutputStream(new java.io.BufferedOutputStream(socket.getOutputStream()));
-                for (int i = 0; i < requests; i++) {
-                    out.writeInt(DataPlane.REQUEST_HEADER_BYTES + read.length);
-                    out.writeLong(100 + i);
-                    out.writeLong(client.getMostSignificantBits());
-                    out.writeLong(client.getLeastSignificantBits());
-                    out.writeByte(DataPlane.READ);
-                    out.write(read);
-                }
-                out.flush();
+            try (RawConnection conn = new RawConnection(leader.dataPlaneEndpoint())) {
+                for (int i = 0; i < requests; i++) conn.send(100 + i, client, DataPlane.READ, read);
+                conn.flush();
                 await("the member stops reading").atMost(Duration.ofSeconds(20)).until(() -> leader.dataPlaneReadingPaused() > 0);
                 // what stays served while nothing is read: the high-water mark (8 MB) and the sockets' buffers, not 500 MB
                 await("answers held stay bounded").during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
                         .until(() -> (leader.dataPlaneRequestsServed() - servedBefore) * value.length < 100L << 20);
                 // reading them all: every answer arrives (in any order: call ids tell them apart), and the member serves the rest
-                var in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
                 java.util.Set<Long> answered = new java.util.HashSet<>();
                 for (int i = 0; i < requests; i++) {
-                    byte[] frame = new byte[in.readInt()];
-                    in.readFully(frame);
-                    DataPlane.Response r = DataPlane.decodeResponse(java.nio.ByteBuffer.wrap(frame));
+                    DataPlane.Response r = conn.next();
                     assertThat(answered.add(r.callId())).as("call %d answered once", r.callId()).isTrue();
                     assertThat(r.callId()).isBetween(100L, 100L + requests - 1);
                     assertThat(r.status()).isEqualTo(DataPlane.OK);

@@ -22,19 +22,35 @@ final class RawConnection implements AutoCloseable {
         int colon = endpoint.lastIndexOf(':');
         socket = new Socket(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
         socket.setSoTimeout((int) TimeUnit.SECONDS.toMillis(20));
-        out = new DataOutputStream(socket.getOutputStream());
-        in = new DataInputStream(socket.getInputStream());
+        out = new DataOutputStream(new java.io.BufferedOutputStream(socket.getOutputStream()));
+        in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
     }
 
     DataPlane.Response call(long callId, UUID client, byte type, byte[] message) throws IOException {
+        send(callId, client, type, message);
+        out.flush();
+        return response(callId);
+    }
+
+    /** Writes a request without waiting for its answer (buffered: {@link #flush} sends what was written). */
+    void send(long callId, UUID client, byte type, byte[] message) throws IOException {
         out.writeInt(DataPlane.REQUEST_HEADER_BYTES + message.length);
         out.writeLong(callId);
         out.writeLong(client.getMostSignificantBits());
         out.writeLong(client.getLeastSignificantBits());
         out.writeByte(type);
         out.write(message);
+    }
+
+    void flush() throws IOException {
         out.flush();
-        return response(callId);
+    }
+
+    /** The next answer, whichever call it is for. */
+    DataPlane.Response next() throws IOException {
+        byte[] frame = new byte[in.readInt()];
+        in.readFully(frame);
+        return DataPlane.decodeResponse(ByteBuffer.wrap(frame));
     }
 
     DataPlane.Response staleRead(long callId, UUID client, long minIndex, byte[] read) throws IOException {
@@ -50,9 +66,7 @@ final class RawConnection implements AutoCloseable {
     }
 
     private DataPlane.Response response(long callId) throws IOException {
-        byte[] frame = new byte[in.readInt()];
-        in.readFully(frame);
-        DataPlane.Response r = DataPlane.decodeResponse(ByteBuffer.wrap(frame));
+        DataPlane.Response r = next();
         assertThat(r.callId()).isEqualTo(callId);
         return r;
     }
