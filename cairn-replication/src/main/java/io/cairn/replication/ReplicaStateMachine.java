@@ -25,10 +25,12 @@ public interface ReplicaStateMachine {
     long appliedIndex();
 
     /**
-     * Writes a checkpoint of the state at the current applied index into the empty folder {@code dir}
-     * and returns its files, relative to {@code dir}. Called between applies.
+     * Writes a checkpoint of the state at log index {@code index} into the empty folder {@code dir} and
+     * returns its files, relative to {@code dir}. Called between applies, once every entry up to
+     * {@code index} is applied; the entries after the last one {@link #apply} saw changed nothing (a
+     * membership change never reaches the state machine), so the checkpoint must say {@code index}.
      */
-    List<Path> checkpoint(Path dir) throws IOException;
+    List<Path> checkpoint(Path dir, long index) throws IOException;
 
     /** Replaces the whole state with the checkpoint in {@code dir} (taken at {@code index}). Called between applies. */
     void restore(Path dir, long index) throws IOException;

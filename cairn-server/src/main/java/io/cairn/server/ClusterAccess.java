@@ -85,8 +85,13 @@ class ClusterAccess {
     }
 
     static Map<String, Object> getJson(String url) {
+        return getJson(url, Duration.ofSeconds(25));
+    }
+
+    /** The JSON object at {@code url}, or null when nothing answered 200 within {@code timeout}. */
+    static Map<String, Object> getJson(String url, Duration timeout) {
         try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(25)).GET().build(),
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? AdminServer.JSON.readValue(r.body(), new TypeReference<Map<String, Object>>() {}) : null;
         } catch (IOException e) {

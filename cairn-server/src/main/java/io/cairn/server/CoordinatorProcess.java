@@ -22,7 +22,8 @@ import java.util.Map;
 
 /**
  * A coordinator node with its admin endpoint. The coordinator leader also runs the cluster's
- * rebalancer ({@link MoverService}); {@code POST /moves/<bucket>?to=<replicaset>} queues a manual move.
+ * rebalancer ({@link MoverService}) and makes each replicaset's Raft members follow the topology
+ * ({@link MemberReconciler}); {@code POST /moves/<bucket>?to=<replicaset>} queues a manual move.
  */
 public final class CoordinatorProcess implements AutoCloseable {
     private final NodeAddress self;
@@ -30,6 +31,7 @@ public final class CoordinatorProcess implements AutoCloseable {
     private final CoordinatorClient topologyWatch;
     private final MoverService mover;
     private final DoubledAdmin doubledAdmin;
+    private final MemberReconciler members;
     private AdminServer admin;
 
     public CoordinatorProcess(ClusterConfig config, String nodeId) throws IOException {
@@ -39,6 +41,7 @@ public final class CoordinatorProcess implements AutoCloseable {
         this.topologyWatch = new CoordinatorClient(config.topology().coordinators());
         this.mover = new MoverService(server::isLeader, config.rebalancer().moverSettings());
         this.doubledAdmin = new DoubledAdmin(mover);
+        this.members = new MemberReconciler(server::isLeader, topologyWatch);
     }
 
     /** Asks the replicaset's leader what it still holds; the coordinator refuses its removal unless nothing. */
@@ -70,11 +73,17 @@ public final class CoordinatorProcess implements AutoCloseable {
         });
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, mover.alerts()));
         mover.start();
+        members.start();
         return this;
     }
 
     public boolean isLeader() {
         return server.isLeader();
+    }
+
+    /** Per replicaset, what its membership waits for or last did (empty when every group matches the topology). */
+    public Map<String, String> membership() {
+        return members.status();
     }
 
     public MoverService mover() {
@@ -211,11 +220,13 @@ public final class CoordinatorProcess implements AutoCloseable {
         info.put("node", self.id());
         info.put("leader", server.isLeader());
         info.put("rebalancer", mover.progress());
+        info.put("membership", members.status());
         return info;
     }
 
     @Override
     public void close() {
+        members.close();
         mover.close();
         topologyWatch.close();
         if (admin != null) admin.close();

@@ -3,6 +3,8 @@ package io.cairn.server;
 import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.topology.MemberPlanner;
+import io.cairn.core.topology.MemberPlanner.NodeState;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
@@ -17,23 +19,21 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Adds and removes the storage nodes of a replicaset (issue 21): {@code cairn node add}, {@code remove}
- * and {@code replace} (an add, then a remove). Raft changes its voters one member at a time, so the
- * old and the new voter set always share a majority:
- * <ol>
- *   <li>add: the node joins the topology (a new epoch: routers and the node itself learn it), is
- *       started (a local cluster starts it; otherwise its operator does), joins the Raft group as a
- *       learner, catches up by snapshot and log (it starts <em>rejoining</em>: it neither votes nor
- *       serves, see {@code DiskIdentity}), and only then becomes a voter;</li>
- *   <li>remove: refused unless the voters left, without it, include a majority that are up and caught
- *       up ({@code --force} records the exception); the node leaves the Raft group, is stopped, then
- *       leaves the topology.</li>
- * </ol>
- * Each step first reads where the replicaset stands, so a command interrupted anywhere is finished by
- * running it again.
+ * and {@code replace} (an add, then a remove). The command changes the topology and follows the
+ * progress; the coordinator makes the Raft changes ({@link MemberReconciler}, rules in
+ * {@code MemberPlanner}): a new node joins as a learner once it answers, catches up by snapshot and
+ * log (it starts <em>rejoining</em>: it neither votes nor serves, see {@code DiskIdentity}) and only
+ * then votes; a removed node leaves the group, after handing over its leadership when it leads.
+ * A removal is refused unless the voters left include a caught-up majority ({@code --force} records
+ * the exception and makes the Raft change itself). A command interrupted anywhere leaves the
+ * coordinator to finish what the topology asks.
  */
 final class NodeChanges implements AutoCloseable {
     private static final long POLL_MS = 500;
@@ -54,7 +54,7 @@ final class NodeChanges implements AutoCloseable {
         this.catchUpTimeout = catchUpTimeout;
     }
 
-    /** Adds {@code node} to replicaset {@code rsId}; returns once it votes. */
+    /** Adds {@code node} to replicaset {@code rsId}; returns once it votes (the coordinator adds and promotes it). */
     void add(String rsId, NodeAddress node) throws IOException, InterruptedException {
         Topology t = TopologyCommand.current(coordinator);
         ReplicasetSpec rs = replicaset(t, rsId);
@@ -72,82 +72,65 @@ final class NodeChanges implements AutoCloseable {
         } else {
             out.println("start the node now: cairn storage --config " + access.configFile() + " --node " + node.id() + " (waiting for it)");
         }
-        awaitInfo(node, "start", i -> true);
         try (StorageAdmin admin = new StorageAdmin(rs, Duration.ofSeconds(15))) {
-            MemberChange.View members = admin.members();
-            if (!members.has(node.id())) {
-                // a fresh snapshot: the new member installs it (files) instead of replaying the log since the last one
-                admin.changeMembers(MemberChange.snapshot());
-                members = admin.changeMembers(new MemberChange(MemberChange.Op.ADD_LEARNER, node.id(), node.raftAddress(), members.index()));
-                out.println(node.id() + " joined replicaset " + rsId + " as a learner: " + members);
-            }
-            long started = System.nanoTime();
-            awaitInfo(node, "catch up with its leader", i -> Boolean.FALSE.equals(i.get("rejoining")), () -> {
+            long[] learnerSince = {0};
+            MemberChange.View members = await(admin, node.id() + " to vote in replicaset " + rsId, v -> {
+                if (v.learners().containsKey(node.id()) && learnerSince[0] == 0) {
+                    learnerSince[0] = System.nanoTime();
+                    out.println(node.id() + " joined replicaset " + rsId + " as a learner: " + v);
+                }
+                return v.voters().containsKey(node.id());
+            }, v -> {
+                if (!v.learners().containsKey(node.id())) return "waiting for the coordinator to add " + node.id() + ": " + coordinatorSays(rsId);
                 Map<String, Object> i = ClusterAccess.getJson(adminUrl(node) + "/info");
-                long leaderApplied = admin.stats().appliedIndex();
-                return node.id() + " catching up: applied " + (i == null ? "?" : i.get("appliedIndex")) + " of " + leaderApplied;
+                return node.id() + " catching up: applied " + (i == null ? "?" : i.get("appliedIndex")) + " of " + admin.stats().appliedIndex();
             });
-            out.printf("%s caught up in %.1f s%n", node.id(), (System.nanoTime() - started) / 1e9);
-            members = admin.members();
-            if (!members.voters().containsKey(node.id())) {
-                members = admin.changeMembers(new MemberChange(MemberChange.Op.PROMOTE, node.id(), node.raftAddress(), members.index()));
-            }
+            if (learnerSince[0] != 0) out.printf("%s caught up in %.1f s%n", node.id(), (System.nanoTime() - learnerSince[0]) / 1e9);
             out.println(node.id() + " votes in replicaset " + rsId + ": " + members);
         }
     }
 
-    /** Removes storage node {@code id} from its replicaset. */
-    void remove(String id, boolean force) throws IOException {
+    /**
+     * Removes storage node {@code id} from its replicaset: refused unless the voters left include a
+     * caught-up majority; then it leaves the topology, the coordinator removes it from the Raft group
+     * (handing the leadership over first when it leads), and it is stopped. {@code --force} skips the
+     * check: the command makes the Raft change itself, since the coordinator never makes an unsafe one.
+     */
+    void remove(String id, boolean force) throws IOException, InterruptedException {
         Topology t = TopologyCommand.current(coordinator);
         ReplicasetSpec rs = replicasetOf(t, id);
         if (rs.nodes().size() == 1) {
             throw new CairnException(ErrorCode.GUARDRAIL, id + " is the only member of replicaset " + rs.id() + "; drain and remove the replicaset instead");
         }
+        // this client knows the leaving node: it may lead the group until it hands over
         try (StorageAdmin admin = new StorageAdmin(rs, Duration.ofSeconds(15))) {
             MemberChange.View members = admin.members();
-            if (members.has(id)) {
-                List<String> stay = new ArrayList<>(members.voters().keySet());
-                stay.remove(id);
-                List<String> ready = new ArrayList<>(); // up and caught up, the most applied first: the one to hand leadership to
-                Map<String, Long> applied = new java.util.HashMap<>();
-                for (String voter : stay) {
-                    Map<String, Object> i = rs.nodes().stream().filter(n -> n.id().equals(voter)).findFirst()
-                            .map(n -> ClusterAccess.getJson(adminUrl(n) + "/info")).orElse(null);
-                    if (i != null && !"DOWN".equals(i.get("raftRole")) && Boolean.FALSE.equals(i.get("rejoining"))) {
-                        ready.add(voter);
-                        applied.put(voter, i.get("appliedIndex") instanceof Number n ? n.longValue() : 0L);
-                    }
-                }
-                ready.sort(java.util.Comparator.comparing((String v) -> applied.get(v)).reversed());
-                if (ready.size() * 2 <= stay.size()) {
-                    String problem = "removing " + id + " leaves voters " + stay + " of which only " + ready + " are up and caught up, not a majority";
-                    if (!force) throw new CairnException(ErrorCode.GUARDRAIL, problem + "; bring them back first, or add --force");
-                    out.println("forced: " + problem);
-                }
-                Map<String, Object> removed = rs.nodes().stream().filter(n -> n.id().equals(id)).findFirst()
-                        .map(n -> ClusterAccess.getJson(adminUrl(n) + "/info")).orElse(null);
-                if (removed != null && "LEADER".equals(removed.get("raftRole")) && !ready.isEmpty()) {
-                    // a leader that removes itself steps down, and the others wait out their leader timeout: hand over first
-                    admin.changeMembers(MemberChange.lead(ready.get(0)));
-                    out.println(id + " handed its leadership to " + ready.get(0));
-                    members = admin.members();
-                }
-                members = admin.changeMembers(new MemberChange(MemberChange.Op.REMOVE, id, "", members.index()));
-                out.println(id + " left replicaset " + rs.id() + "'s Raft group: " + members);
+            Map<String, NodeState> states = new HashMap<>();
+            for (NodeAddress n : rs.nodes()) states.put(n.id(), MemberReconciler.probe(n));
+            String problem = MemberPlanner.removalProblem(members, id, MemberPlanner.of(states));
+            if (problem != null && !force) throw new CairnException(ErrorCode.GUARDRAIL, problem + "; bring them back first, or add --force");
+            List<NodeAddress> nodes = new ArrayList<>(rs.nodes());
+            nodes.removeIf(n -> n.id().equals(id));
+            TopologyCommand.propose(coordinator, t, with(t, new ReplicasetSpec(rs.id(), rs.weight(), nodes)), force,
+                    "storage node " + id + " removed from replicaset " + rs.id() + (force ? " (forced)" : ""));
+            if (problem != null) {
+                out.println("forced: " + problem);
+                List<String> ready = MemberPlanner.readyVoters(members, id, MemberPlanner.of(states));
+                if (states.get(id).leader() && !ready.isEmpty()) admin.changeMembers(MemberChange.lead(ready.get(0)));
+                members = admin.members();
+                if (members.has(id)) admin.changeMembers(new MemberChange(MemberChange.Op.REMOVE, id, "", members.index()));
             }
+            members = await(admin, id + " to leave replicaset " + rs.id() + "'s Raft group", v -> !v.has(id), v -> coordinatorSays(rs.id()));
+            out.println(id + " left replicaset " + rs.id() + "'s Raft group: " + members);
         }
         if (local) {
             Object[] r = ClusterAccess.post(localAdmin() + "/local/nodes/" + id + "/remove");
             out.print(r[1]);
+            removeFromConfigFile(access.configFile(), rs.id(), id);
         } else {
             out.println("stop node " + id + "'s process now; its data folder is no longer needed");
+            out.println("remove node " + id + "'s entry from " + access.configFile() + " on every host");
         }
-        List<NodeAddress> nodes = new ArrayList<>(rs.nodes());
-        nodes.removeIf(n -> n.id().equals(id));
-        TopologyCommand.propose(coordinator, t, with(t, new ReplicasetSpec(rs.id(), rs.weight(), nodes)), force,
-                "storage node " + id + " removed from replicaset " + rs.id() + (force ? " (forced)" : ""));
-        if (local) removeFromConfigFile(access.configFile(), rs.id(), id);
-        else out.println("remove node " + id + "'s entry from " + access.configFile() + " on every host");
     }
 
     CoordinatorClient coordinator() {
@@ -177,31 +160,41 @@ final class NodeChanges implements AutoCloseable {
         return new NodeAddress(prefix + "-" + n, "127.0.0.1", first, first + 1, first + 2);
     }
 
-    private interface Progress {
-        String line();
-    }
-
-    private void awaitInfo(NodeAddress node, String what, java.util.function.Predicate<Map<String, Object>> done) throws InterruptedException {
-        awaitInfo(node, what, done, null);
-    }
-
-    /** Polls the node's /info until {@code done}, printing {@code progress} every few seconds; TIMEOUT past the catch-up timeout. */
-    private void awaitInfo(NodeAddress node, String what, java.util.function.Predicate<Map<String, Object>> done, Progress progress)
-            throws InterruptedException {
+    /**
+     * Reads the membership every half second until {@code done}, printing {@code progress} every few
+     * seconds; TIMEOUT past the catch-up timeout (the coordinator goes on with the change).
+     */
+    private MemberChange.View await(StorageAdmin admin, String what, Predicate<MemberChange.View> done,
+                                    Function<MemberChange.View, String> progress) throws InterruptedException {
         long deadline = System.nanoTime() + catchUpTimeout.toNanos();
         long nextLine = System.nanoTime() + PROGRESS_EVERY_MS * 1_000_000;
         while (true) {
-            Map<String, Object> i = ClusterAccess.getJson(adminUrl(node) + "/info");
-            if (i != null && done.test(i)) return;
-            if (System.nanoTime() > deadline) {
-                throw new CairnException(ErrorCode.TIMEOUT, node.id() + " did not " + what + " within " + catchUpTimeout.toSeconds()
-                        + " s; run the command again to go on (nothing is undone)");
+            MemberChange.View v = null;
+            try {
+                v = admin.members();
+                if (done.test(v)) return v;
+            } catch (CairnException e) {
+                // no leader for a moment (an election, a hand-over): asked again next time
             }
-            if (progress != null && System.nanoTime() > nextLine) {
-                out.println(progress.line());
+            if (System.nanoTime() > deadline) {
+                throw new CairnException(ErrorCode.TIMEOUT, "waited " + catchUpTimeout.toSeconds() + " s for " + what
+                        + "; the coordinator goes on with the change (cairn status shows it), or run the command again");
+            }
+            if (v != null && System.nanoTime() > nextLine) {
+                out.println(progress.apply(v));
                 nextLine = System.nanoTime() + PROGRESS_EVERY_MS * 1_000_000;
             }
             Thread.sleep(POLL_MS);
+        }
+    }
+
+    /** What the coordinator's membership loop last said of replicaset {@code rsId}. */
+    private String coordinatorSays(String rsId) {
+        try {
+            Map<String, Object> info = ClusterAccess.getJson(ClusterAccess.coordinatorLeader(access.load()) + "/info");
+            return info != null && info.get("membership") instanceof Map<?, ?> m && m.get(rsId) != null ? String.valueOf(m.get(rsId)) : "(nothing yet)";
+        } catch (CairnException e) {
+            return e.getMessage();
         }
     }
 

@@ -72,7 +72,9 @@ final class ReplicasetStateMachine implements ReplicaStateMachine, AutoCloseable
     }
 
     @Override
-    public List<Path> checkpoint(Path dir) throws IOException {
+    public List<Path> checkpoint(Path dir, long index) throws IOException {
+        // entries since the last apply (membership changes) changed nothing: the state is the state at index
+        if (state.appliedIndex() < index) state.markApplied(state.appliedTerm(), index);
         // RocksDB creates the checkpoint's folder itself and refuses one that exists.
         Files.deleteIfExists(dir);
         state.store().checkpoint(dir);

@@ -45,7 +45,7 @@ class ReplicasetStateMachineTest {
             leader.apply(1, 1, entry(StorageRequest.bootstrap(1, 10)));
             leader.apply(2, 1, entry(set("k", "old")));
             leader.apply(3, 1, entry(set("k", "checkpointed")));
-            List<Path> files = leader.checkpoint(checkpoint);
+            List<Path> files = leader.checkpoint(checkpoint, 3);
             leader.apply(4, 1, entry(set("k", "after")));
             assertThat(files).isNotEmpty().allMatch(f -> !f.isAbsolute() && Files.exists(checkpoint.resolve(f)));
 
@@ -67,8 +67,26 @@ class ReplicasetStateMachineTest {
         try (ReplicasetStateMachine sm = new ReplicasetStateMachine(dir.resolve("db"), 1 << 20, () -> 5_000)) {
             sm.apply(1, 1, entry(StorageRequest.bootstrap(1, 10)));
             sm.apply(2, 1, entry(set("k", "v")));
-            sm.checkpoint(checkpoint);
+            sm.checkpoint(checkpoint, 2);
             assertThatThrownBy(() -> sm.restore(checkpoint, 7)).hasMessageContaining("is at index 2, not 7");
+        }
+    }
+
+    @Test
+    void aCheckpointTakenAfterMembershipEntriesSaysTheSnapshotIndexAndRestoresThere() throws Exception {
+        // entries 3 and 4 changed the Raft membership: they never reach the state machine
+        Path checkpoint = dir.resolve("snapshots").resolve("4");
+        Files.createDirectories(checkpoint);
+        try (ReplicasetStateMachine leader = new ReplicasetStateMachine(dir.resolve("leader"), 1 << 20, () -> 5_000);
+             ReplicasetStateMachine learner = new ReplicasetStateMachine(dir.resolve("learner"), 1 << 20, () -> 5_000)) {
+            leader.apply(1, 1, entry(StorageRequest.bootstrap(1, 10)));
+            leader.apply(2, 1, entry(set("k", "v")));
+            leader.checkpoint(checkpoint, 4);
+            assertThat(leader.appliedIndex()).isEqualTo(4);
+
+            learner.restore(checkpoint, 4);
+            assertThat(learner.appliedIndex()).isEqualTo(4);
+            assertThat(read(learner, "k")).isEqualTo("v");
         }
     }
 

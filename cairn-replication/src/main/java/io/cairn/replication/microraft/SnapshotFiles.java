@@ -55,7 +55,7 @@ final class SnapshotFiles {
         Path dir = sealed(index);
         deleteTree(dir);
         Files.createDirectories(dir);
-        List<Path> files = stateMachine.checkpoint(dir);
+        List<Path> files = stateMachine.checkpoint(dir, index);
         List<SnapshotPiece> pieces = new ArrayList<>();
         for (Path relative : files) {
             String name = checkedRelative(relative.toString());

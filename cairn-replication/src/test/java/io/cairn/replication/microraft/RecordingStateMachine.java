@@ -81,7 +81,7 @@ final class RecordingStateMachine implements ReplicaStateMachine {
     }
 
     @Override
-    public synchronized List<Path> checkpoint(Path target) throws IOException {
+    public synchronized List<Path> checkpoint(Path target, long index) throws IOException {
         StringBuilder b = new StringBuilder();
         history.forEach((i, e) -> b.append(i).append(' ').append(e).append('\n'));
         Files.writeString(target.resolve("history"), b);

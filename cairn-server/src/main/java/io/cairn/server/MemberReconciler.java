@@ -1,0 +1,187 @@
+package io.cairn.server;
+
+import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.core.CairnException;
+import io.cairn.core.topology.MemberPlanner;
+import io.cairn.core.topology.MemberPlanner.NodeState;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.core.wire.MemberChange;
+import io.cairn.storage.StorageAdmin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Runs on the coordinator's leader: once a second, for each replicaset, makes the one Raft membership
+ * change {@link MemberPlanner} asks for, so that each group's members follow the topology (issue 21).
+ * {@code cairn node add} and {@code remove} only change the topology and follow the progress; a
+ * command interrupted anywhere, or a coordinator that loses its leadership, leaves nothing half done
+ * that the next leader does not finish.
+ *
+ * <p>The topology is read from the coordinator group (linearizably) <em>after</em> the membership, so a
+ * change never acts on a topology older than the membership it saw: a node removed from the topology
+ * and then from the group is never added back by a round that started before.
+ */
+final class MemberReconciler implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(MemberReconciler.class);
+    private static final long ROUND_MS = 1_000;
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+
+    private final BooleanSupplier isLeader;
+    private final CoordinatorClient coordinator;
+    private final ScheduledExecutorService driver;
+    /** Per replicaset: what the last round did or waits for (the coordinator's /info shows it). */
+    private final Map<String, String> status = new ConcurrentHashMap<>();
+    private final Map<String, StorageAdmin> admins = new HashMap<>();
+    /** Per replicaset, every node it named since this coordinator leads (members the topology dropped are still reached). */
+    private final Map<String, Map<String, NodeAddress>> known = new HashMap<>();
+    private final Map<String, ReplicasetSpec> adminSpecs = new HashMap<>();
+
+    MemberReconciler(BooleanSupplier isLeader, CoordinatorClient coordinator) {
+        this.isLeader = isLeader;
+        this.coordinator = coordinator;
+        this.driver = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "cairn-members");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    MemberReconciler start() {
+        driver.scheduleWithFixedDelay(this::round, ROUND_MS, ROUND_MS, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /** Replicaset id to what its membership waits for or last did; empty when every group matches the topology. */
+    Map<String, String> status() {
+        return new TreeMap<>(status);
+    }
+
+    private void round() {
+        try {
+            if (!isLeader.getAsBoolean()) {
+                status.clear();
+                known.clear();
+                return;
+            }
+            if (known.isEmpty()) {
+                // a new leader learns the addresses of members the topology dropped before it led
+                for (Topology past : coordinator.history()) remember(past);
+            }
+            Topology seen = coordinator.get().topology();
+            if (seen == null) return;
+            remember(seen);
+            for (ReplicasetSpec rs : seen.replicasets()) reconcile(rs);
+            status.keySet().removeIf(id -> seen.replicaset(id).isEmpty());
+        } catch (RuntimeException e) {
+            log.debug("membership round failed: {}", e.toString());
+        }
+    }
+
+    private void remember(Topology t) {
+        for (ReplicasetSpec rs : t.replicasets()) {
+            Map<String, NodeAddress> nodes = known.computeIfAbsent(rs.id(), k -> new LinkedHashMap<>());
+            for (NodeAddress n : rs.nodes()) nodes.put(n.id(), n);
+        }
+    }
+
+    private void reconcile(ReplicasetSpec current) {
+        String rsId = current.id();
+        Map<String, NodeAddress> addresses = known.computeIfAbsent(rsId, k -> new LinkedHashMap<>());
+        MemberChange.View members;
+        ReplicasetSpec wanted;
+        StorageAdmin admin;
+        try {
+            // the topology's nodes and the members it dropped (one of them may lead)
+            admin = admin(new ReplicasetSpec(rsId, current.weight(), new ArrayList<>(addresses.values())));
+            // membership first, then the topology (see the class comment)
+            members = admin.members();
+            wanted = coordinator.get().topology().replicaset(rsId).orElse(null);
+        } catch (CairnException e) {
+            report(rsId, "no membership from replicaset " + rsId + ": " + e.getMessage(), false);
+            return;
+        }
+        if (wanted == null) return;
+        addresses.keySet().removeIf(id -> !members.has(id) && wanted.nodes().stream().noneMatch(n -> n.id().equals(id)));
+        Map<String, NodeState> states = new HashMap<>();
+        for (String id : members.voters().keySet()) if (addresses.containsKey(id)) states.put(id, probe(addresses.get(id)));
+        for (NodeAddress n : wanted.nodes()) states.computeIfAbsent(n.id(), id -> probe(n));
+        MemberPlanner.Step step = MemberPlanner.next(wanted, members, MemberPlanner.of(states));
+        if (step.change() == null) {
+            if (step.waiting() == null) status.remove(rsId);
+            else report(rsId, step.waiting(), false);
+            return;
+        }
+        MemberChange c = step.change();
+        try {
+            if (c.op() == MemberChange.Op.ADD_LEARNER) {
+                // a fresh snapshot first: the learner installs it instead of replaying the log since the last one
+                admin.changeMembers(MemberChange.snapshot());
+            }
+            MemberChange.View after = admin.changeMembers(c);
+            report(rsId, describe(c) + ": " + after, true);
+            if (c.op() == MemberChange.Op.REMOVE) addresses.remove(c.member());
+        } catch (CairnException e) {
+            report(rsId, describe(c) + " failed (retried next round): " + e.getMessage(), false);
+        }
+    }
+
+    private static String describe(MemberChange c) {
+        return switch (c.op()) {
+            case ADD_LEARNER -> c.member() + " joined as a learner";
+            case PROMOTE -> c.member() + " caught up and votes";
+            case REMOVE -> c.member() + " left the group";
+            case LEAD -> "leadership handed to " + c.member() + " before a voter leaves";
+            default -> c.op() + " " + c.member();
+        };
+    }
+
+    /** Records the line and logs it once: every change, and each new reason to wait. */
+    private void report(String rsId, String line, boolean change) {
+        String before = status.put(rsId, line);
+        if (change) log.info("replicaset {}: {}", rsId, line);
+        else if (!line.equals(before)) log.info("replicaset {} membership waits: {}", rsId, line);
+    }
+
+    /** A node as its admin port describes it; DOWN when it does not answer or its Raft member has not started. */
+    static NodeState probe(NodeAddress n) {
+        Map<String, Object> i = ClusterAccess.getJson("http://" + n.host() + ":" + n.adminPort() + "/info", CALL_TIMEOUT);
+        if (i == null || "STARTING".equals(i.get("raftRole"))) return NodeState.DOWN;
+        return new NodeState(true, !Boolean.FALSE.equals(i.get("rejoining")), "LEADER".equals(i.get("raftRole")),
+                i.get("appliedIndex") instanceof Number a ? a.longValue() : 0);
+    }
+
+    /** One data-plane client per replicaset, built anew when its nodes change. */
+    private StorageAdmin admin(ReplicasetSpec rs) {
+        if (!rs.equals(adminSpecs.get(rs.id()))) {
+            StorageAdmin old = admins.put(rs.id(), new StorageAdmin(rs, CALL_TIMEOUT));
+            adminSpecs.put(rs.id(), rs);
+            if (old != null) old.close();
+        }
+        return admins.get(rs.id());
+    }
+
+    @Override
+    public void close() {
+        driver.shutdownNow();
+        try {
+            driver.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        admins.values().forEach(StorageAdmin::close);
+    }
+}

@@ -1,0 +1,92 @@
+package io.cairn.server;
+
+import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.core.wire.MemberChange;
+import io.cairn.server.config.ClusterConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The coordinator makes each replicaset's Raft members follow the topology (issue 21,
+ * {@link MemberReconciler}): it finishes an add whose command gave up, and removes a voter the
+ * topology dropped only once the voters left include a caught-up majority.
+ */
+class MemberReconcilerTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void theCoordinatorRemovesADroppedVoterOnlyWhenSafeAndFinishesAnAddItsCommandGaveUpOn() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 1, 3, 60, Map.of());
+        try (LocalCluster cluster = new LocalCluster(config).start(); Jedis jedis = TestClusters.jedis(cluster);
+             CoordinatorClient coordinator = new CoordinatorClient(config.topology().coordinators())) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            for (int i = 0; i < 500; i++) assertThat(jedis.set("k:" + i, "v" + i)).isEqualTo("OK");
+
+            // s1-1 down: dropping s1-2 would leave voters s1-1 and s1-3 with only s1-3 caught up
+            cluster.stopNode("s1-1");
+            Topology t = coordinator.get().topology();
+            TopologyCommand.propose(coordinator, t, without(t, "s1-2"), "test: s1-2 dropped from the topology");
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.coordinatorLeader().membership().getOrDefault("rs1", "").contains("not a majority"));
+            ReplicasetSpec old = t.replicaset("rs1").orElseThrow();
+            try (var admin = new io.cairn.storage.StorageAdmin(old, Duration.ofSeconds(10))) {
+                assertThat(admin.members().voters()).containsKey("s1-2");
+
+                cluster.startNode("s1-1");
+                await().atMost(Duration.ofSeconds(60)).until(() -> voters(admin).equals(List.of("s1-1", "s1-3")));
+            }
+            cluster.stopNode("s1-2");
+            assertThat(jedis.get("k:7")).isEqualTo("v7");
+
+            // the command gives up at once; the coordinator adds, catches up and promotes the node anyway
+            Cli add = Cli.run("node", "add", "rs1", "--dir", dir.toString(), "--timeout-seconds", "0");
+            assertThat(add.exitCode()).as(add.out()).isNotZero();
+            assertThat(add.err()).contains("the coordinator goes on with the change");
+            ReplicasetSpec rs1 = coordinator.get().topology().replicaset("rs1").orElseThrow();
+            String added = rs1.nodes().get(rs1.nodes().size() - 1).id();
+            assertThat(added).isNotIn("s1-1", "s1-2", "s1-3");
+            try (var admin = new io.cairn.storage.StorageAdmin(rs1, Duration.ofSeconds(10))) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> voters(admin).contains(added));
+                assertThat(admin.members().learners()).isEmpty();
+            }
+            assertThat(cluster.storage(added).node().rejoining()).isFalse();
+            await().atMost(Duration.ofSeconds(10)).until(() -> cluster.coordinatorLeader().membership().get("rs1") == null);
+
+            // the new member carries the group: with s1-1 down, s1-3 and the new node elect and serve
+            cluster.stopNode("s1-1");
+            assertThat(jedis.set("after", "add")).isEqualTo("OK");
+            for (int i = 0; i < 500; i++) assertThat(jedis.get("k:" + i)).isEqualTo("v" + i);
+        }
+    }
+
+    private static List<String> voters(io.cairn.storage.StorageAdmin admin) {
+        try {
+            return admin.members().voters().keySet().stream().sorted().toList();
+        } catch (RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    private static List<ReplicasetSpec> without(Topology t, String nodeId) {
+        List<ReplicasetSpec> sets = new ArrayList<>();
+        for (ReplicasetSpec r : t.replicasets()) {
+            List<NodeAddress> nodes = new ArrayList<>(r.nodes());
+            nodes.removeIf(n -> n.id().equals(nodeId));
+            sets.add(new ReplicasetSpec(r.id(), r.weight(), nodes));
+        }
+        return sets;
+    }
+}
