@@ -2,7 +2,6 @@ package io.cairn.client;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
-import io.cairn.core.GroupIds;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.DataPlane;
@@ -26,24 +25,11 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -53,7 +39,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * A data-plane connection to one replicaset (a router's, a mover's, an admin tool's) ({@link DataPlane} frames to the
@@ -109,7 +94,6 @@ public final class DataPlaneClient implements AutoCloseable {
     /** Unsent request bytes per connection past which no attempt is written to it, and below which they are again. */
     public static final int UNSENT_HIGH_WATER_BYTES = 4 << 20;
     public static final int UNSENT_LOW_WATER_BYTES = 1 << 20;
-    private static final long ENDPOINT_LOOKUP_TIMEOUT_MS = 1_000;
     private static final long CONNECT_TIMEOUT_MS = 1_000;
     private static final long MIN_BACKOFF_MS = 10;
     private static final long MAX_BACKOFF_MS = 200;
@@ -122,9 +106,8 @@ public final class DataPlaneClient implements AutoCloseable {
     private final List<String> members;
     /** Each member's "host:port" from the topology; absent for a member whose entry names no data-plane port. */
     private final Map<String, String> namedEndpoints;
-    /** Ratis clients for looking up unnamed endpoints; null when every member's port is named. */
-    private final Supplier<RaftClient> lookupFactory;
-    private volatile RaftClient lookup;
+    /** Looks up unnamed endpoints; null when every member's port is named. */
+    private final EndpointLookup lookup;
     private final long budgetNs;
     private final UUID clientId = UUID.randomUUID();
     private final AtomicLong callIds = new AtomicLong();
@@ -148,17 +131,7 @@ public final class DataPlaneClient implements AutoCloseable {
         this.namedEndpoints = spec.nodes().stream().filter(n -> n.dataAddress() != null)
                 .collect(java.util.stream.Collectors.toUnmodifiableMap(NodeAddress::id, NodeAddress::dataAddress));
         this.budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
-        if (namedEndpoints.size() == members.size()) {
-            this.lookupFactory = null;
-            return;
-        }
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), spec.nodes().stream()
-                .map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList());
-        RaftProperties properties = new RaftProperties();
-        RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(ENDPOINT_LOOKUP_TIMEOUT_MS, TimeUnit.MILLISECONDS));
-        this.lookupFactory = () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
-                .setProperties(properties).setRetryPolicy(RetryPolicies.noRetry()).build();
-        this.lookup = lookupFactory.get();
+        this.lookup = namedEndpoints.size() == members.size() ? null : new EndpointLookup(spec);
     }
 
     /**
@@ -374,42 +347,7 @@ public final class DataPlaneClient implements AutoCloseable {
     /** The member's data-plane endpoint, "host:port": from the topology, else asked of its Raft group. */
     private CompletableFuture<String> lookupEndpoint(String member) {
         String named = namedEndpoints.get(member);
-        if (named != null) return CompletableFuture.completedFuture(named);
-        Message query = Message.valueOf(ByteString.copyFrom(DataPlane.endpointQuery()));
-        RaftClient client = lookup;
-        return client.async().sendStaleRead(query, 0, RaftPeerId.valueOf(member))
-                .orTimeout(ENDPOINT_LOOKUP_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                .whenComplete((reply, error) -> {
-                    if (error != null) replaceLookup(client);
-                })
-                .thenApply(reply -> {
-                    if (!reply.isSuccess()) throw new ReplicasetUnavailable("endpoint query to " + member + " failed");
-                    String endpoint = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
-                    if (endpoint.lastIndexOf(':') < 0) throw new ReplicasetUnavailable(member + " has no data plane yet");
-                    return endpoint;
-                });
-    }
-
-    /**
-     * A Ratis client without retries never resets its connection to a member that went away
-     * (resets happen on its retry path), so after a failed look-up the next one uses a new client.
-     * The old one is closed outside the monitor: closing fails its look-ups in flight on Ratis's
-     * threads, whose callbacks come here and must not wait for a thread that waits for them.
-     */
-    private void replaceLookup(RaftClient failed) {
-        synchronized (this) {
-            if (lookup != failed || closed) return;
-            lookup = lookupFactory.get();
-        }
-        closeQuietly(failed);
-    }
-
-    private static void closeQuietly(RaftClient client) {
-        try {
-            client.close();
-        } catch (Exception e) {
-            log.debug("closing an endpoint lookup client failed: {}", e.toString());
-        }
+        return named != null ? CompletableFuture.completedFuture(named) : lookup.endpointOf(member);
     }
 
     /** Connects to the member's listener: in process when it is in this JVM ({@link InProcessDataPlane}), else over TCP. */
@@ -473,16 +411,11 @@ public final class DataPlaneClient implements AutoCloseable {
 
     @Override
     public void close() {
-        RaftClient last;
-        synchronized (this) {
-            closed = true;
-            last = lookup;
-        }
+        closed = true;
         for (CompletableFuture<Connection> f : connections.values()) {
             f.thenAccept(Connection::close);
         }
-        // Outside the monitor (see replaceLookup): held here, a look-up failing during the close deadlocked it.
-        if (last != null) closeQuietly(last);
+        if (lookup != null) lookup.close();
     }
 
     private static final class Call {

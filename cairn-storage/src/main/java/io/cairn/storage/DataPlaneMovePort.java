@@ -114,7 +114,7 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
 
     /** The queues and the budget, for a move that stands still (driver thread). */
     public String describe() {
-        return "queues " + queues + ", budget " + budget + " now " + nowMs() + " ms, budget timers " + budgetTimers;
+        return "queues " + queues + ", budget " + budget + " now " + nowMs() + " ms, budget timers " + budgetTimers + ", " + backlog();
     }
 
     /**

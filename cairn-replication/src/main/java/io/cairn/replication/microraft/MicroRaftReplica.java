@@ -380,6 +380,11 @@ final class MicroRaftReplica implements Replica {
         return transport.dropped();
     }
 
+    @Override
+    public io.cairn.replication.SendBacklog sendBacklog() {
+        return new io.cairn.replication.SendBacklog(transport.unsentBytes(), transport.peakUnsentBytes(), transport.droppedBackedUp());
+    }
+
     /** Messages dropped because their peer's connection held its high-water mark unsent (a peer not reading). */
     long droppedBackedUp() {
         return transport.droppedBackedUp();
