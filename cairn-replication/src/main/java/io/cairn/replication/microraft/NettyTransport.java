@@ -51,7 +51,7 @@ import java.util.function.Consumer;
  * <p>Bounded sending (issue 28): a follower that does not read (stalled, or its host swapping)
  * must not fill the leader's heap. MicroRaft keeps at most one append request outstanding per
  * follower, but sends it again after every back-off (one to two seconds) while no answer comes, and
- * each copy is a new frame of up to {@code maxFrameBytes}. So what waits for one peer's socket is
+ * each copy is a new frame (of about {@link WireCodec#APPEND_TARGET_BYTES}, or one larger entry). So what waits for one peer's socket is
  * capped: once {@link #HIGH_WATER_BYTES} are unsent the connection is unwritable and every message
  * for it is dropped (counted in {@link #droppedBackedUp}) until it drains below
  * {@link #LOW_WATER_BYTES}; the check is made both when a message is handed over and when it is
@@ -225,7 +225,8 @@ final class NettyTransport implements Transport, AutoCloseable {
 
         @Override
         protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, RaftMessage msg, boolean preferDirect) {
-            return ctx.alloc().ioBuffer(4 + Math.min(WireCodec.sizeHint(msg), codec.maxFrameBytes()));
+            // an append request is cut near APPEND_TARGET_BYTES, however many entries MicroRaft hands over; a larger entry grows the buffer
+            return ctx.alloc().ioBuffer(4 + Math.min(WireCodec.sizeHint(msg), Math.min(codec.maxFrameBytes(), WireCodec.APPEND_TARGET_BYTES + (64 << 10))));
         }
 
         @Override
