@@ -51,8 +51,8 @@ import java.util.function.Consumer;
  * <p>Bounded sending (issue 28): a follower that does not read (stalled, or its host swapping)
  * must not fill the leader's heap. MicroRaft keeps at most one append request outstanding per
  * follower, but sends it again after every back-off (one to two seconds) while no answer comes, and
- * each copy is a new frame (of about {@link WireCodec#APPEND_TARGET_BYTES}, or one larger entry). So what waits for one peer's socket is
- * capped: once {@link #HIGH_WATER_BYTES} are unsent the connection is unwritable and every message
+ * each copy is a new frame (of about {@link WireCodec#APPEND_TARGET_BYTES}, or one larger entry).
+ * So what waits for one peer's socket is capped: once {@link #HIGH_WATER_BYTES} are unsent the connection is unwritable and every message
  * for it is dropped (counted in {@link #droppedBackedUp}) until it drains below
  * {@link #LOW_WATER_BYTES}; the check is made both when a message is handed over and when it is
  * encoded, so at most one frame goes past the mark. Raft sends again, so a drop costs time, never

@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The outgoing connection to one peer. {@link #send} never blocks: it hands the message to the
  * connection's event loop, which encodes and writes it. What waits is bounded: at most
  * {@link #MAX_QUEUED} messages handed over but not yet encoded, nothing while the connection holds
- * {@link NettyTransport#HIGH_WATER_BYTES} unsent (until it drains below the low mark), and {@link #MAX_PENDING} while a dial is under way. Anything
- * more is dropped and counted: Raft sends again (heartbeats, append retries), so a drop costs time,
+ * {@link NettyTransport#HIGH_WATER_BYTES} unsent (until it drains below the low mark), and
+ * {@link #MAX_PENDING} while a dial is under way. Anything more is dropped and counted: Raft sends again (heartbeats, append retries), so a drop costs time,
  * never safety. A peer that cannot be reached is dialled again after a backoff that doubles up to
  * {@link #MAX_BACKOFF_NANOS}; a message sent before then is dropped.
  */
