@@ -2,7 +2,6 @@ package io.cairn.client;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
-import io.cairn.core.GroupIds;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.DataPlane;
@@ -14,34 +13,23 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -51,7 +39,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * A data-plane connection to one replicaset (a router's, a mover's, an admin tool's) ({@link DataPlane} frames to the
@@ -78,6 +65,14 @@ import java.util.function.Supplier;
  * rather than a loopback socket: the same calls, ids and redirects, with responses handed to
  * the connection's event loop instead of read from a socket.
  *
+ * <p>Bounded sending (issue 28): what waits for one member's socket is at most
+ * {@link #UNSENT_HIGH_WATER_BYTES} and one request. A member that does not read (stalled, or its
+ * host swapping) would otherwise collect a copy of every re-sent attempt in this process's heap.
+ * An attempt for a connection over the mark is not written: the call waits (back-off) and tries
+ * again, on the same ids, until the connection drains below {@link #UNSENT_LOW_WATER_BYTES} or its
+ * deadline passes; nothing of it was sent, so its outcome stays known. Callers' own bounds (the
+ * router's group-commit queues, the mover's entries in flight) limit how many calls wait.
+ *
  * <p>Threads: the router's event loops (by default one loop shared by every data-plane client of
  * this JVM; a router process shares its RESP loops) read replies, run attempt timeouts and
  * back-offs.
@@ -96,7 +91,9 @@ public final class DataPlaneClient implements AutoCloseable {
      * (Ratis's retry cache: 60 s by default; a ONCE entry's reply: ten minutes of leader stamps).
      */
     public static final long MAX_BUDGET_MS = 50_000;
-    private static final long ENDPOINT_LOOKUP_TIMEOUT_MS = 1_000;
+    /** Unsent request bytes per connection past which no attempt is written to it, and below which they are again. */
+    public static final int UNSENT_HIGH_WATER_BYTES = 4 << 20;
+    public static final int UNSENT_LOW_WATER_BYTES = 1 << 20;
     private static final long CONNECT_TIMEOUT_MS = 1_000;
     private static final long MIN_BACKOFF_MS = 10;
     private static final long MAX_BACKOFF_MS = 200;
@@ -109,15 +106,16 @@ public final class DataPlaneClient implements AutoCloseable {
     private final List<String> members;
     /** Each member's "host:port" from the topology; absent for a member whose entry names no data-plane port. */
     private final Map<String, String> namedEndpoints;
-    /** Ratis clients for looking up unnamed endpoints; null when every member's port is named. */
-    private final Supplier<RaftClient> lookupFactory;
-    private volatile RaftClient lookup;
+    /** Looks up unnamed endpoints; null when every member's port is named. */
+    private final EndpointLookup lookup;
     private final long budgetNs;
     private final UUID clientId = UUID.randomUUID();
     private final AtomicLong callIds = new AtomicLong();
     private final Map<String, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
     private volatile String leader;
     private volatile boolean closed;
+    private final AtomicLong deferredAttempts = new AtomicLong();
+    private final AtomicLong peakUnsentBytes = new AtomicLong();
     /** The topology epoch every request carries; 0 sends none (a caller without a coordinator). */
     private volatile java.util.function.LongSupplier epoch = () -> 0;
     private volatile java.util.function.LongConsumer onStaleEpoch = e -> { };
@@ -133,17 +131,7 @@ public final class DataPlaneClient implements AutoCloseable {
         this.namedEndpoints = spec.nodes().stream().filter(n -> n.dataAddress() != null)
                 .collect(java.util.stream.Collectors.toUnmodifiableMap(NodeAddress::id, NodeAddress::dataAddress));
         this.budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
-        if (namedEndpoints.size() == members.size()) {
-            this.lookupFactory = null;
-            return;
-        }
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GroupIds.replicaset(spec.id())), spec.nodes().stream()
-                .map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList());
-        RaftProperties properties = new RaftProperties();
-        RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(ENDPOINT_LOOKUP_TIMEOUT_MS, TimeUnit.MILLISECONDS));
-        this.lookupFactory = () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
-                .setProperties(properties).setRetryPolicy(RetryPolicies.noRetry()).build();
-        this.lookup = lookupFactory.get();
+        this.lookup = namedEndpoints.size() == members.size() ? null : new EndpointLookup(spec);
     }
 
     /**
@@ -204,6 +192,26 @@ public final class DataPlaneClient implements AutoCloseable {
         return leader;
     }
 
+    /** Attempts not written so far because their connection held {@link #UNSENT_HIGH_WATER_BYTES} unsent (a member not reading). */
+    public long deferredAttempts() {
+        return deferredAttempts.get();
+    }
+
+    /** Request bytes written to this client's connections and not yet taken by their sockets, now. */
+    public long unsentBytes() {
+        long sum = 0;
+        for (CompletableFuture<Connection> f : connections.values()) {
+            Connection c = f.getNow(null);
+            if (c != null) sum += c.unsentBytes();
+        }
+        return sum;
+    }
+
+    /** The most request bytes one of this client's connections has held unsent. */
+    public long peakUnsentBytes() {
+        return peakUnsentBytes.get();
+    }
+
     private void dispatch(Call call, String target) {
         if (call.result.isDone()) return;
         if (closed) {
@@ -211,7 +219,8 @@ public final class DataPlaneClient implements AutoCloseable {
             return;
         }
         if (System.nanoTime() - call.deadlineNs > 0) {
-            fail(call, "no answer from replicaset " + replicasetId + " within the request's deadline");
+            fail(call, "no answer from replicaset " + replicasetId + " within the request's deadline" + (call.deferred
+                    ? " (its connection held " + (UNSENT_HIGH_WATER_BYTES >> 20) + " MB of requests unsent: the member is not reading)" : ""));
             return;
         }
         int generation = call.generation.incrementAndGet();
@@ -338,42 +347,7 @@ public final class DataPlaneClient implements AutoCloseable {
     /** The member's data-plane endpoint, "host:port": from the topology, else asked of its Raft group. */
     private CompletableFuture<String> lookupEndpoint(String member) {
         String named = namedEndpoints.get(member);
-        if (named != null) return CompletableFuture.completedFuture(named);
-        Message query = Message.valueOf(ByteString.copyFrom(DataPlane.endpointQuery()));
-        RaftClient client = lookup;
-        return client.async().sendStaleRead(query, 0, RaftPeerId.valueOf(member))
-                .orTimeout(ENDPOINT_LOOKUP_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                .whenComplete((reply, error) -> {
-                    if (error != null) replaceLookup(client);
-                })
-                .thenApply(reply -> {
-                    if (!reply.isSuccess()) throw new ReplicasetUnavailable("endpoint query to " + member + " failed");
-                    String endpoint = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
-                    if (endpoint.lastIndexOf(':') < 0) throw new ReplicasetUnavailable(member + " has no data plane yet");
-                    return endpoint;
-                });
-    }
-
-    /**
-     * A Ratis client without retries never resets its connection to a member that went away
-     * (resets happen on its retry path), so after a failed look-up the next one uses a new client.
-     * The old one is closed outside the monitor: closing fails its look-ups in flight on Ratis's
-     * threads, whose callbacks come here and must not wait for a thread that waits for them.
-     */
-    private void replaceLookup(RaftClient failed) {
-        synchronized (this) {
-            if (lookup != failed || closed) return;
-            lookup = lookupFactory.get();
-        }
-        closeQuietly(failed);
-    }
-
-    private static void closeQuietly(RaftClient client) {
-        try {
-            client.close();
-        } catch (Exception e) {
-            log.debug("closing an endpoint lookup client failed: {}", e.toString());
-        }
+        return named != null ? CompletableFuture.completedFuture(named) : lookup.endpointOf(member);
     }
 
     /** Connects to the member's listener: in process when it is in this JVM ({@link InProcessDataPlane}), else over TCP. */
@@ -392,6 +366,7 @@ public final class DataPlaneClient implements AutoCloseable {
         new Bootstrap().group(loops).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT_MS)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(UNSENT_LOW_WATER_BYTES, UNSENT_HIGH_WATER_BYTES))
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -436,16 +411,11 @@ public final class DataPlaneClient implements AutoCloseable {
 
     @Override
     public void close() {
-        RaftClient last;
-        synchronized (this) {
-            closed = true;
-            last = lookup;
-        }
+        closed = true;
         for (CompletableFuture<Connection> f : connections.values()) {
             f.thenAccept(Connection::close);
         }
-        // Outside the monitor (see replaceLookup): held here, a look-up failing during the close deadlocked it.
-        if (last != null) closeQuietly(last);
+        if (lookup != null) lookup.close();
     }
 
     private static final class Call {
@@ -459,6 +429,8 @@ public final class DataPlaneClient implements AutoCloseable {
         /** Attempts handed to a member whose answer did not say "nothing submitted" (NOT_LEADER, STALE_EPOCH): they may have appended it. */
         final AtomicInteger unknownAttempts = new AtomicInteger();
         final CompletableFuture<Reply> result = new CompletableFuture<>();
+        /** An attempt waited for a backed-up connection: said in the error if the deadline passes. */
+        volatile boolean deferred;
 
         Call(long callId, byte type, long minIndex, byte[] message, long deadlineNs) {
             this.callId = callId;
@@ -488,6 +460,14 @@ public final class DataPlaneClient implements AutoCloseable {
         }
 
         void send(Call call, int generation) {
+            Channel tcp = session == null ? channel : null;
+            if (tcp != null && !tcp.isWritable()) {
+                // not written, so nothing of it can apply: the call waits and tries this member again
+                deferredAttempts.incrementAndGet();
+                call.deferred = true;
+                retry(call, member, backoffMs(generation));
+                return;
+            }
             // Not past the call's deadline: the last attempt ends when the call does.
             long waitNs = Math.min(TimeUnit.MILLISECONDS.toNanos(ATTEMPT_TIMEOUT_MS), Math.max(0, call.deadlineNs - System.nanoTime()));
             ScheduledFuture<?> timeout = loop.schedule(() -> timedOut(call.callId, generation), waitNs, TimeUnit.NANOSECONDS);
@@ -520,6 +500,14 @@ public final class DataPlaneClient implements AutoCloseable {
                 call.unknownAttempts.decrementAndGet(); // never left this process
                 lost(call.callId, generation);
             });
+            peakUnsentBytes.accumulateAndGet(unsentBytes(), Math::max);
+        }
+
+        /** Request bytes written to this connection and not yet taken by its socket (0 in process). */
+        long unsentBytes() {
+            Channel ch = session == null ? channel : null;
+            ChannelOutboundBuffer unsent = ch == null ? null : ch.unsafe().outboundBuffer();
+            return unsent == null ? 0 : unsent.totalPendingWriteBytes();
         }
 
         /** An in-process response, on the thread that produced it (for a write, Ratis's applier): handled on this loop. */
@@ -563,6 +551,17 @@ public final class DataPlaneClient implements AutoCloseable {
             byte[] copy = new byte[frame.readableBytes()];
             frame.readBytes(copy);
             onResponse(conn, DataPlane.decodeResponse(ByteBuffer.wrap(copy)));
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (!ctx.channel().isWritable()) {
+                log.info("data-plane connection to {} of {} holds {} MB of requests unsent (the member is not reading): calls to it wait",
+                        conn.member, replicasetId, UNSENT_HIGH_WATER_BYTES >> 20);
+            } else {
+                log.info("data-plane connection to {} of {} drained: calls to it go again", conn.member, replicasetId);
+            }
+            ctx.fireChannelWritabilityChanged();
         }
 
         @Override

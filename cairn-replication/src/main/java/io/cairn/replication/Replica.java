@@ -55,6 +55,11 @@ public interface Replica extends AutoCloseable {
      */
     CompletableFuture<java.util.Map<String, Long>> acknowledged();
 
+    /** What this member holds for peers that do not read what it sends; {@link SendBacklog#NONE} for an engine that does not say. */
+    default SendBacklog sendBacklog() {
+        return SendBacklog.NONE;
+    }
+
     /** The members as this member knows them (committed or not yet committed). */
     Membership membership();
 

@@ -78,6 +78,13 @@ final class ReplicasetClient implements AutoCloseable {
     /** Batches and ops sent through the write and read queues, and units refused because a queue was full. */
     record GroupCommitCounters(long writeBatches, long writeOps, long readBatches, long readOps, long queueFullRefusals) {}
 
+    /** Request bytes unsent to this replicaset's members now, and attempts that waited for a backed-up connection (issue 28). */
+    DataPlaneBacklog dataPlaneBacklog() {
+        return new DataPlaneBacklog(dataPlane.unsentBytes(), dataPlane.deferredAttempts());
+    }
+
+    record DataPlaneBacklog(long unsentBytes, long deferredAttempts) {}
+
     GroupCommitCounters groupCommitCounters() {
         return new GroupCommitCounters(writes.batches(), writes.ops(), reads.batches(), reads.ops(), writes.refused() + reads.refused());
     }

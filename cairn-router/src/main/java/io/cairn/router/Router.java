@@ -404,6 +404,20 @@ public final class Router implements KvBackend, AutoCloseable {
         return sum;
     }
 
+    /** Request bytes written to storage members' connections and not yet taken by their sockets, over all replicasets. */
+    public long dataPlaneUnsentBytes() {
+        long sum = 0;
+        for (ReplicasetClient c : clients.values()) sum += c.dataPlaneBacklog().unsentBytes();
+        return sum;
+    }
+
+    /** Data-plane attempts that waited because their connection held its high-water mark unsent (a member not reading). */
+    public long dataPlaneDeferredAttempts() {
+        long sum = 0;
+        for (ReplicasetClient c : clients.values()) sum += c.dataPlaneBacklog().deferredAttempts();
+        return sum;
+    }
+
     public long requests() {
         return requests.get();
     }

@@ -95,7 +95,7 @@ public final class CoordinatorProcess implements AutoCloseable {
     }
 
     private void registerRebalancerMetrics() {
-        for (String key : new String[] {"bucketsToMove", "inFlight", "moved", "rolledBack", "keysMoved", "copyBytesPerSecond", "stepRetries", "stepMedianMs", "stepBaseMs", "bucketsPerSecond", "etaSeconds"}) {
+        for (String key : new String[] {"bucketsToMove", "inFlight", "moved", "rolledBack", "keysMoved", "copyBytesPerSecond", "stepRetries", "stepMedianMs", "stepBaseMs", "bucketsPerSecond", "etaSeconds", "unsentBytes", "deferredAttempts"}) {
             Gauge.builder("cairn_rebalancer_" + key.replaceAll("([A-Z])", "_$1").toLowerCase(), mover,
                     m -> m.progress().get(key) instanceof Number n ? n.doubleValue() : 0).register(admin.registry());
         }

@@ -139,6 +139,10 @@ public final class RouterProcess implements AutoCloseable {
                 .description("Verify requests sent to replicaset leaders about suspected buckets").register(r);
         FunctionCounter.builder("cairn_router_queue_full_refusals", router, Router::queueFullRefusals)
                 .description("commands' operations refused with QUEUE_FULL: a replicaset's group-commit queue was full").register(r);
+        Gauge.builder("cairn_router_dataplane_unsent_bytes", router, Router::dataPlaneUnsentBytes)
+                .description("requests written to storage members' connections and not yet taken (at most 4 MB and one request per connection)").register(r);
+        FunctionCounter.builder("cairn_router_dataplane_deferred_attempts", router, Router::dataPlaneDeferredAttempts)
+                .description("requests that waited because their connection to a storage member held 4 MB unsent (the member not reading)").register(r);
         registerClientMetrics(r, resp.clientMetrics());
         for (var rs : router.topology().replicasets()) registerReplicasetMetrics(r, rs.id());
     }

@@ -248,6 +248,12 @@ public final class StorageProcess implements AutoCloseable {
         io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_dataplane_paused", node, StorageNode::dataPlaneReadingPaused)
                 .tag("replicaset", rs).description("times a data-plane connection was not read from while its answers passed the high-water mark (a router reading slowly)")
                 .register(r);
+        Gauge.builder("cairn_storage_raft_unsent_bytes", node, n -> n.raftSendBacklog().unsentBytes()).tag("replicaset", rs)
+                .description("Raft messages written to peers' connections and not yet taken by their sockets (a follower not reading holds at most 32 MB and one frame)")
+                .register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_raft_dropped_backed_up", node, n -> n.raftSendBacklog().droppedBackedUp())
+                .tag("replicaset", rs).description("Raft messages dropped because their peer's connection held 32 MB unsent; Raft sends them again once it reads")
+                .register(r);
         Gauge.builder("cairn_storage_rejoining", node, n -> n.rejoining() ? 1 : 0).tag("replicaset", rs)
                 .description("1 while this node is back on a new or damaged folder and has not caught up (REPLACED_DISK alert): it neither votes nor serves")
                 .register(r);

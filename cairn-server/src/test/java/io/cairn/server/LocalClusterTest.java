@@ -131,10 +131,15 @@ class LocalClusterTest {
         var storage = cluster.config().topology().replicasets().get(0).nodes().get(0);
         HttpClient http = HttpClient.newHttpClient();
         String metrics = get(http, router.adminPort(), "/metrics");
-        assertThat(metrics).contains("cairn_router_requests_total").contains("cairn_router_unknown_buckets");
+        assertThat(metrics).contains("cairn_router_requests_total").contains("cairn_router_unknown_buckets")
+                .contains("cairn_router_dataplane_unsent_bytes").contains("cairn_router_dataplane_deferred_attempts");
         assertThat(get(http, router.adminPort(), "/health")).isEqualTo("ok\n");
         assertThat(get(http, storage.adminPort(), "/info")).contains("\"replicaset\" : \"rs1\"");
-        assertThat(get(http, storage.adminPort(), "/metrics")).contains("cairn_storage_keys");
+        assertThat(get(http, storage.adminPort(), "/metrics")).contains("cairn_storage_keys")
+                .contains("cairn_storage_raft_unsent_bytes").contains("cairn_storage_raft_dropped_backed_up");
+        var coordinator = cluster.config().topology().coordinators().get(0);
+        assertThat(get(http, coordinator.adminPort(), "/metrics")).contains("cairn_rebalancer_unsent_bytes")
+                .contains("cairn_rebalancer_deferred_attempts");
     }
 
     @Test

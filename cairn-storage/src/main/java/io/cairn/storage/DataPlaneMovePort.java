@@ -92,9 +92,29 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
         return budget.stepLatency();
     }
 
+    /**
+     * What the move streams hold for slow replicasets (issue 28), summed over this port's clients: request
+     * bytes unsent now, the most one connection held unsent, and attempts that waited for a connection
+     * over {@link DataPlaneClient#UNSENT_HIGH_WATER_BYTES}. Driver thread.
+     */
+    public record Backlog(long unsentBytes, long peakUnsentBytes, long deferredAttempts) {}
+
+    private long retiredDeferredAttempts;
+
+    /** Driver thread. */
+    public Backlog backlog() {
+        long unsent = 0, peak = 0, deferred = retiredDeferredAttempts;
+        for (DataPlaneClient c : clients.values()) {
+            unsent += c.unsentBytes();
+            peak = Math.max(peak, c.peakUnsentBytes());
+            deferred += c.deferredAttempts();
+        }
+        return new Backlog(unsent, peak, deferred);
+    }
+
     /** The queues and the budget, for a move that stands still (driver thread). */
     public String describe() {
-        return "queues " + queues + ", budget " + budget + " now " + nowMs() + " ms, budget timers " + budgetTimers;
+        return "queues " + queues + ", budget " + budget + " now " + nowMs() + " ms, budget timers " + budgetTimers + ", " + backlog();
     }
 
     /**
@@ -112,6 +132,7 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
             boolean changed = !gone && before != null && !before.replicaset(e.getKey()).map(ReplicasetSpec::nodes)
                     .equals(next.replicaset(e.getKey()).map(ReplicasetSpec::nodes));
             if (changed) e.getValue().closeAfterCallsInFlight();
+            if (gone || changed) retiredDeferredAttempts += e.getValue().deferredAttempts(); // the count only grows
             return gone || changed;
         });
     }

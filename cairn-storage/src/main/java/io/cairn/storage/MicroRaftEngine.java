@@ -101,6 +101,12 @@ final class MicroRaftEngine implements NodeEngine {
     }
 
     @Override
+    public io.cairn.replication.SendBacklog sendBacklog() {
+        Replica r = replica;
+        return r == null ? io.cairn.replication.SendBacklog.NONE : r.sendBacklog();
+    }
+
+    @Override
     public CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
         Replica r = replica;
         return r == null ? notStarted() : r.confirmAcknowledged(acknowledgedIndex);

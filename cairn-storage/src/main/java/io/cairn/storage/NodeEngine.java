@@ -43,6 +43,11 @@ interface NodeEngine extends AutoCloseable {
         return java.util.concurrent.CompletableFuture.completedFuture(java.util.Map.of());
     }
 
+    /** See {@link io.cairn.replication.Replica#sendBacklog}; Ratis members answer none. */
+    default io.cairn.replication.SendBacklog sendBacklog() {
+        return io.cairn.replication.SendBacklog.NONE;
+    }
+
     /** The current term; -1 when unknown. */
     long term();
 

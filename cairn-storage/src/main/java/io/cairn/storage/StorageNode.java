@@ -183,6 +183,11 @@ public final class StorageNode implements AutoCloseable {
         return engine.term();
     }
 
+    /** What this member's Raft transport holds for peers that do not read (issue 28). */
+    public io.cairn.replication.SendBacklog raftSendBacklog() {
+        return engine.sendBacklog();
+    }
+
     /**
      * Hands its replicaset's leadership to member {@code memberId} (called on the leader); completes
      * once that member leads, exceptionally when it was refused or did not happen in time.

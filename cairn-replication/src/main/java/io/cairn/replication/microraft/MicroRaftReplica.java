@@ -380,6 +380,26 @@ final class MicroRaftReplica implements Replica {
         return transport.dropped();
     }
 
+    @Override
+    public io.cairn.replication.SendBacklog sendBacklog() {
+        return new io.cairn.replication.SendBacklog(transport.unsentBytes(), transport.peakUnsentBytes(), transport.droppedBackedUp());
+    }
+
+    /** Messages dropped because their peer's connection held its high-water mark unsent (a peer not reading). */
+    long droppedBackedUp() {
+        return transport.droppedBackedUp();
+    }
+
+    /** Bytes waiting in this member's outgoing connections for their peers' sockets, now. */
+    long unsentBytes() {
+        return transport.unsentBytes();
+    }
+
+    /** The most bytes one outgoing connection held unsent so far. */
+    long peakUnsentBytes() {
+        return transport.peakUnsentBytes();
+    }
+
     /** Incoming connections closed for a bad hello, an oversized or a malformed frame. */
     long refusedConnections() {
         return transport.refusedConnections();

@@ -11,6 +11,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -45,6 +47,16 @@ import java.util.function.Consumer;
  * sends a frame too long, a wrong hello or a frame that does not decode is closed with one WARN
  * line; the member goes on. Peers' addresses come from the configuration and from membership
  * changes ({@link #learnAddress}).
+ *
+ * <p>Bounded sending (issue 28): a follower that does not read (stalled, or its host swapping)
+ * must not fill the leader's heap. MicroRaft keeps at most one append request outstanding per
+ * follower, but sends it again after every back-off (one to two seconds) while no answer comes, and
+ * each copy is a new frame (of about {@link WireCodec#APPEND_TARGET_BYTES}, or one larger entry).
+ * So what waits for one peer's socket is capped: once {@link #HIGH_WATER_BYTES} are unsent the connection is unwritable and every message
+ * for it is dropped (counted in {@link #droppedBackedUp}) until it drains below
+ * {@link #LOW_WATER_BYTES}; the check is made both when a message is handed over and when it is
+ * encoded, so at most one frame goes past the mark. Raft sends again, so a drop costs time, never
+ * safety; a follower that reads again catches up from the leader's log or a snapshot.
  */
 final class NettyTransport implements Transport, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NettyTransport.class);
@@ -58,7 +70,13 @@ final class NettyTransport implements Transport, AutoCloseable {
     private final Map<String, String> addresses = new ConcurrentHashMap<>();
     private final Map<String, PeerLink> links = new ConcurrentHashMap<>();
     private final ChannelGroup inbound = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    /** Unsent bytes per peer connection past which messages to that peer are dropped, and below which they flow again. */
+    static final int HIGH_WATER_BYTES = 32 << 20;
+    static final int LOW_WATER_BYTES = 8 << 20;
+
     private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong droppedBackedUp = new AtomicLong();
+    private final AtomicLong peakUnsentBytes = new AtomicLong();
     private final Set<String> unknownWarned = ConcurrentHashMap.newKeySet();
     private final AtomicLong refusedConnections = new AtomicLong();
     private volatile Channel server;
@@ -74,7 +92,7 @@ final class NettyTransport implements Transport, AutoCloseable {
         peers.forEach(this::learnAddress);
         client = new Bootstrap().group(loops).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 1000)
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(8 << 20, 32 << 20));
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(LOW_WATER_BYTES, HIGH_WATER_BYTES));
     }
 
     private PeerLink newLink(String peerId, String address) {
@@ -85,7 +103,7 @@ final class NettyTransport implements Transport, AutoCloseable {
                 ch.pipeline().addLast(new Encoder(peerId, queued), new Outgoing(peerId));
             }
         });
-        return new PeerLink(selfId, peerId, Endpoint.socketAddress(address), bootstrap, queued, dropped);
+        return new PeerLink(selfId, peerId, Endpoint.socketAddress(address), bootstrap, queued, dropped, droppedBackedUp);
     }
 
     /** Binds the listener; every message received goes to {@code received} on an I/O thread. */
@@ -121,6 +139,23 @@ final class NettyTransport implements Transport, AutoCloseable {
     /** Messages dropped so far: queue full, peer unreachable or not yet dialled again. */
     long dropped() {
         return dropped.get();
+    }
+
+    /** Messages dropped so far because their peer's connection held {@link #HIGH_WATER_BYTES} unsent (a peer not reading). */
+    long droppedBackedUp() {
+        return droppedBackedUp.get();
+    }
+
+    /** Bytes written to peers' connections and not yet taken by their sockets, summed over peers, now. */
+    long unsentBytes() {
+        long sum = 0;
+        for (PeerLink link : links.values()) sum += link.unsentBytes();
+        return sum;
+    }
+
+    /** The most bytes one peer's connection has held unsent since this transport started. */
+    long peakUnsentBytes() {
+        return peakUnsentBytes.get();
     }
 
     /** Incoming connections closed so far for a bad hello, an oversized or a malformed frame. */
@@ -174,8 +209,24 @@ final class NettyTransport implements Transport, AutoCloseable {
         }
 
         @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+            if (!ctx.channel().isWritable()) {
+                // handed over while the connection was below its mark, encoded after it passed it: not encoded at all
+                queued.decrementAndGet();
+                droppedBackedUp.incrementAndGet();
+                dropped.incrementAndGet();
+                promise.trySuccess();
+                return;
+            }
+            super.write(ctx, msg, promise);
+            ChannelOutboundBuffer unsent = ctx.channel().unsafe().outboundBuffer();
+            if (unsent != null) peakUnsentBytes.accumulateAndGet(unsent.totalPendingWriteBytes(), Math::max);
+        }
+
+        @Override
         protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, RaftMessage msg, boolean preferDirect) {
-            return ctx.alloc().ioBuffer(4 + Math.min(WireCodec.sizeHint(msg), codec.maxFrameBytes()));
+            // an append request is cut near APPEND_TARGET_BYTES, however many entries MicroRaft hands over; a larger entry grows the buffer
+            return ctx.alloc().ioBuffer(4 + Math.min(WireCodec.sizeHint(msg), Math.min(codec.maxFrameBytes(), WireCodec.APPEND_TARGET_BYTES + (64 << 10))));
         }
 
         @Override
@@ -211,6 +262,18 @@ final class NettyTransport implements Transport, AutoCloseable {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ReferenceCountUtil.release(msg); // peers never answer on this connection
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (closed) return;
+            if (!ctx.channel().isWritable()) {
+                LOG.info("{}: {} is not taking what it is sent ({} MB unsent): messages to it are dropped until it does", selfId, peerId,
+                        HIGH_WATER_BYTES >> 20);
+            } else {
+                LOG.info("{}: {} takes what it is sent again", selfId, peerId);
+            }
+            ctx.fireChannelWritabilityChanged();
         }
 
         @Override

@@ -4,6 +4,7 @@ import io.microraft.model.message.RaftMessage;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOutboundBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,9 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The outgoing connection to one peer. {@link #send} never blocks: it hands the message to the
  * connection's event loop, which encodes and writes it. What waits is bounded: at most
- * {@link #MAX_QUEUED} messages handed over but not yet encoded, nothing while the socket's write
- * buffer is over its high-water mark, and {@link #MAX_PENDING} while a dial is under way. Anything
- * more is dropped and counted: Raft sends again (heartbeats, append retries), so a drop costs time,
+ * {@link #MAX_QUEUED} messages handed over but not yet encoded, nothing while the connection holds
+ * {@link NettyTransport#HIGH_WATER_BYTES} unsent (until it drains below the low mark), and
+ * {@link #MAX_PENDING} while a dial is under way. Anything more is dropped and counted: Raft sends again (heartbeats, append retries), so a drop costs time,
  * never safety. A peer that cannot be reached is dialled again after a backoff that doubles up to
  * {@link #MAX_BACKOFF_NANOS}; a message sent before then is dropped.
  */
@@ -35,6 +36,7 @@ final class PeerLink {
     private final Bootstrap bootstrap;
     private final AtomicInteger queued;
     private final AtomicLong dropped;
+    private final AtomicLong droppedBackedUp;
 
     private volatile Channel channel;
     private boolean dialling;
@@ -47,14 +49,17 @@ final class PeerLink {
     /**
      * @param queued  messages handed to the connection and not yet encoded; its encoder counts down
      * @param dropped the transport's count of dropped messages
+     * @param droppedBackedUp the transport's count of messages dropped because the connection held too much unsent
      */
-    PeerLink(String selfId, String peerId, InetSocketAddress address, Bootstrap bootstrap, AtomicInteger queued, AtomicLong dropped) {
+    PeerLink(String selfId, String peerId, InetSocketAddress address, Bootstrap bootstrap, AtomicInteger queued, AtomicLong dropped,
+             AtomicLong droppedBackedUp) {
         this.selfId = selfId;
         this.peerId = peerId;
         this.address = address;
         this.bootstrap = bootstrap;
         this.queued = queued;
         this.dropped = dropped;
+        this.droppedBackedUp = droppedBackedUp;
     }
 
     boolean isConnected() {
@@ -87,8 +92,20 @@ final class PeerLink {
         }
     }
 
+    /** Bytes written to this peer's connection and not yet taken by its socket. */
+    long unsentBytes() {
+        Channel ch = channel;
+        ChannelOutboundBuffer unsent = ch == null ? null : ch.unsafe().outboundBuffer();
+        return unsent == null ? 0 : unsent.totalPendingWriteBytes();
+    }
+
     private void write(Channel ch, RaftMessage message) {
-        if (queued.get() >= MAX_QUEUED || !ch.isWritable()) {
+        if (!ch.isWritable()) {
+            droppedBackedUp.incrementAndGet();
+            dropped.incrementAndGet();
+            return;
+        }
+        if (queued.get() >= MAX_QUEUED) {
             dropped.incrementAndGet();
             return;
         }

@@ -25,8 +25,11 @@ import static io.cairn.replication.microraft.ModelCodec.MODEL;
 /**
  * Every MicroRaft message as one frame body. The group id is not sent: a connection's hello frame
  * names the group once ({@link #writeHello}). An append request is cut to the entries that fit in
- * {@code maxFrameBytes} (at least one): the follower acknowledges what it got and the leader sends
- * the rest next, as it does when a follower's log is short of room. A snapshot chunk carries its
+ * {@link #APPEND_TARGET_BYTES} (at least one, up to {@code maxFrameBytes}): the follower
+ * acknowledges what it got and the leader sends the rest next, as it does when a follower's log is
+ * short of room. The cut keeps what a follower that stops reading costs its leader near the
+ * transport's high-water mark: the leader repeats its unanswered append every back-off, and one
+ * frame may go past the mark ({@link NettyTransport}). A snapshot chunk carries its
  * {@link SnapshotPiece} followed by the piece's bytes, read from and written to disk by
  * {@link SnapshotFiles} as the frame is encoded and decoded.
  */
@@ -43,6 +46,9 @@ final class WireCodec {
     private static final byte TRIGGER_ELECTION = 8;
     private static final byte VOTE_REQUEST = 9;
     private static final byte VOTE_RESPONSE = 10;
+
+    /** Entries past this many bytes wait for the next append request (one entry always goes). */
+    static final int APPEND_TARGET_BYTES = 4 << 20;
 
     private final String groupId;
     private final int maxFrameBytes;
@@ -131,7 +137,7 @@ final class WireCodec {
         for (LogEntry e : entries) {
             int before = out.writerIndex();
             ModelCodec.writeLogEntry(e, out);
-            if (written > 0 && out.writerIndex() - start > maxFrameBytes) {
+            if (written > 0 && out.writerIndex() - start > Math.min(maxFrameBytes, APPEND_TARGET_BYTES)) {
                 out.writerIndex(before); // the rest goes in the leader's next request
                 break;
             }

@@ -34,6 +34,10 @@ final class TestGroup implements AutoCloseable {
     private final Map<String, String> learners = new LinkedHashMap<>();
     private final Map<String, Replica> running = new LinkedHashMap<>();
     private final Map<String, RecordingStateMachine> machines = new LinkedHashMap<>();
+    /** Largest command a member takes (its frames carry up to about this much). */
+    int maxEntryBytes = 64 << 10;
+    /** id -> "host:port" other members reach that member at instead of its own address (a relay in between). */
+    final Map<String, String> reachedAt = new LinkedHashMap<>();
     /** Event loops shared by every member, or null for each member's own. */
     EventLoopGroup sharedLoops;
 
@@ -60,8 +64,8 @@ final class TestGroup implements AutoCloseable {
 
     Replica start(String id, ReplicaConfig.Vote vote) throws IOException {
         Map<String, String> asLearner = learners.containsKey(id) ? Map.of(id, learners.get(id)) : Map.of();
-        ReplicaConfig config = new ReplicaConfig(groupId, id, asLearner.isEmpty() ? voters : votersWithout(id), asLearner,
-                root.resolve(id), ELECTION_TIMEOUT, LEADER_TIMEOUT, snapshotEvery, ReplicaConfig.DEFAULT_MAX_PENDING_ENTRIES, 64 << 10,
+        ReplicaConfig config = new ReplicaConfig(groupId, id, asLearner.isEmpty() ? votersSeenBy(id) : votersWithout(id), asLearner,
+                root.resolve(id), ELECTION_TIMEOUT, LEADER_TIMEOUT, snapshotEvery, ReplicaConfig.DEFAULT_MAX_PENDING_ENTRIES, maxEntryBytes,
                 vote);
         RecordingStateMachine sm = new RecordingStateMachine(root.resolve(id).resolve("state"));
         Replica r = MicroRaftReplicas.start(config, sm, sharedLoops);
@@ -75,6 +79,15 @@ final class TestGroup implements AutoCloseable {
         String address = "127.0.0.1:" + freePorts(1).get(0);
         learners.put(id, address);
         return address;
+    }
+
+    /** The voters' addresses as {@code id} dials them: its own, and the others' through {@link #reachedAt}. */
+    private Map<String, String> votersSeenBy(String id) {
+        Map<String, String> v = new LinkedHashMap<>(voters);
+        reachedAt.forEach((member, address) -> {
+            if (!member.equals(id)) v.put(member, address);
+        });
+        return v;
     }
 
     private Map<String, String> votersWithout(String id) {

@@ -199,6 +199,9 @@ public final class MoverService implements AutoCloseable {
         m.put("stepMedianMs", steps.medianMs());
         m.put("stepBaseMs", steps.baseMs());
         m.put("stepRetries", p.stepRetries());
+        DataPlaneMovePort.Backlog backlog = port.backlog();
+        m.put("unsentBytes", backlog.unsentBytes());
+        m.put("deferredAttempts", backlog.deferredAttempts());
         Map<String, Object> held = new LinkedHashMap<>();
         held.put("moves", p.writesHeld().samples());
         held.put("p50", p.writesHeld().p50Ms());
