@@ -17,9 +17,10 @@ import java.util.List;
  *    "actor":"ops@host","requestedAtMs":1764500000000,"leaderFindings":["..."]}
  *   {"op":"CLAIM_BOOTSTRAP","replicasetId":"rs1","incarnation":123}
  *   {"op":"REPORT_ACKNOWLEDGED","replicasetId":"rs1","acknowledged":{"s1-1":2084,"s1-2":2080}}
+ *   {"op":"RECORD_DISK","nodeId":"s1-2","disk":"55b0369a-..."}
  * queries (StateMachine.query on the leader, never logged):
  *   {"op":"GET"}   {"op":"HISTORY"}   {"op":"WATCH","afterEpoch":7,"maxWaitMs":2000}
- *   {"op":"ACKNOWLEDGED","nodeId":"s1-2"}
+ *   {"op":"ACKNOWLEDGED","nodeId":"s1-2"}   {"op":"DISKS"}
  * </pre>
  *
  * A write carries everything its effect depends on (the caller's clock included), so applying it
@@ -34,7 +35,9 @@ import java.util.List;
         @JsonSubTypes.Type(value = Command.History.class, name = "HISTORY"),
         @JsonSubTypes.Type(value = Command.Watch.class, name = "WATCH"),
         @JsonSubTypes.Type(value = Command.ReportAcknowledged.class, name = "REPORT_ACKNOWLEDGED"),
-        @JsonSubTypes.Type(value = Command.Acknowledged.class, name = "ACKNOWLEDGED")})
+        @JsonSubTypes.Type(value = Command.Acknowledged.class, name = "ACKNOWLEDGED"),
+        @JsonSubTypes.Type(value = Command.RecordDisk.class, name = "RECORD_DISK"),
+        @JsonSubTypes.Type(value = Command.Disks.class, name = "DISKS")})
 sealed interface Command {
     /** Store {@code topology} at epoch 1 unless a topology exists; answer the current one. */
     record Init(Topology topology) implements Command {}
@@ -67,6 +70,16 @@ sealed interface Command {
 
     /** Read the highest log index {@code nodeId} is on record as holding (0 when none). */
     record Acknowledged(String nodeId) implements Command {}
+
+    /**
+     * The disk (the identity its folder got when formatted) a caught-up storage node runs on (issue 21):
+     * a node restarted on a folder of another disk (an older one put back) catches up before it votes.
+     * Dropped with the node.
+     */
+    record RecordDisk(String nodeId, String disk) implements Command {}
+
+    /** Read the disk recorded for each storage node. */
+    record Disks() implements Command {}
 
     /** Read the current state. */
     record Get() implements Command {}

@@ -120,6 +120,17 @@ public final class CoordinatorClient implements AutoCloseable {
         return index == null ? 0 : index;
     }
 
+    /** Records the disk storage node {@code nodeId} caught up on (see {@code Command.RecordDisk}). */
+    public void recordDisk(String nodeId, String disk) {
+        write(new Command.RecordDisk(nodeId, disk));
+    }
+
+    /** The disk recorded for each storage node. */
+    public java.util.Map<String, String> disks() {
+        java.util.Map<String, String> disks = read(new Command.Disks()).disks();
+        return disks == null ? java.util.Map.of() : disks;
+    }
+
     public List<Topology> history() {
         return read(new Command.History()).history();
     }

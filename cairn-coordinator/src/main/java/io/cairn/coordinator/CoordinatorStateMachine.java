@@ -168,6 +168,7 @@ final class CoordinatorStateMachine extends BaseStateMachine {
         if (command instanceof Command.Get) return CompletableFuture.completedFuture(Reply.ok(currentState()));
         if (command instanceof Command.History) return CompletableFuture.completedFuture(Reply.ofHistory(history()));
         if (command instanceof Command.Acknowledged a) return CompletableFuture.completedFuture(Reply.ofAcknowledged(acknowledged(a.nodeId())));
+        if (command instanceof Command.Disks) return CompletableFuture.completedFuture(Reply.ofDisks(disks()));
         if (command instanceof Command.Watch w) {
             return watches.await(w.afterEpoch(), w.maxWaitMs()).handle((state, error) -> error == null
                     ? Reply.ok(state) : refusal(error));
@@ -182,6 +183,10 @@ final class CoordinatorStateMachine extends BaseStateMachine {
 
     private synchronized List<Topology> history() {
         return ledger.history();
+    }
+
+    private synchronized java.util.Map<String, String> disks() {
+        return ledger.disks();
     }
 
     private synchronized long acknowledged(String nodeId) {

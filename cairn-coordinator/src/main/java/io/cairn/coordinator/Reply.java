@@ -12,26 +12,30 @@ import java.util.List;
  * Unused fields are null and left out of the JSON.
  */
 record Reply(ErrorCode error, String message, CoordinatorState state, BootstrapClaim claim,
-             List<Topology> history, Long acknowledged) {
+             List<Topology> history, Long acknowledged, java.util.Map<String, String> disks) {
 
     static Reply ok(CoordinatorState state) {
-        return new Reply(null, null, state, null, null, null);
+        return new Reply(null, null, state, null, null, null, null);
     }
 
     static Reply claimed(CoordinatorState state, BootstrapClaim claim) {
-        return new Reply(null, null, state, claim, null, null);
+        return new Reply(null, null, state, claim, null, null, null);
     }
 
     static Reply ofHistory(List<Topology> history) {
-        return new Reply(null, null, null, null, List.copyOf(history), null);
+        return new Reply(null, null, null, null, List.copyOf(history), null, null);
     }
 
     static Reply ofAcknowledged(long index) {
-        return new Reply(null, null, null, null, null, index);
+        return new Reply(null, null, null, null, null, index, null);
+    }
+
+    static Reply ofDisks(java.util.Map<String, String> disks) {
+        return new Reply(null, null, null, null, null, null, java.util.Map.copyOf(disks));
     }
 
     static Reply refused(ErrorCode error, String message) {
-        return new Reply(error, message, null, null, null, null);
+        return new Reply(error, message, null, null, null, null, null);
     }
 
     boolean refused() {

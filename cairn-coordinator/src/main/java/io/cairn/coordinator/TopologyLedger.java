@@ -25,8 +25,8 @@ final class TopologyLedger {
     /** Snapshot file layout, versioned so an old snapshot stays readable. */
     record Snapshot(int format, List<Topology> topologies, Map<String, Long> bootstrapClaims,
                     Map<String, BootstrapPlanner.Range> bootstrapPlan, List<ForcedChange> forcedChanges,
-                    Map<String, Long> acknowledged) {
-        static final int FORMAT = 3;
+                    Map<String, Long> acknowledged, Map<String, String> disks) {
+        static final int FORMAT = 4;
     }
 
     private final ArrayDeque<Topology> topologies = new ArrayDeque<>();
@@ -37,6 +37,8 @@ final class TopologyLedger {
     private final ArrayDeque<ForcedChange> forcedChanges = new ArrayDeque<>();
     /** Storage node -> the highest log index its leaders reported it holds (only raised; dropped with the node). */
     private final TreeMap<String, Long> acknowledged = new TreeMap<>();
+    /** Storage node -> the disk it caught up on last (dropped with the node). */
+    private final TreeMap<String, String> disks = new TreeMap<>();
 
     Reply apply(Command command) {
         try {
@@ -44,6 +46,7 @@ final class TopologyLedger {
             if (command instanceof Command.Propose propose) return propose(propose);
             if (command instanceof Command.ClaimBootstrap claim) return claimBootstrap(claim.replicasetId(), claim.incarnation());
             if (command instanceof Command.ReportAcknowledged report) return reportAcknowledged(report);
+            if (command instanceof Command.RecordDisk disk) return recordDisk(disk);
             return Reply.refused(ErrorCode.PROTOCOL, "not a write command: " + command.getClass().getSimpleName());
         } catch (RuntimeException e) {
             // Deterministic too: the same input throws the same way on every node.
@@ -66,13 +69,18 @@ final class TopologyLedger {
         return acknowledged.getOrDefault(nodeId, 0L);
     }
 
+    /** The disk each storage node caught up on last. */
+    Map<String, String> disks() {
+        return new TreeMap<>(disks);
+    }
+
     Snapshot snapshot() {
         return new Snapshot(Snapshot.FORMAT, history(), new TreeMap<>(bootstrapClaims), new TreeMap<>(bootstrapPlan),
-                List.copyOf(forcedChanges), new TreeMap<>(acknowledged));
+                List.copyOf(forcedChanges), new TreeMap<>(acknowledged), new TreeMap<>(disks));
     }
 
     void restore(Snapshot snapshot) {
-        if (snapshot.format() != Snapshot.FORMAT && snapshot.format() != 2) { // 2: before acknowledged indexes were kept
+        if (snapshot.format() < 2 || snapshot.format() > Snapshot.FORMAT) { // 2: before acknowledged indexes, 3: before disks
             throw new IllegalStateException("unknown coordinator snapshot format " + snapshot.format());
         }
         topologies.clear();
@@ -80,7 +88,9 @@ final class TopologyLedger {
         bootstrapPlan.clear();
         forcedChanges.clear();
         acknowledged.clear();
+        disks.clear();
         if (snapshot.acknowledged() != null) acknowledged.putAll(snapshot.acknowledged());
+        if (snapshot.disks() != null) disks.putAll(snapshot.disks());
         if (snapshot.topologies() != null) topologies.addAll(snapshot.topologies());
         if (snapshot.bootstrapClaims() != null) bootstrapClaims.putAll(snapshot.bootstrapClaims());
         if (snapshot.bootstrapPlan() != null) bootstrapPlan.putAll(snapshot.bootstrapPlan());
@@ -137,6 +147,16 @@ final class TopologyLedger {
         return Reply.ok(null);
     }
 
+    private Reply recordDisk(Command.RecordDisk record) {
+        Topology current = topologies.peekLast();
+        if (current == null || record.nodeId() == null || record.disk() == null || record.disk().isEmpty()
+                || current.storageNode(record.nodeId()).isEmpty()) {
+            return Reply.refused(ErrorCode.INVALID_CONFIG, "RECORD_DISK needs a storage node of the topology and a disk id");
+        }
+        disks.put(record.nodeId(), record.disk());
+        return Reply.ok(null);
+    }
+
     private Reply claimBootstrap(String replicasetId, long incarnation) {
         Topology current = topologies.peekLast();
         if (current == null || replicasetId == null || current.replicaset(replicasetId).isEmpty()) {
@@ -158,6 +178,7 @@ final class TopologyLedger {
         topologies.addLast(next);
         // a node removed from the topology takes its record along: one added again later under its id starts anew
         acknowledged.keySet().removeIf(id -> next.storageNode(id).isEmpty());
+        disks.keySet().removeIf(id -> next.storageNode(id).isEmpty());
         while (topologies.size() > CoordinatorLimits.HISTORY_EPOCHS) topologies.removeFirst();
     }
 

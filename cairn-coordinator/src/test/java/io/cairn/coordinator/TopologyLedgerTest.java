@@ -178,6 +178,24 @@ class TopologyLedgerTest {
     }
 
     @Test
+    void aNodesDiskIsRecordedReplacedAndDroppedWithTheNode() {
+        ledger.apply(new Command.Init(initial));
+        assertThat(ledger.apply(new Command.RecordDisk("rs1a", "disk-1")).refused()).isFalse();
+        ledger.apply(new Command.RecordDisk("rs1a", "disk-2"));
+        assertThat(ledger.disks()).containsExactlyEntriesOf(java.util.Map.of("rs1a", "disk-2"));
+        assertThat(ledger.apply(new Command.RecordDisk("nobody", "disk-3")).error()).isEqualTo(ErrorCode.INVALID_CONFIG);
+
+        TopologyLedger restored = new TopologyLedger();
+        restored.restore(Codec.read(Codec.toBytes(ledger.snapshot()), TopologyLedger.Snapshot.class, "snapshot"));
+        assertThat(restored.disks()).isEqualTo(ledger.disks());
+
+        Topology withoutRs1 = new Topology(0, initial.bucketCount(), initial.coordinators(),
+                List.of(initial.replicasets().get(1)), initial.routers());
+        ledger.apply(propose(1, withoutRs1, true));
+        assertThat(ledger.disks()).isEmpty();
+    }
+
+    @Test
     void queriesSentAsWritesAreRefused() {
         assertThat(ledger.apply(new Command.Get()).error()).isEqualTo(ErrorCode.PROTOCOL);
     }

@@ -31,6 +31,9 @@ import java.util.function.BooleanSupplier;
  * command interrupted anywhere, or a coordinator that loses its leadership, leaves nothing half done
  * that the next leader does not finish.
  *
+ * <p>It also records the disk each caught-up node runs on ({@code CoordinatorClient.recordDisk}): a node
+ * restarted later on a folder of another disk (an older one put back) catches up before it votes.
+ *
  * <p>The topology is read from the coordinator group (linearizably) <em>after</em> the membership, so a
  * change never acts on a topology older than the membership it saw: a node removed from the topology
  * and then from the group is never added back by a round that started before.
@@ -84,7 +87,8 @@ final class MemberReconciler implements AutoCloseable {
             Topology seen = coordinator.get().topology();
             if (seen == null) return;
             remember(seen);
-            for (ReplicasetSpec rs : seen.replicasets()) reconcile(rs);
+            Map<String, String> recorded = coordinator.disks();
+            for (ReplicasetSpec rs : seen.replicasets()) reconcile(rs, recorded);
             status.keySet().removeIf(id -> seen.replicaset(id).isEmpty());
         } catch (RuntimeException e) {
             log.debug("membership round failed: {}", e.toString());
@@ -98,7 +102,7 @@ final class MemberReconciler implements AutoCloseable {
         }
     }
 
-    private void reconcile(ReplicasetSpec current) {
+    private void reconcile(ReplicasetSpec current, Map<String, String> recordedDisks) {
         String rsId = current.id();
         Map<String, NodeAddress> addresses = known.computeIfAbsent(rsId, k -> new LinkedHashMap<>());
         MemberChange.View members;
@@ -117,8 +121,13 @@ final class MemberReconciler implements AutoCloseable {
         if (wanted == null) return;
         addresses.keySet().removeIf(id -> !members.has(id) && wanted.nodes().stream().noneMatch(n -> n.id().equals(id)));
         Map<String, NodeState> states = new HashMap<>();
-        for (String id : members.voters().keySet()) if (addresses.containsKey(id)) states.put(id, probe(addresses.get(id)));
-        for (NodeAddress n : wanted.nodes()) states.computeIfAbsent(n.id(), id -> probe(n));
+        for (NodeAddress n : wanted.nodes()) {
+            Map<String, Object> info = info(n);
+            states.put(n.id(), state(info));
+            recordDisk(n.id(), info, states.get(n.id()), recordedDisks);
+        }
+        // voters the topology dropped: one of them may lead
+        for (String id : members.voters().keySet()) if (!states.containsKey(id) && addresses.containsKey(id)) states.put(id, probe(addresses.get(id)));
         MemberPlanner.Step step = MemberPlanner.next(wanted, members, MemberPlanner.of(states));
         if (step.change() == null) {
             if (step.waiting() == null) status.remove(rsId);
@@ -156,9 +165,31 @@ final class MemberReconciler implements AutoCloseable {
         else if (!line.equals(before)) log.info("replicaset {} membership waits: {}", rsId, line);
     }
 
+    /**
+     * Records the disk a caught-up member runs on when the record names another (a replaced disk, or the
+     * first record): a node restarted later on a folder of another disk then catches up before it votes.
+     */
+    private void recordDisk(String nodeId, Map<String, Object> info, NodeState state, Map<String, String> recorded) {
+        if (info == null || !state.up() || state.rejoining() || !(info.get("disk") instanceof String disk) || disk.isEmpty()) return;
+        if (disk.equals(recorded.get(nodeId))) return;
+        try {
+            coordinator.recordDisk(nodeId, disk);
+            log.info("storage node {} runs on disk {} (recorded; was {})", nodeId, disk, recorded.getOrDefault(nodeId, "none"));
+        } catch (CairnException e) {
+            log.debug("disk of {} not recorded: {}", nodeId, e.getMessage());
+        }
+    }
+
     /** A node as its admin port describes it; DOWN when it does not answer or its Raft member has not started. */
     static NodeState probe(NodeAddress n) {
-        Map<String, Object> i = ClusterAccess.getJson("http://" + n.host() + ":" + n.adminPort() + "/info", CALL_TIMEOUT);
+        return state(info(n));
+    }
+
+    private static Map<String, Object> info(NodeAddress n) {
+        return ClusterAccess.getJson("http://" + n.host() + ":" + n.adminPort() + "/info", CALL_TIMEOUT);
+    }
+
+    private static NodeState state(Map<String, Object> i) {
         if (i == null || "STARTING".equals(i.get("raftRole"))) return NodeState.DOWN;
         return new NodeState(true, !Boolean.FALSE.equals(i.get("rejoining")), "LEADER".equals(i.get("raftRole")),
                 i.get("appliedIndex") instanceof Number a ? a.longValue() : 0);

@@ -139,7 +139,7 @@ public final class StorageProcess implements AutoCloseable {
         if (!node.rejoining() || node.identity().rejoining()) return;
         try {
             long acknowledged = coordinator.acknowledged(self.id());
-            boolean votes = node.confirmAcknowledged(acknowledged).get(10, TimeUnit.SECONDS);
+            boolean votes = node.confirmAcknowledged(acknowledged, coordinator.disks().get(self.id())).get(10, TimeUnit.SECONDS);
             log.debug("storage node {}: log checked against the index {} it had acknowledged: {}", self.id(), acknowledged, votes ? "votes" : "rejoins");
             if (restartCheckWaits) log.info("storage node {}: checked against its coordinator's record", self.id());
         } catch (Exception e) {

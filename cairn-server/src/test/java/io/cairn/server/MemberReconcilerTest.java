@@ -72,6 +72,46 @@ class MemberReconcilerTest {
         }
     }
 
+    @Test
+    void aNodeRestartedOnAnOlderDiskThanTheOneOnRecordCatchesUpBeforeItVotes() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 1, 3, 60, Map.of());
+        try (LocalCluster cluster = new LocalCluster(config).start(); Jedis jedis = TestClusters.jedis(cluster);
+             CoordinatorClient coordinator = new CoordinatorClient(config.topology().coordinators())) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            for (String id : List.of("s1-1", "s1-2", "s1-3")) {
+                String disk = cluster.storage(id).node().identity().disk();
+                await("the disk of " + id + " on record").atMost(Duration.ofSeconds(30)).until(() -> disk.equals(coordinator.disks().get(id)));
+            }
+            for (int i = 0; i < 200; i++) jedis.set("k:" + i, "old");
+            String oldDisk = cluster.storage("s1-3").node().identity().disk();
+
+            // s1-3's disk is replaced: the old one is kept aside, the node starts on a new one and catches up
+            cluster.stopNode("s1-3");
+            Path oldCopy = dir.resolve("s1-3-old-disk");
+            DoubledBucketSupport.copyTree(config.nodeDir("s1-3"), oldCopy);
+            DoubledBucketSupport.deleteTree(config.nodeDir("s1-3"));
+            cluster.startNode("s1-3");
+            String newDisk = cluster.storage("s1-3").node().identity().disk();
+            assertThat(newDisk).isNotEqualTo(oldDisk);
+            await("the new disk on record").atMost(Duration.ofSeconds(60)).until(() -> newDisk.equals(coordinator.disks().get("s1-3")));
+            for (int i = 0; i < 200; i++) jedis.set("k:" + i, "new");
+
+            // the old disk is put back: its folder is the node's own, but not the disk on record
+            cluster.stopNode("s1-3");
+            DoubledBucketSupport.deleteTree(config.nodeDir("s1-3"));
+            DoubledBucketSupport.copyTree(oldCopy, config.nodeDir("s1-3"));
+            cluster.startNode("s1-3");
+            var identity = cluster.storage("s1-3").node().identity();
+            await("the restart check").atMost(Duration.ofSeconds(30)).until(() -> identity.reason() != null);
+            assertThat(identity.reason()).contains("records disk " + newDisk);
+            await("s1-3 caught up").atMost(Duration.ofSeconds(60)).until(() -> !cluster.storage("s1-3").node().rejoining());
+            await("the disk it caught up on, on record").atMost(Duration.ofSeconds(30)).until(() -> oldDisk.equals(coordinator.disks().get("s1-3")));
+            long keys = cluster.storage("s1-1").node().localStats().keyCount();
+            await().atMost(Duration.ofSeconds(10)).until(() -> cluster.storage("s1-3").node().localStats().keyCount() == keys);
+            for (int i = 0; i < 200; i++) assertThat(jedis.get("k:" + i)).isEqualTo("new");
+        }
+    }
+
     private static List<String> voters(io.cairn.storage.StorageAdmin admin) {
         try {
             return admin.members().voters().keySet().stream().sorted().toList();

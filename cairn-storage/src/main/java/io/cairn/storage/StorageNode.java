@@ -157,15 +157,20 @@ public final class StorageNode implements AutoCloseable {
 
     /**
      * For a node started with {@code checkRestart}: {@code acknowledgedIndex} is the highest log index it is on
-     * record (at its coordinator) as holding. Completes with whether it votes now; when its log ends below the
-     * record (its folder is an older copy) it rejoins, recorded in the folder, and votes once caught up.
+     * record (at its coordinator) as holding, {@code recordedDisk} the disk it last caught up on (null when none).
+     * Completes with whether it votes now; when its log ends below the record (its folder is an older copy) or its
+     * folder is another disk than the record (an older disk put back), it rejoins, recorded in the folder, and
+     * votes once caught up.
      */
-    public java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
-        return engine.confirmAcknowledged(acknowledgedIndex).thenApply(votes -> {
+    public java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex, String recordedDisk) {
+        boolean otherDisk = recordedDisk != null && !recordedDisk.equals(identity.disk());
+        String reason = otherDisk
+                ? "restarted on disk " + identity.disk() + " while the cluster records disk " + recordedDisk + " for it (an older disk put back?)"
+                : "restarted on a log that ends below the index " + acknowledgedIndex + " it had acknowledged (its folder is an older copy?)";
+        return engine.confirmAcknowledged(otherDisk ? Long.MAX_VALUE : acknowledgedIndex).thenApply(votes -> {
             if (!votes && !identity.rejoining()) {
                 try {
-                    identity.rejoin("restarted on a log that ends below the index " + acknowledgedIndex
-                            + " it had acknowledged (its folder is an older copy?)");
+                    identity.rejoin(reason);
                 } catch (IOException e) {
                     log.warn("storage node {} could not record in its folder that it rejoins ({})", self.id(), e.toString());
                 }

@@ -88,8 +88,12 @@ final class VoteGuard implements Transport {
             rejoining = false;
             return true;
         }
-        LOG.warn("{}: its log ends at index {}, below the {} it had acknowledged (its folder was restored from an older copy?): "
-                + "it neither votes nor stands for election until it has caught up with its leader", selfId, logEnd, acknowledged);
+        if (acknowledged == Long.MAX_VALUE) {
+            LOG.warn("{}: its node rejoins (see its REPLACED_DISK line): it neither votes nor stands for election until it has caught up with its leader", selfId);
+        } else {
+            LOG.warn("{}: its log ends at index {}, below the {} it had acknowledged (its folder was restored from an older copy?): "
+                    + "it neither votes nor stands for election until it has caught up with its leader", selfId, logEnd, acknowledged);
+        }
         return false;
     }
 
