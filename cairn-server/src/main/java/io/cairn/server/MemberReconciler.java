@@ -41,6 +41,8 @@ import java.util.function.BooleanSupplier;
 final class MemberReconciler implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MemberReconciler.class);
     private static final long ROUND_MS = 1_000;
+    /** The next round's delay while a change is under way (one made, or a learner catching up): steps follow each other quickly. */
+    private static final long BUSY_ROUND_MS = 200;
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
 
     private final BooleanSupplier isLeader;
@@ -49,6 +51,8 @@ final class MemberReconciler implements AutoCloseable {
     /** Per replicaset: what the last round did or waits for (the coordinator's /info shows it). */
     private final Map<String, String> status = new ConcurrentHashMap<>();
     private final Map<String, StorageAdmin> admins = new HashMap<>();
+    /** Set by a round that made a change or waits for a learner (driver thread only). */
+    private boolean busy;
     /** Per replicaset, every node it named since this coordinator leads (members the topology dropped are still reached). */
     private final Map<String, Map<String, NodeAddress>> known = new HashMap<>();
     private final Map<String, ReplicasetSpec> adminSpecs = new HashMap<>();
@@ -64,13 +68,19 @@ final class MemberReconciler implements AutoCloseable {
     }
 
     MemberReconciler start() {
-        driver.scheduleWithFixedDelay(this::round, ROUND_MS, ROUND_MS, TimeUnit.MILLISECONDS);
+        driver.schedule(this::roundAndNext, ROUND_MS, TimeUnit.MILLISECONDS);
         return this;
     }
 
     /** Replicaset id to what its membership waits for or last did; empty when every group matches the topology. */
     Map<String, String> status() {
         return new TreeMap<>(status);
+    }
+
+    private void roundAndNext() {
+        busy = false;
+        round();
+        if (!driver.isShutdown()) driver.schedule(this::roundAndNext, busy ? BUSY_ROUND_MS : ROUND_MS, TimeUnit.MILLISECONDS);
     }
 
     private void round() {
@@ -132,6 +142,7 @@ final class MemberReconciler implements AutoCloseable {
         if (step.change() == null) {
             if (step.waiting() == null) status.remove(rsId);
             else report(rsId, step.waiting(), false);
+            if (step.waiting() != null && !members.learners().isEmpty()) busy = true;
             return;
         }
         MemberChange c = step.change();
@@ -142,6 +153,7 @@ final class MemberReconciler implements AutoCloseable {
             }
             MemberChange.View after = admin.changeMembers(c);
             report(rsId, describe(c) + ": " + after, true);
+            busy = true;
             if (c.op() == MemberChange.Op.REMOVE) addresses.remove(c.member());
         } catch (CairnException e) {
             report(rsId, describe(c) + " failed (retried next round): " + e.getMessage(), false);
