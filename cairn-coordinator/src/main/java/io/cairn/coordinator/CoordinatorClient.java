@@ -152,8 +152,24 @@ public final class CoordinatorClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        watches.forEach(WatchLoop::stop);
+        if (watches.isEmpty()) {
+            closeRaft();
+            return;
+        }
+        // Ratis's close waits for a long-poll in flight (up to WATCH_WAIT, 2 s, for every process that stops):
+        // the watches stop at once and the client is released behind them, on a thread of its own.
+        watches.forEach(WatchLoop::halt);
+        List<WatchLoop> stopping = List.copyOf(watches);
         watches.clear();
+        Thread closer = new Thread(() -> {
+            stopping.forEach(w -> w.awaitEnd(CoordinatorLimits.WATCH_WAIT.plusSeconds(5)));
+            closeRaft();
+        }, "cairn-coordinator-client-close");
+        closer.setDaemon(true);
+        closer.start();
+    }
+
+    private void closeRaft() {
         try {
             raft.close();
         } catch (IOException e) {

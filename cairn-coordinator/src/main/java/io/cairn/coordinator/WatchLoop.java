@@ -51,10 +51,20 @@ final class WatchLoop {
 
     /** Stops the loop and waits (bounded) for its thread to end. */
     void stop() {
+        halt();
+        awaitEnd(backoffMax.plusSeconds(1));
+    }
+
+    /** Tells the loop to stop, without waiting: a long-poll in flight ends when it returns or fails. */
+    void halt() {
         running = false;
         thread.interrupt();
+    }
+
+    /** Waits up to {@code timeout} for the loop's thread to end. */
+    void awaitEnd(Duration timeout) {
         try {
-            thread.join(backoffMax.toMillis() + 1000);
+            thread.join(timeout.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
