@@ -213,7 +213,7 @@ final class NettyTransport implements Transport, AutoCloseable {
             if (!ctx.channel().isWritable()) {
                 // handed over while the connection was below its mark, encoded after it passed it: not encoded at all
                 queued.decrementAndGet();
-                droppedBackedUp.incrementAndGet();
+                if (ctx.channel().isActive()) droppedBackedUp.incrementAndGet();
                 dropped.incrementAndGet();
                 promise.trySuccess();
                 return;

@@ -101,7 +101,8 @@ final class PeerLink {
 
     private void write(Channel ch, RaftMessage message) {
         if (!ch.isWritable()) {
-            droppedBackedUp.incrementAndGet();
+            // a closed channel is unwritable too: only an open one that holds too much unsent is backed up
+            if (ch.isActive()) droppedBackedUp.incrementAndGet();
             dropped.incrementAndGet();
             return;
         }
