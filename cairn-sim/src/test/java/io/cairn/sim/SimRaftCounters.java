@@ -1,0 +1,55 @@
+package io.cairn.sim;
+
+/** What the member faults of one replicaset did in a run; {@link Sim} sums them into the scenario's summary line. */
+final class SimRaftCounters {
+    long memberCrashes;
+    /** Log entries a crash dropped because they were not flushed yet. */
+    long lostUnflushed;
+    /** Uncommitted entries a follower dropped because the new leader's log disagreed. */
+    long truncatedUncommitted;
+    /** Restarts that replayed at least one durable log entry past their snapshot. */
+    long restartsReplaying;
+    /** Members brought up to date by the leader's snapshot (a new member, or one behind the leader's compacted log). */
+    long snapshotCatchUps;
+    long snapshots;
+    long elections;
+    long leaderLosses;
+    long replacementsStarted;
+    long promotions;
+    long replacements;
+    /** Rebuilt members found equal to the committed state once they caught up. */
+    long statesCompared;
+
+    void add(SimRaftCounters o) {
+        memberCrashes += o.memberCrashes;
+        lostUnflushed += o.lostUnflushed;
+        truncatedUncommitted += o.truncatedUncommitted;
+        restartsReplaying += o.restartsReplaying;
+        snapshotCatchUps += o.snapshotCatchUps;
+        snapshots += o.snapshots;
+        elections += o.elections;
+        leaderLosses += o.leaderLosses;
+        replacementsStarted += o.replacementsStarted;
+        promotions += o.promotions;
+        replacements += o.replacements;
+        statesCompared += o.statesCompared;
+    }
+
+    @Override
+    public String toString() {
+        return memberCrashes + " member crashes losing " + lostUnflushed + " unflushed entries, " + truncatedUncommitted
+                + " uncommitted entries truncated, " + restartsReplaying + " restarts replaying their log, " + snapshotCatchUps
+                + " snapshot catch-ups, " + replacements + " of " + replacementsStarted + " member replacements done, "
+                + statesCompared + " rebuilt members equal to the committed state";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SimRaftCounters c && toString().equals(c.toString()) && snapshots == c.snapshots && elections == c.elections;
+    }
+
+    @Override
+    public int hashCode() {
+        return toString().hashCode();
+    }
+}
