@@ -159,6 +159,8 @@ class MoveSimulationTest {
         assertThat(second).isEqualTo(first);
         assertThat(first.events()).isPositive();
         assertThat(first.lostToPartitions()).as("the replayed seed has partitions").isPositive();
+        assertThat(first.members().lostUnflushed).as("the replayed seed crashes members with unflushed entries").isPositive();
+        assertThat(first.members().replacements).as("the replayed seed replaces members").isPositive();
     }
 
     @Test

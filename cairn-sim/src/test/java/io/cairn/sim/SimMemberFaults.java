@@ -59,6 +59,10 @@ final class SimMemberFaults {
     private void scheduleCrash() {
         scheduler.after(50 + random.nextInt(400), "member crash", () -> {
             if (!chaos.getAsBoolean()) return;
+            if (random.nextBoolean() && crashOneWithUnflushedEntries()) {
+                scheduleCrash();
+                return;
+            }
             SimRaft raft = anyReplicaset().raft();
             List<SimMember> up = new ArrayList<>();
             for (SimMember m : raft.members) if (m.up()) up.add(m);
@@ -68,6 +72,27 @@ final class SimMemberFaults {
             }
             scheduleCrash();
         });
+    }
+
+    /**
+     * Half the crashes aim at a member whose log has an unflushed tail, when there is one (the
+     * moment the fault matters most; a crash at a random instant rarely finds one).
+     */
+    private boolean crashOneWithUnflushedEntries() {
+        List<SimMember> candidates = new ArrayList<>();
+        List<SimRaft> rafts = new ArrayList<>();
+        for (SimReplicaset rs : replicasets) {
+            for (SimMember m : rs.raft().members) {
+                if (m.up() && m.flushedIndex < m.lastIndex()) {
+                    candidates.add(m);
+                    rafts.add(rs.raft());
+                }
+            }
+        }
+        if (candidates.isEmpty()) return false;
+        int i = random.nextInt(candidates.size());
+        rafts.get(i).crash(candidates.get(i), 10 + random.nextInt(800));
+        return true;
     }
 
     private void scheduleReplacement() {

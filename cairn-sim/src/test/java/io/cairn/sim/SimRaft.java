@@ -173,6 +173,7 @@ final class SimRaft {
         f.commitIndex = Math.max(f.commitIndex, Math.min(commitIndex, f.lastIndex()));
         applyAndSnapshot(f);
         if (f.flushedIndex < f.lastIndex()) scheduleFlush(f);
+        else membership.flushed(f);  // an InstallSnapshot is durable at once: a learner may be caught up already
     }
 
     private void applyAndSnapshot(SimMember m) {
@@ -228,6 +229,7 @@ final class SimRaft {
     void loseLeader(long delayMs) {
         if (leader != null) counters.leaderLosses++;
         leader = null;
+        counters.answersLost += pending.size();
         pending.clear();
         scheduleElection(delayMs);
     }

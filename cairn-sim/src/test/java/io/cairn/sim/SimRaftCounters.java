@@ -14,6 +14,8 @@ final class SimRaftCounters {
     long snapshots;
     long elections;
     long leaderLosses;
+    /** Answers of entries in flight lost with their leader (the entry may still commit). */
+    long answersLost;
     long replacementsStarted;
     long promotions;
     long replacements;
@@ -29,6 +31,7 @@ final class SimRaftCounters {
         snapshots += o.snapshots;
         elections += o.elections;
         leaderLosses += o.leaderLosses;
+        answersLost += o.answersLost;
         replacementsStarted += o.replacementsStarted;
         promotions += o.promotions;
         replacements += o.replacements;
@@ -37,7 +40,8 @@ final class SimRaftCounters {
 
     @Override
     public String toString() {
-        return memberCrashes + " member crashes losing " + lostUnflushed + " unflushed entries, " + truncatedUncommitted
+        return elections + " elections, " + memberCrashes + " member crashes losing " + lostUnflushed + " unflushed entries, "
+                + answersLost + " answers lost with their leader, " + truncatedUncommitted
                 + " uncommitted entries truncated, " + restartsReplaying + " restarts replaying their log, " + snapshotCatchUps
                 + " snapshot catch-ups, " + replacements + " of " + replacementsStarted + " member replacements done, "
                 + statesCompared + " rebuilt members equal to the committed state";
