@@ -136,6 +136,7 @@ class MoveSimulationTest {
         assertThat(members.lostUnflushed).as("%s: no crash lost an unflushed entry", scenario).isPositive();
         assertThat(members.truncatedUncommitted).as("%s: no uncommitted entry was truncated by a new leader", scenario).isPositive();
         assertThat(members.restartsReplaying).as("%s: no restart replayed its durable log", scenario).isPositive();
+        assertThat(members.entriesSkippedOnReplay).as("%s: no replay skipped an entry its surviving database held", scenario).isPositive();
         assertThat(members.snapshotCatchUps).as("%s: no member caught up by snapshot", scenario).isPositive();
         assertThat(members.replacements).as("%s: no member replacement finished", scenario).isPositive();
         assertThat(members.statesCompared).as("%s: no rebuilt member was compared with the committed state", scenario).isPositive();

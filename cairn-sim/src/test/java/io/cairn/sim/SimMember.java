@@ -35,6 +35,9 @@ final class SimMember {
     long appliedIndex;
     /** The state machine; null while the member is down. */
     InMemoryReplicaset state;
+    /** While down after a process crash: the state machine's database, at {@link #databaseIndex}. */
+    private InMemoryReplicaset database;
+    private long databaseIndex;
     boolean voter;
     boolean flushScheduled;
     boolean replicateScheduled;
@@ -103,8 +106,13 @@ final class SimMember {
         }
     }
 
-    /** Takes a snapshot of the applied state and compacts the log up to it (the snapshot is written atomically). */
-    void takeSnapshot() {
+    /**
+     * Takes a snapshot of the applied state and compacts the log up to it (the snapshot is written
+     * atomically). Only while the log reaches the applied index: after a restart on a database
+     * ahead of its durable log, the member first gets the missing entries from the leader.
+     */
+    boolean takeSnapshot() {
+        if (appliedIndex > lastIndex()) return false;
         int compacted = (int) (appliedIndex - snapshotIndex);
         snapshotTerm = termAt(appliedIndex);
         snapshot = state.snapshot();
@@ -112,11 +120,19 @@ final class SimMember {
         snapshotIndex = appliedIndex;
         flushedIndex = Math.max(flushedIndex, snapshotIndex);
         durableCommitIndex = Math.max(durableCommitIndex, snapshotIndex);
+        return true;
     }
 
-    /** A crash: the unflushed log tail and everything in memory are gone; returns how many entries were lost. */
-    int crash() {
+    /**
+     * A crash: the unflushed log tail and everything in memory are gone; returns how many entries
+     * were lost. With {@code keepDatabase} (a process crash: a storage member's RocksDB keeps every
+     * applied entry, written with its index in one batch) the state machine survives at its
+     * applied index, which may be past the durable log; otherwise (power loss) it is rebuilt.
+     */
+    int crash(boolean keepDatabase) {
         int lost = truncateAfter(flushedIndex);
+        database = keepDatabase ? state : null;
+        databaseIndex = appliedIndex;
         state = null;
         appliedIndex = 0;
         commitIndex = 0;
@@ -125,14 +141,32 @@ final class SimMember {
         return lost;
     }
 
-    /** A restart: the last snapshot, then the durable log replayed up to the commit index it had made durable. */
-    void restart() {
-        state = freshState();
-        if (snapshot != null) state.restore(snapshot);  // null: a new member's empty disk, it needs the leader's snapshot
-        appliedIndex = snapshotIndex;
+    /**
+     * A restart: the database if it survived, else the last snapshot; then the durable log is
+     * replayed up to the commit index it had made durable, skipping the entries the database
+     * holds already (cairn-storage's ReplicasetStateMachine skips every entry at or below the
+     * database's applied index: applying one twice would take a second BSN).
+     */
+    Replay restart() {
+        long skipped = 0;
+        if (database != null) {
+            state = database;
+            appliedIndex = databaseIndex;
+            skipped = Math.max(0, Math.min(databaseIndex, durableCommitIndex) - snapshotIndex);
+            database = null;
+        } else {
+            state = freshState();
+            if (snapshot != null) state.restore(snapshot);  // null: a new member's empty disk, it needs the leader's snapshot
+            appliedIndex = snapshotIndex;
+        }
         commitIndex = durableCommitIndex;
+        long from = appliedIndex;
         applyCommitted();
+        return new Replay(appliedIndex - from, skipped);
     }
+
+    /** What a restart replayed from the durable log, and skipped because its database held it. */
+    record Replay(long replayed, long skipped) {}
 
     /** InstallSnapshot from the leader: the member's log and state are replaced by the leader's snapshot. */
     void installSnapshot(SimMember leader) {

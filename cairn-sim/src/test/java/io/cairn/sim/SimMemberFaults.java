@@ -50,7 +50,7 @@ final class SimMemberFaults {
         scheduler.after(100 + random.nextInt(600), "leader loss", () -> {
             if (!chaos.getAsBoolean()) return;
             SimRaft raft = anyReplicaset().raft();
-            if (raft.leader != null && random.nextBoolean()) raft.crash(raft.leader, 20 + random.nextInt(600));
+            if (raft.leader != null && random.nextBoolean()) raft.crash(raft.leader, 20 + random.nextInt(600), random.nextBoolean());
             else raft.loseLeader(30 + random.nextInt(400));
             scheduleLeaderLoss();
         });
@@ -68,7 +68,7 @@ final class SimMemberFaults {
             for (SimMember m : raft.members) if (m.up()) up.add(m);
             int crashes = random.nextInt(6) == 0 ? 2 : 1;
             for (int i = 0; i < crashes && !up.isEmpty(); i++) {
-                raft.crash(up.remove(random.nextInt(up.size())), 10 + random.nextInt(800));
+                raft.crash(up.remove(random.nextInt(up.size())), 10 + random.nextInt(800), random.nextBoolean());
             }
             scheduleCrash();
         });
@@ -91,7 +91,7 @@ final class SimMemberFaults {
         }
         if (candidates.isEmpty()) return false;
         int i = random.nextInt(candidates.size());
-        rafts.get(i).crash(candidates.get(i), 10 + random.nextInt(800));
+        rafts.get(i).crash(candidates.get(i), 10 + random.nextInt(800), random.nextBoolean());
         return true;
     }
 

@@ -163,7 +163,7 @@ final class SimRaft {
             toCompare.add(f);
             match = f.lastIndex();
         } else {
-            if (match < f.appliedIndex) {
+            if (match < Math.min(f.appliedIndex, f.lastIndex())) {
                 throw new Invariants.Violation(f.id + " applied entry " + f.appliedIndex + " but agrees with leader " + leader.id
                         + " only up to " + match + ": an applied entry was not committed; " + this);
             }
@@ -178,10 +178,7 @@ final class SimRaft {
 
     private void applyAndSnapshot(SimMember m) {
         m.applyCommitted();
-        if (m.appliedIndex - m.snapshotIndex >= snapshotEvery) {
-            m.takeSnapshot();
-            counters.snapshots++;
-        }
+        if (m.appliedIndex - m.snapshotIndex >= snapshotEvery && m.takeSnapshot()) counters.snapshots++;
     }
 
     /** Raft's commit rule over the voters' flushed logs (a down member acknowledges nothing). */
@@ -272,20 +269,21 @@ final class SimRaft {
         return true;
     }
 
-    /** A member crash: its unflushed log and its state are gone; restarts after {@code downMs}. */
-    void crash(SimMember m, long downMs) {
+    /** A member crash: its unflushed log and its state (unless {@code keepDatabase}) are gone; restarts after {@code downMs}. */
+    void crash(SimMember m, long downMs, boolean keepDatabase) {
         if (!m.up()) return;
         counters.memberCrashes++;
-        counters.lostUnflushed += m.crash();
+        if (keepDatabase) counters.crashesKeepingDatabase++;
+        counters.lostUnflushed += m.crash(keepDatabase);
         if (m == leader) loseLeader(30 + random.nextInt(400));
         scheduler.after(downMs, "restart " + m.id, () -> restart(m));
     }
 
     void restart(SimMember m) {
         if (m.up() || !isMember(m)) return;
-        long replayed = m.durableCommitIndex - Math.max(0, m.snapshotIndex);
-        m.restart();
-        if (replayed > 0) counters.restartsReplaying++;
+        SimMember.Replay replay = m.restart();
+        counters.entriesSkippedOnReplay += replay.skipped();
+        if (replay.replayed() > 0) counters.restartsReplaying++;
         toCompare.add(m);
         if (leader == null) scheduleElection(10 + random.nextInt(50));
         else scheduleReplicate(m);

@@ -3,6 +3,10 @@ package io.cairn.sim;
 /** What the member faults of one replicaset did in a run; {@link Sim} sums them into the scenario's summary line. */
 final class SimRaftCounters {
     long memberCrashes;
+    /** Process crashes: the state machine's database outlived the crash (and may be ahead of the durable log). */
+    long crashesKeepingDatabase;
+    /** Entries a restart's replay skipped because the surviving database held them already. */
+    long entriesSkippedOnReplay;
     /** Log entries a crash dropped because they were not flushed yet. */
     long lostUnflushed;
     /** Uncommitted entries a follower dropped because the new leader's log disagreed. */
@@ -24,6 +28,8 @@ final class SimRaftCounters {
 
     void add(SimRaftCounters o) {
         memberCrashes += o.memberCrashes;
+        crashesKeepingDatabase += o.crashesKeepingDatabase;
+        entriesSkippedOnReplay += o.entriesSkippedOnReplay;
         lostUnflushed += o.lostUnflushed;
         truncatedUncommitted += o.truncatedUncommitted;
         restartsReplaying += o.restartsReplaying;
@@ -42,7 +48,8 @@ final class SimRaftCounters {
     public String toString() {
         return elections + " elections, " + memberCrashes + " member crashes losing " + lostUnflushed + " unflushed entries, "
                 + answersLost + " answers lost with their leader, " + truncatedUncommitted
-                + " uncommitted entries truncated, " + restartsReplaying + " restarts replaying their log, " + snapshotCatchUps
+                + " uncommitted entries truncated, " + crashesKeepingDatabase + " crashes keeping the database, "
+                + restartsReplaying + " restarts replaying their log (" + entriesSkippedOnReplay + " entries skipped: in the database), " + snapshotCatchUps
                 + " snapshot catch-ups, " + replacements + " of " + replacementsStarted + " member replacements done, "
                 + statesCompared + " rebuilt members equal to the committed state";
     }

@@ -48,7 +48,7 @@ class SimRaftTest {
         write("v1");
         runAll();
         write("v2");  // appended at the leader only: neither flushed nor replicated yet
-        raft.crash(raft.leader, 50);
+        raft.crash(raft.leader, 50, false);
         runAll();
 
         assertThat(raft.counters.lostUnflushed).isEqualTo(1);
@@ -83,7 +83,7 @@ class SimRaftTest {
         }
         SimMember follower = aFollower();
         assertThat(follower.snapshotIndex).as("compacted").isPositive();
-        raft.crash(follower, 10);
+        raft.crash(follower, 10, false);
         assertThat(follower.up()).isFalse();
         runAll();
 
@@ -135,5 +135,24 @@ class SimRaftTest {
         aFollower().state.write(1, "k", "never committed");  // as a replay that went wrong would leave it
         assertThatThrownBy(() -> raft.compareCaughtUp(true)).isInstanceOf(Invariants.Violation.class)
                 .hasMessageContaining("differs from the committed state");
+    }
+
+    @Test
+    void aProcessCrashKeepsTheDatabaseAndItsRestartSkipsTheEntriesTheDatabaseHolds() {
+        start(1_000);
+        for (int i = 0; i < 5; i++) {
+            write("v" + i);
+            runAll();
+        }
+        SimMember follower = aFollower();
+        long held = Math.min(follower.appliedIndex, follower.durableCommitIndex);
+        assertThat(held).as("the durable log holds applied entries").isPositive();
+        raft.crash(follower, 10, true);
+        runAll();
+
+        assertThat(raft.counters.crashesKeepingDatabase).isEqualTo(1);
+        assertThat(raft.counters.entriesSkippedOnReplay).as("its durable log up to its applied index").isEqualTo(held);
+        assertThat(follower.appliedIndex).isEqualTo(raft.commitIndex);
+        assertThat(Arrays.equals(follower.state.snapshot(), rs.snapshot())).as("nothing applied twice").isTrue();
     }
 }
