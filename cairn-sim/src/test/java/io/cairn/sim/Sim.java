@@ -22,13 +22,15 @@ import java.util.TreeSet;
 /**
  * One simulated run of the bucket-move protocol, from one seed: replicasets
  * ({@link SimReplicaset}) of members that crash losing their unflushed log, rebuild from snapshot
- * and log, and are replaced ({@link SimRaft}, {@link SimMemberFaults}), a faulty network that also partitions ({@link SimNetwork}), a driver
+ * and log, and are replaced ({@link SimRaft}, {@link SimMemberFaults}), a faulty network that also
+ * partitions ({@link SimNetwork}), a driver
  * node running the production Mover that crashes and is sometimes doubled ({@link SimDriver}), and writing
  * clients ({@link SimClients}), plus an operator who pins and unpins buckets. Everything runs on
  * one thread from one {@link Random}, so a seed replays exactly.
  *
  * <p>Phases: bootstrap; CHAOS (faults on, the scenario's change applied, clients writing,
- * {@link Invariants} and the member checks of {@link SimRaft#check} after every event); HEAL (faults stop, partitions heal, crashed members restart, one fresh driver, clients
+ * {@link Invariants} and the member checks of {@link SimRaft#check} after every event); HEAL (faults
+ * stop, partitions heal, crashed members restart, one fresh driver, clients
  * stop, the operator resolves an injected double); then at most {@link #MAX_HEAL_ROUNDS}
  * driver rounds to converge: every bucket ACTIVE exactly once, nothing SENDING, RECEIVING or
  * SENT with data, the disbalance within the plan threshold, no member replacement half-way and every

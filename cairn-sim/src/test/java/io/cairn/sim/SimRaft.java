@@ -23,8 +23,9 @@ import java.util.function.Consumer;
  *       is truncated), or, when the leader compacted what it needs, the leader's snapshot
  *       (InstallSnapshot). It applies what the leader says is committed.</li>
  *   <li>Every member snapshots its state every {@link #snapshotEvery} applied entries and
- *       compacts its log. A crash drops its unflushed tail and its state; a restart rebuilds from
- *       the snapshot plus the durable log ({@link SimMember#restart}).</li>
+ *       compacts its log. A crash drops its unflushed tail and its state (a process crash keeps the
+ *       state machine's database, as RocksDB does); a restart rebuilds from the database or the
+ *       snapshot plus the durable log ({@link SimMember#restart}).</li>
  *   <li>Losing the leader (crash or step-down) loses the answers of entries in flight; they may
  *       commit later or vanish. An election picks the most up-to-date member of a majority of
  *       voters that is up; none happens without one.</li>
