@@ -393,6 +393,7 @@ final class Sim {
             }
             resolveDouble(50);
         }
+        memberFaults.replaceWhileConverging();
     }
 
     /**

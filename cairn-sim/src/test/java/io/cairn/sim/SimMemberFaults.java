@@ -75,6 +75,20 @@ final class SimMemberFaults {
     }
 
     /**
+     * A replacement is an operation, not a fault: one more in the fault-free convergence, in a
+     * replicaset with a move in flight when there is one (in scenario (d) no bucket moves until
+     * the operator resolved the double, so its only replacements beside a move are these).
+     */
+    void replaceWhileConverging() {
+        scheduler.after(random.nextInt(500), "member replacement while converging", () -> {
+            List<SimReplicaset> moving = new ArrayList<>();
+            for (SimReplicaset rs : replicasets) if (rs.raft().movesInFlight()) moving.add(rs);
+            List<SimReplicaset> from = moving.isEmpty() ? replicasets : moving;
+            from.get(random.nextInt(from.size())).raft().membership.startReplace();
+        });
+    }
+
+    /**
      * Half the crashes aim at a member whose log has an unflushed tail, when there is one (the
      * moment the fault matters most; a crash at a random instant rarely finds one).
      */

@@ -36,6 +36,7 @@ final class SimMembership {
         leaving = voters.get(raft.random().nextInt(voters.size()));
         removeFirst = raft.random().nextBoolean();
         raft.counters.replacementsStarted++;
+        if (raft.movesInFlight()) raft.counters.replacementsDuringMoves++;
         if (removeFirst) tryRemove();
         else addLearner();
         return true;

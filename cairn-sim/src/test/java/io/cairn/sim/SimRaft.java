@@ -274,6 +274,7 @@ final class SimRaft {
     void crash(SimMember m, long downMs, boolean keepDatabase) {
         if (!m.up()) return;
         counters.memberCrashes++;
+        if (membership.inProgress()) counters.crashesDuringReplacement++;
         if (keepDatabase) counters.crashesKeepingDatabase++;
         counters.lostUnflushed += m.crash(keepDatabase);
         if (m == leader) loseLeader(30 + random.nextInt(400));
@@ -300,6 +301,14 @@ final class SimRaft {
     void heal() {
         for (SimMember m : List.copyOf(members)) if (!m.up()) restart(m);
         loseLeader(0);
+    }
+
+    /** Whether a bucket of this replicaset is half-way through a move (SENDING, RECEIVING, or copied ahead). */
+    boolean movesInFlight() {
+        for (io.cairn.core.BucketRecord r : committedState.records()) {
+            if (r.state() == io.cairn.core.BucketState.SENDING || r.state() == io.cairn.core.BucketState.RECEIVING || r.isCopying()) return true;
+        }
+        return false;
     }
 
     String id() {

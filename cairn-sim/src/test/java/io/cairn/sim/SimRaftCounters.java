@@ -23,6 +23,10 @@ final class SimRaftCounters {
     long replacementsStarted;
     long promotions;
     long replacements;
+    /** Replacements started while a bucket of the replicaset was half-way through a move. */
+    long replacementsDuringMoves;
+    /** Member crashes while a replacement in the same replicaset was under way. */
+    long crashesDuringReplacement;
     /** Rebuilt members found equal to the committed state once they caught up. */
     long statesCompared;
 
@@ -41,6 +45,8 @@ final class SimRaftCounters {
         replacementsStarted += o.replacementsStarted;
         promotions += o.promotions;
         replacements += o.replacements;
+        replacementsDuringMoves += o.replacementsDuringMoves;
+        crashesDuringReplacement += o.crashesDuringReplacement;
         statesCompared += o.statesCompared;
     }
 
@@ -50,7 +56,8 @@ final class SimRaftCounters {
                 + answersLost + " answers lost with their leader, " + truncatedUncommitted
                 + " uncommitted entries truncated, " + crashesKeepingDatabase + " crashes keeping the database, "
                 + restartsReplaying + " restarts replaying their log (" + entriesSkippedOnReplay + " entries skipped: in the database), " + snapshotCatchUps
-                + " snapshot catch-ups, " + replacements + " of " + replacementsStarted + " member replacements done, "
+                + " snapshot catch-ups, " + replacements + " of " + replacementsStarted + " member replacements done ("
+                + replacementsDuringMoves + " started with a move in flight, " + crashesDuringReplacement + " crashes meanwhile), "
                 + statesCompared + " rebuilt members equal to the committed state";
     }
 
@@ -58,7 +65,7 @@ final class SimRaftCounters {
     private java.util.List<Long> all() {
         return java.util.List.of(memberCrashes, crashesKeepingDatabase, entriesSkippedOnReplay, lostUnflushed, truncatedUncommitted,
                 restartsReplaying, snapshotCatchUps, snapshots, elections, leaderLosses, answersLost, replacementsStarted, promotions,
-                replacements, statesCompared);
+                replacements, replacementsDuringMoves, crashesDuringReplacement, statesCompared);
     }
 
     @Override
