@@ -90,6 +90,7 @@ class MoveSimulationTest {
         List<String> failures = new ArrayList<>();
         long events = 0, acked = 0, moved = 0, rolledBack = 0, falseDoubled = 0, falseDoubledSeeds = 0, stuck = 0, contained = 0;
         long partitions = 0, lostToPartitions = 0;
+        SimRaftCounters members = new SimRaftCounters();
         List<Long> seeds = seeds();
         List<Long> falseDoubledExamples = new ArrayList<>();
         for (long seed : seeds) {
@@ -102,6 +103,7 @@ class MoveSimulationTest {
                 contained += r.containedCopies();
                 partitions += r.partitions();
                 lostToPartitions += r.lostToPartitions();
+                members.add(r.members());
                 falseDoubled += r.falseDoubledReports();
                 if (r.doubledStuckSending()) stuck++;
                 if (r.falseDoubledReports() > 0 && ++falseDoubledSeeds <= 3) falseDoubledExamples.add(seed);
@@ -115,16 +117,31 @@ class MoveSimulationTest {
         }
         System.out.printf("%s: %d seeds, %d events, %d acknowledged writes, %d partitions losing %d messages,"
                         + " %d moves finished by the last driver, %d rolled back, %d false DOUBLED_BUCKETS reports in %d seeds %s,"
-                        + " %d runs with the doubled bucket stuck SENDING, %d doubled copies contained by verification, %d failed, %d ms%n",
+                        + " %d runs with the doubled bucket stuck SENDING, %d doubled copies contained by verification, %s, %d failed, %d ms%n",
                 scenario, seeds.size(), events, acked, partitions, lostToPartitions, moved, rolledBack, falseDoubled, falseDoubledSeeds,
-                falseDoubledExamples, stuck, contained, failures.size(), (System.nanoTime() - startNs) / 1_000_000);
+                falseDoubledExamples, stuck, contained, members, failures.size(), (System.nanoTime() - startNs) / 1_000_000);
         assertThat(failures).as("failing seeds of %s:%n%s", scenario, String.join("\n\n", failures)).isEmpty();
         if ((scenario == Scenario.DOUBLED_CONTAINED || scenario == Scenario.RESTORED_COPY) && failures.isEmpty()) {
             assertThat(contained).as("verification contained no copy in any seed: the scenario tests nothing").isPositive();
         }
         if (seeds.size() >= 10 && failures.isEmpty()) {  // a single replayed seed may be one of those without partitions
             assertThat(lostToPartitions).as("no message was lost to a partition: partitions are not in the fault mix").isPositive();
+            assertMemberFaultsExercised(scenario, members);
         }
+    }
+
+    /** A scenario whose seeds never crashed a member with unflushed entries, replayed a log, installed a snapshot or replaced a member tested nothing of them. */
+    static void assertMemberFaultsExercised(Scenario scenario, SimRaftCounters members) {
+        assertThat(members.memberCrashes).as("%s: no member crashed", scenario).isPositive();
+        assertThat(members.lostUnflushed).as("%s: no crash lost an unflushed entry", scenario).isPositive();
+        assertThat(members.truncatedUncommitted).as("%s: no uncommitted entry was truncated by a new leader", scenario).isPositive();
+        assertThat(members.restartsReplaying).as("%s: no restart replayed its durable log", scenario).isPositive();
+        assertThat(members.entriesSkippedOnReplay).as("%s: no replay skipped an entry its surviving database held", scenario).isPositive();
+        assertThat(members.snapshotCatchUps).as("%s: no member caught up by snapshot", scenario).isPositive();
+        assertThat(members.replacements).as("%s: no member replacement finished", scenario).isPositive();
+        assertThat(members.replacementsDuringMoves).as("%s: no replacement started with a move in flight", scenario).isPositive();
+        assertThat(members.crashesDuringReplacement).as("%s: no member crashed during a replacement", scenario).isPositive();
+        assertThat(members.statesCompared).as("%s: no rebuilt member was compared with the committed state", scenario).isPositive();
     }
 
     @BeforeAll
@@ -145,6 +162,8 @@ class MoveSimulationTest {
         assertThat(second).isEqualTo(first);
         assertThat(first.events()).isPositive();
         assertThat(first.lostToPartitions()).as("the replayed seed has partitions").isPositive();
+        assertThat(first.members().lostUnflushed).as("the replayed seed crashes members with unflushed entries").isPositive();
+        assertThat(first.members().replacements).as("the replayed seed replaces members").isPositive();
     }
 
     @Test

@@ -21,16 +21,20 @@ import java.util.TreeSet;
 
 /**
  * One simulated run of the bucket-move protocol, from one seed: replicasets
- * ({@link SimReplicaset}), a faulty network that also partitions ({@link SimNetwork}), a driver
+ * ({@link SimReplicaset}) of members that crash losing their unflushed log, rebuild from snapshot
+ * and log, and are replaced ({@link SimRaft}, {@link SimMemberFaults}), a faulty network that also
+ * partitions ({@link SimNetwork}), a driver
  * node running the production Mover that crashes and is sometimes doubled ({@link SimDriver}), and writing
  * clients ({@link SimClients}), plus an operator who pins and unpins buckets. Everything runs on
  * one thread from one {@link Random}, so a seed replays exactly.
  *
  * <p>Phases: bootstrap; CHAOS (faults on, the scenario's change applied, clients writing,
- * {@link Invariants} checked after every event); HEAL (faults stop, partitions heal, one fresh driver, clients
+ * {@link Invariants} and the member checks of {@link SimRaft#check} after every event); HEAL (faults
+ * stop, partitions heal, crashed members restart, one fresh driver, clients
  * stop, the operator resolves an injected double); then at most {@link #MAX_HEAL_ROUNDS}
  * driver rounds to converge: every bucket ACTIVE exactly once, nothing SENDING, RECEIVING or
- * SENT with data, and the disbalance within the plan threshold (liveness).
+ * SENT with data, the disbalance within the plan threshold, no member replacement half-way and every
+ * member caught up and equal to the committed state (liveness).
  *
  * <p>Besides pass/fail, a run counts what is legal but worth knowing: rounds that reported
  * DOUBLED_BUCKETS with no bucket doubled, and a doubled bucket left stuck SENDING.
@@ -42,7 +46,7 @@ final class Sim {
     /** What a run did, for the summary line. */
     record Result(long events, long virtualMs, long acknowledged, long moved, long rolledBack, int driverStarts,
                   boolean sawDoubledProblem, int falseDoubledReports, boolean doubledStuckSending, long containedCopies,
-                  int partitions, long lostToPartitions) {}
+                  int partitions, long lostToPartitions, SimRaftCounters members) {}
 
     /**
      * Knobs a reproduction may change; the defaults are the CI run. Buckets start with 0 to 3
@@ -76,6 +80,7 @@ final class Sim {
     private long moved;
     private long rolledBack;
     private int partitions;
+    private SimMemberFaults memberFaults;
     /** Scenario (e): the storage leaders' verification, and per replicaset the generation at which its copy of the double was contained. */
     private SimVerifier verifier;
     private final Map<String, Long> containedAt = new LinkedHashMap<>();
@@ -104,7 +109,7 @@ final class Sim {
             converge();
             return new Result(scheduler.events(), scheduler.nowMs(), clients.acknowledged(), moved, rolledBack, driverStarts,
                     sawDoubledProblem, falseDoubledReports, doubledStuckSending, verifier == null ? 0 : verifier.contained(),
-                    partitions, network.lostToPartitions());
+                    partitions, network.lostToPartitions(), memberCounters());
         } catch (Throwable t) {
             throw new AssertionError(scenario + " seed " + seed + " failed at event #" + scheduler.events() + " (" + scheduler.nowMs()
                     + " ms, " + scheduler.current() + "): " + t + "\nlast events:\n" + scheduler.recentEvents(), t);
@@ -128,6 +133,8 @@ final class Sim {
         if (scenario == Scenario.RESTORED_COPY) injectRestoredCopy();
         else if (doubledScenario()) injectDouble();
         invariants.acceptCurrentState();
+        memberFaults = new SimMemberFaults(scheduler, random, replicasets, () -> chaos);
+        memberFaults.startMembers();
 
         SimNetwork.Faults faults = new SimNetwork.Faults(random.nextDouble() * 0.1, random.nextDouble() * 0.1,
                 random.nextDouble() * 0.05, random.nextDouble() * 0.03, 5 + random.nextInt(40));
@@ -141,7 +148,7 @@ final class Sim {
         clients = new SimClients(scheduler, network, random, replicasets, bucketCount, doubled);
         clients.start(options.clients());
         startDriver();
-        scheduleLeaderLoss();
+        memberFaults.start();
         scheduleDriverFaults();
         if (partitionGapMs > 0) schedulePartitions(partitionGapMs);
         if (scenario == Scenario.MANUAL_BACK_AND_FORTH) scheduleManualMoves(1 + random.nextInt(bucketCount));
@@ -178,8 +185,8 @@ final class Sim {
         scheduler.after(10 + random.nextInt(40), "stale write", () -> {
             if (!chaos) return;
             String key = "b" + doubled + "-k" + random.nextInt(SimClients.KEYS_PER_BUCKET);
-            network.call(SimNetwork.OUTSIDE, stale.id, "stale write " + key + " to " + stale.id, true,
-                    rs -> rs.write(doubled, key, "stale-" + n), r -> { }, () -> true);
+            network.propose(SimNetwork.OUTSIDE, stale.id, "stale write " + key + " to " + stale.id,
+                    SimEntry.write(0, doubled, key, "stale-" + n), r -> { }, () -> true);
             scheduleStaleWrites(stale, n + 1);
         });
     }
@@ -260,15 +267,6 @@ final class Sim {
         driver.start();
     }
 
-    private void scheduleLeaderLoss() {
-        scheduler.after(100 + random.nextInt(600), "leader loss", () -> {
-            if (!chaos) return;
-            SimReplicaset rs = replicasets.get(random.nextInt(replicasets.size()));
-            rs.loseLeader(scheduler.nowMs() + 30 + random.nextInt(400));
-            scheduleLeaderLoss();
-        });
-    }
-
     private void scheduleDriverFaults() {
         scheduler.after(200 + random.nextInt(1200), "driver fault", () -> {
             if (!chaos) return;
@@ -338,8 +336,8 @@ final class Sim {
             for (SimReplicaset rs : replicasets) {
                 BucketRecord r = rs.record(bucket);
                 if (r == null || !r.state().servesWrites()) continue;
-                network.call(SimNetwork.OUTSIDE, rs.id, "operator Pin(" + bucket + ", " + pin + ") to " + rs.id, true,
-                        s -> s.apply(new MoveCommand.Pin(bucket, pin)), reply -> { }, () -> true);
+                network.propose(SimNetwork.OUTSIDE, rs.id, "operator Pin(" + bucket + ", " + pin + ") to " + rs.id,
+                        SimEntry.move(0, new MoveCommand.Pin(bucket, pin)), reply -> { }, () -> true);
             }
             schedulePins();
         });
@@ -350,6 +348,7 @@ final class Sim {
     private void runUntil(long endMs) {
         while (scheduler.nowMs() < endMs && scheduler.runNext()) {
             invariants.check();
+            for (SimReplicaset rs : replicasets) rs.raft().check();
             observeProblems();
             if (doubled > 0) observeContainment();
             if (scenario == Scenario.RESTORED_COPY && chaos) checkRestoredBelowOwner();
@@ -371,7 +370,7 @@ final class Sim {
         network.setFaults(SimNetwork.Faults.NONE);
         network.healAll();
         clients.stop();
-        for (SimReplicaset rs : replicasets) rs.loseLeader(scheduler.nowMs());  // a last election, then leaders stay
+        for (SimReplicaset rs : replicasets) rs.raft().heal();  // every member restarts, a last election, then leaders stay
         for (SimDriver.Incarnation i : driver.alive()) driver.crash(i);
         startDriver();
         if (containedScenario()) {
@@ -394,6 +393,7 @@ final class Sim {
             }
             resolveDouble(50);
         }
+        memberFaults.replaceWhileConverging();
     }
 
     /**
@@ -421,9 +421,7 @@ final class Sim {
         for (SimReplicaset rs : replicasets) {
             BucketRecord r = rs.record(doubled);
             if (rs == keep || r == null || !r.state().isOwned()) continue;
-            rs.dropData(doubled);
-            rs.clearProgress(doubled);
-            rs.force(new BucketRecord(doubled, BucketState.GARBAGE, r.generation(), 0, r.peer(), BucketRecord.FLAG_DATA_DROPPED));
+            rs.dropCopy(new BucketRecord(doubled, BucketState.GARBAGE, r.generation(), 0, r.peer(), BucketRecord.FLAG_DATA_DROPPED));
         }
         invariants.acceptCurrentState();
         invariants.exempt(-1);
@@ -442,7 +440,7 @@ final class Sim {
             runUntil(scheduler.nowMs() + SimDriver.ROUND_INTERVAL_MS);
             String why = unsettled();
             quietChecks = why == null ? quietChecks + 1 : 0;
-            if (quietChecks >= 3) {
+            if (quietChecks >= 3 && membersCaughtUp()) {
                 SimDriver.Incarnation i = driver.current();
                 moved = i.mover.progress().moved();
                 rolledBack = i.mover.progress().rolledBack();
@@ -452,8 +450,29 @@ final class Sim {
                 return;
             }
         }
-        throw new AssertionError("LIVENESS: not settled after " + MAX_HEAL_ROUNDS + " fault-free rounds: " + unsettled()
+        throw new AssertionError("LIVENESS: not settled after " + MAX_HEAL_ROUNDS + " fault-free rounds: " + unsettled() + "; members "
+                + replicasets.stream().map(rs -> rs.raft().toString()).toList()
                 + "; mover " + driver.current().mover.progress() + ", in flight " + describeInFlight());
+    }
+
+    /**
+     * Liveness of the members: no replacement left half-way, and every member applied everything
+     * committed; then each must hold exactly the committed state.
+     */
+    private boolean membersCaughtUp() {
+        for (SimReplicaset rs : replicasets) {
+            SimRaft raft = rs.raft();
+            if (raft.membership.inProgress() || !raft.leaderReady()) return false;
+            for (SimMember m : raft.members) if (!m.up() || m.appliedIndex != raft.commitIndex) return false;
+        }
+        for (SimReplicaset rs : replicasets) rs.raft().compareCaughtUp(true);
+        return true;
+    }
+
+    private SimRaftCounters memberCounters() {
+        SimRaftCounters sum = new SimRaftCounters();
+        for (SimReplicaset rs : replicasets) sum.add(rs.raft().counters);
+        return sum;
     }
 
     private String describeInFlight() {

@@ -76,8 +76,8 @@ final class SimClients {
             scheduler.after(10, "client " + client + " waits for a route", () -> attempt(client, bucket, key, value, n + 1));
             return;
         }
-        network.call(SimNetwork.OUTSIDE, owner.id, "client " + client + " write " + key + "=" + value + " to " + owner.id, true,
-                rs -> rs.write(bucket, key, value), applied -> {
+        network.<Boolean>propose(SimNetwork.OUTSIDE, owner.id, "client " + client + " write " + key + "=" + value + " to " + owner.id,
+                SimEntry.write(0, bucket, key, value), applied -> {
                     if (applied != null && applied) {
                         acknowledged++;
                         thinkThenNext(client);

@@ -56,32 +56,32 @@ final class SimDriver {
 
         @Override
         public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-            network.call(node(), replicaset, node() + " " + command.getClass().getSimpleName() + "(" + command.bucket() + ") to "
-                    + replicaset, true, rs -> rs.apply(command), reply, this::alive);
+            network.propose(node(), replicaset, node() + " " + command.getClass().getSimpleName() + "(" + command.bucket() + ") to "
+                    + replicaset, SimEntry.move(0, command), reply, this::alive);
         }
 
         @Override
         public void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<MoveQuery.ChunkPage> reply) {
-            network.call(node(), replicaset, node() + " ReadChunk(" + query.bucket() + ") to " + replicaset,
-                    false, rs -> rs.readChunk(query), reply, this::alive);
+            network.query(node(), replicaset, node() + " ReadChunk(" + query.bucket() + ") to " + replicaset,
+                    rs -> rs.readChunk(query), reply, this::alive);
         }
 
         @Override
         public void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply) {
-            network.call(node(), replicaset, node() + " ReadChanges(" + query.bucket() + ") to " + replicaset,
-                    false, rs -> rs.readChanges(query), reply, this::alive);
+            network.query(node(), replicaset, node() + " ReadChanges(" + query.bucket() + ") to " + replicaset,
+                    rs -> rs.readChanges(query), reply, this::alive);
         }
 
         @Override
         public void digest(String replicaset, int bucket, Consumer<MoveQuery.BucketDigest> reply) {
-            network.call(node(), replicaset, node() + " Digest(" + bucket + ") to " + replicaset,
-                    false, rs -> rs.digest(bucket), reply, this::alive);
+            network.query(node(), replicaset, node() + " Digest(" + bucket + ") to " + replicaset,
+                    rs -> rs.digest(bucket), reply, this::alive);
         }
 
         @Override
         public void status(String replicaset, int maxCandidates, Consumer<MoveQuery.MoveStatus> reply) {
-            network.call(node(), replicaset, node() + " Status to " + replicaset,
-                    false, rs -> rs.status(maxCandidates), reply, this::alive);
+            network.query(node(), replicaset, node() + " Status to " + replicaset,
+                    rs -> rs.status(maxCandidates), reply, this::alive);
         }
 
         @Override

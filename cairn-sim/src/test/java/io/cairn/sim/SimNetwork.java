@@ -1,5 +1,7 @@
 package io.cairn.sim;
 
+import io.cairn.core.move.InMemoryReplicaset;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,9 +15,9 @@ import java.util.function.Function;
  * Request/reply between the driver (or a client) and replicaset leaders, with faults: a request
  * may be dropped, delayed (so requests reorder), held back far beyond the caller's timeout (a
  * stray message, vshard #214), or duplicated (the copy is applied later, its reply ignored); a
- * reply may be dropped after the request applied. A command is applied at a
- * commit event a little after delivery; if its replicaset lost the leader in between, it is
- * applied or not at random and its reply is lost. Every call is answered exactly once: by the
+ * reply may be dropped after the request applied. A command is a log entry of the replicaset's
+ * leader ({@link SimRaft}), answered when it commits; if the leader is lost first, the entry may
+ * still commit under the next leader or vanish, and its answer is lost. Every call is answered exactly once: by the
  * reply or, if that does not come in time, by {@code null} at the timeout (MovePort's "no answer").
  *
  * <p>Partitions: each cut isolates a set of nodes (Mover incarnations, replicaset leaders) from
@@ -86,12 +88,23 @@ final class SimNetwork {
         return 1 + random.nextInt(faults.maxDelayMs());
     }
 
+    /** A query, answered from the state machine of {@code replicaset}'s leader. {@code reply} runs only while {@code callerAlive}. */
+    <T> void query(String from, String replicaset, String what, Function<InMemoryReplicaset, T> op, Consumer<T> reply,
+                   BooleanSupplier callerAlive) {
+        call(from, replicaset, what, null, op, reply, callerAlive);
+    }
+
     /**
-     * Sends {@code op} from node {@code from} to the leader of {@code replicaset}; {@code mutating}
-     * ops are log entries. {@code reply} runs only while {@code callerAlive} (a crashed driver hears nothing).
+     * A command: {@code entry} is appended to the leader's log and answered when it commits
+     * (the answer of an entry whose leader is lost first never comes). {@code reply} runs only
+     * while {@code callerAlive} (a crashed driver hears nothing).
      */
-    <T> void call(String from, String replicaset, String what, boolean mutating, Function<SimReplicaset, T> op, Consumer<T> reply,
-                  BooleanSupplier callerAlive) {
+    <T> void propose(String from, String replicaset, String what, SimEntry entry, Consumer<T> reply, BooleanSupplier callerAlive) {
+        call(from, replicaset, what, entry, null, reply, callerAlive);
+    }
+
+    private <T> void call(String from, String replicaset, String what, SimEntry entry, Function<InMemoryReplicaset, T> op,
+                          Consumer<T> reply, BooleanSupplier callerAlive) {
         boolean[] answered = {false};
         Consumer<T> answer = v -> {
             if (answered[0]) return;
@@ -101,31 +114,25 @@ final class SimNetwork {
         scheduler.after(TIMEOUT_MS, "timeout " + what, () -> answer.accept(null));
         if (!passes(from, replicaset)) return;
         if (random.nextDouble() < faults.dropRequest()) return;
-        deliver(from, replicaset, what, mutating, op, answer);
-        if (mutating && random.nextDouble() < faults.duplicate()) {
-            scheduler.after(delay() * 4, "duplicate " + what, () -> deliver(from, replicaset, "dup " + what, true, op, v -> { }));
+        deliver(from, replicaset, what, entry, op, answer);
+        if (entry != null && random.nextDouble() < faults.duplicate()) {
+            scheduler.after(delay() * 4, "duplicate " + what, () -> deliver(from, replicaset, "dup " + what, entry, op, v -> { }));
         }
     }
 
-    private <T> void deliver(String from, String replicaset, String what, boolean mutating, Function<SimReplicaset, T> op,
+    @SuppressWarnings("unchecked")
+    private <T> void deliver(String from, String replicaset, String what, SimEntry entry, Function<InMemoryReplicaset, T> op,
                              Consumer<T> answer) {
         long delayMs = random.nextDouble() < faults.strayDelay() ? TIMEOUT_MS + random.nextInt(1_500) : delay();
         scheduler.after(delayMs, "deliver " + what, () -> {
             if (!passes(from, replicaset)) return;
             SimReplicaset rs = replicasets.get(replicaset);
             if (!rs.leaderUp(scheduler.nowMs())) return;  // no leader: no answer, nothing applied
-            if (!mutating) {
-                reply(op.apply(rs), replicaset, from, answer, what);
+            if (entry == null) {
+                reply(op.apply(rs.leaderState()), replicaset, from, answer, what);
                 return;
             }
-            int term = rs.term();
-            scheduler.after(1 + random.nextInt(3), "commit " + what, () -> {
-                if (rs.term() != term) {  // the leader died with this entry in flight
-                    if (random.nextBoolean()) op.apply(rs);
-                    return;
-                }
-                reply(op.apply(rs), replicaset, from, answer, what);
-            });
+            rs.propose(entry, result -> reply((T) result, replicaset, from, answer, what));
         });
     }
 

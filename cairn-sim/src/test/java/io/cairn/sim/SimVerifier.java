@@ -79,7 +79,7 @@ final class SimVerifier {
             @Override
             public Collection<BucketRecord> records() {
                 List<BucketRecord> out = new ArrayList<>();
-                rs.records().forEach(out::add);
+                (rs.leaderUp(scheduler.nowMs()) ? rs.leaderState() : rs).records().forEach(out::add);
                 return out;
             }
         };
@@ -103,12 +103,12 @@ final class SimVerifier {
 
         @Override
         public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-            network.call(owner, replicaset, "verifier of " + owner + " " + command, true, s -> s.apply(command), reply, () -> true);
+            network.propose(owner, replicaset, "verifier of " + owner + " " + command, SimEntry.move(0, command), reply, () -> true);
         }
 
         @Override
         public void inspect(String replicaset, MoveQuery.Inspect query, Consumer<List<MoveQuery.BucketReport>> reply) {
-            network.call(owner, replicaset, "verifier of " + owner + " inspects " + query.buckets() + " on " + replicaset, false, s -> {
+            network.query(owner, replicaset, "verifier of " + owner + " inspects " + query.buckets() + " on " + replicaset, s -> {
                 List<MoveQuery.BucketReport> out = new ArrayList<>();
                 for (int b : query.buckets()) {
                     BucketRecord r = s.record(b);

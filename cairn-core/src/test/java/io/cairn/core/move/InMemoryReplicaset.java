@@ -6,6 +6,11 @@ import io.cairn.core.move.MoveQuery.ChangesPage;
 import io.cairn.core.move.MoveQuery.ChunkPage;
 import io.cairn.core.move.MoveQuery.MoveStatus;
 
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -212,5 +217,100 @@ public class InMemoryReplicaset implements BucketLedger.Store {
     @Override
     public void putQuarantinedAt(int bucket, long stampMs) {
         quarantinedAt.put(bucket, stampMs);
+    }
+
+    // ---- snapshot ----
+
+    /**
+     * The whole state as bytes, in a fixed order (records with cairn-core's discovery record
+     * encoding, progress with {@link ReceiveProgress#encode}), like a checkpoint of a storage member's
+     * database: {@link #restore} on an empty replicaset rebuilds it, and two replicasets in the same
+     * state have equal snapshots, which is how the simulator compares its members.
+     */
+    public byte[] snapshot() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeLong(bsn);
+            out.writeInt(records.size());
+            for (BucketRecord r : records.values()) writeBytes(out, io.cairn.core.wire.DiscoveryPage.encodeRecord(r));
+            TreeMap<Integer, ReceiveProgress> sortedProgress = new TreeMap<>(progress);
+            out.writeInt(sortedProgress.size());
+            for (var e : sortedProgress.entrySet()) {
+                out.writeInt(e.getKey());
+                out.write(e.getValue().encode());
+            }
+            TreeMap<Integer, TreeMap<byte[], byte[]>> sortedData = new TreeMap<>(data);
+            out.writeInt(sortedData.size());
+            for (var e : sortedData.entrySet()) {
+                out.writeInt(e.getKey());
+                out.writeInt(e.getValue().size());
+                for (var kv : e.getValue().entrySet()) {
+                    writeBytes(out, kv.getKey());
+                    writeBytes(out, kv.getValue());
+                }
+            }
+            TreeMap<Integer, TreeSet<byte[]>> sortedChanged = new TreeMap<>(changed);
+            out.writeInt(sortedChanged.size());
+            for (var e : sortedChanged.entrySet()) {
+                out.writeInt(e.getKey());
+                out.writeInt(e.getValue().size());
+                for (byte[] key : e.getValue()) writeBytes(out, key);
+            }
+            TreeMap<Integer, Long> sortedQuarantine = new TreeMap<>(quarantinedAt);
+            out.writeInt(sortedQuarantine.size());
+            for (var e : sortedQuarantine.entrySet()) {
+                out.writeInt(e.getKey());
+                out.writeLong(e.getValue());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Replaces the whole state with a {@link #snapshot}'s (nothing of the old state stays). */
+    public void restore(byte[] snapshot) {
+        records.clear();
+        progress.clear();
+        data.clear();
+        changed.clear();
+        quarantinedAt.clear();
+        puts.clear();
+        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(snapshot))) {
+            bsn = in.readLong();
+            for (int n = in.readInt(); n > 0; n--) {
+                BucketRecord r = io.cairn.core.wire.DiscoveryPage.decodeRecord(java.nio.ByteBuffer.wrap(readBytes(in)));
+                records.put(r.id(), r);
+            }
+            for (int n = in.readInt(); n > 0; n--) {
+                int bucket = in.readInt();
+                byte[] p = new byte[ReceiveProgress.ENCODED_BYTES];
+                in.readFully(p);
+                progress.put(bucket, ReceiveProgress.decode(p));
+            }
+            for (int n = in.readInt(); n > 0; n--) {
+                TreeMap<byte[], byte[]> keys = data.computeIfAbsent(in.readInt(), b -> new TreeMap<>(Arrays::compareUnsigned));
+                for (int k = in.readInt(); k > 0; k--) keys.put(readBytes(in), readBytes(in));
+            }
+            for (int n = in.readInt(); n > 0; n--) {
+                TreeSet<byte[]> keys = changed.computeIfAbsent(in.readInt(), b -> new TreeSet<>(Arrays::compareUnsigned));
+                for (int k = in.readInt(); k > 0; k--) keys.add(readBytes(in));
+            }
+            for (int n = in.readInt(); n > 0; n--) quarantinedAt.put(in.readInt(), in.readLong());
+            if (in.available() != 0) throw new IllegalArgumentException(in.available() + " bytes left after the snapshot");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+        out.writeInt(b.length);
+        out.write(b);
+    }
+
+    private static byte[] readBytes(DataInputStream in) throws IOException {
+        byte[] b = new byte[in.readInt()];
+        in.readFully(b);
+        return b;
     }
 }
