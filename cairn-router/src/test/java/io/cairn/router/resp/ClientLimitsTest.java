@@ -218,12 +218,14 @@ class ClientLimitsTest {
 
     @Test
     void maxMemoryClientsClosesTheClientsHoldingTheMost() {
-        start(RespConfig.builder().outputBufferLimit(0, 0, Duration.ZERO).maxMemoryClientsBytes(2L * HIGH_WATER));
-        nonReader(50_000);
-        nonReader(50_000);
+        // a non-reader's buffer swings between the low and the high-water mark as the kernel takes bytes: two
+        // may never pass two marks at once, five always hold more than two
+        long limit = 2L * HIGH_WATER;
+        start(RespConfig.builder().outputBufferLimit(0, 0, Duration.ZERO).maxMemoryClientsBytes(limit));
+        for (int i = 0; i < 5; i++) nonReader(50_000);
         await("one closed by maxmemory-clients").atMost(PATIENCE)
                 .until(() -> metrics().disconnected(ClientLimit.MAXMEMORY_CLIENTS) >= 1);
-        await("the rest under the limit").atMost(PATIENCE).until(() -> metrics().bufferBytes() <= 2L * HIGH_WATER);
+        await("the rest under the limit").atMost(PATIENCE).until(() -> metrics().bufferBytes() <= limit);
         assertThat(slowestRoundTripMs(3)).isLessThan(5_000);
     }
 
