@@ -89,6 +89,11 @@ public final class BucketArchiveReader implements Iterator<ArchiveEntry>, Closea
             return true;
         } catch (IOException e) {
             throw failure(e);
+        } catch (CairnException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // an S3 response stream reports a broken connection as an unchecked SDK exception
+            throw new CairnException(ErrorCode.OBJECT_STORE_UNAVAILABLE, "reading the archive of bucket " + bucket + ": " + e);
         }
     }
 

@@ -25,7 +25,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.stream.Stream;
+import java.time.Duration;
+import java.time.Instant;
 
 /**
  * The default object store of {@code cairn up}: one folder on the local disk.
@@ -46,6 +49,12 @@ public final class LocalFolderObjectStore implements ObjectStore {
     private static final int MAGIC = 0x43414f31; // "CAO1": Cairn archive object, layout 1
     private static final String OBJECTS = "objects";
     private static final String TMP = "tmp";
+    /**
+     * Temp files older than this are leftovers of a crashed writer and are removed when a store
+     * opens. Not all of them: under {@code cairn up} several processes share one folder, and a
+     * young temp file may be another process's write in progress.
+     */
+    static final Duration STALE_TEMP_AGE = Duration.ofHours(1);
 
     private final Path objects;
     private final Path tmp;
@@ -58,6 +67,21 @@ public final class LocalFolderObjectStore implements ObjectStore {
             Files.createDirectories(tmp);
         } catch (IOException e) {
             throw new CairnException(ErrorCode.OBJECT_STORE_REFUSED, "cannot create the object store folder " + root + ": " + e);
+        }
+        removeStaleTempFiles(Instant.now().minus(STALE_TEMP_AGE));
+    }
+
+    private void removeStaleTempFiles(Instant olderThan) {
+        try (Stream<Path> files = Files.list(tmp)) {
+            files.filter(f -> {
+                try {
+                    return Files.getLastModifiedTime(f).toInstant().isBefore(olderThan);
+                } catch (IOException e) {
+                    return false; // gone already
+                }
+            }).forEach(LocalFolderObjectStore::deleteQuietly);
+        } catch (IOException e) {
+            // leftovers only waste disk; the store works without removing them
         }
     }
 
@@ -142,7 +166,7 @@ public final class LocalFolderObjectStore implements ObjectStore {
             if (!Files.exists(source)) throw ObjectKeys.notFound(sourceKey);
             return;
         }
-        Path temp = tmp.resolve("copy-" + System.nanoTime() + "-" + Thread.currentThread().getId());
+        Path temp = tmp.resolve("copy-" + UUID.randomUUID() + ".tmp"); // unique across the processes sharing the folder
         try {
             Files.createLink(temp, source);
             Files.createDirectories(target.getParent());

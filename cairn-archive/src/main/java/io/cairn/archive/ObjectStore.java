@@ -28,7 +28,8 @@ public interface ObjectStore extends Closeable {
 
     /**
      * Writes an object only if no object has this key. Returns false, and changes nothing, when one
-     * exists. Atomic against concurrent writers of the same key in both implementations.
+     * exists (on S3 also when a concurrent conditional write of the key was in progress: false means
+     * "not written by this call"). Atomic against concurrent writers of the same key.
      */
     boolean putIfAbsent(String key, ObjectBody body, Map<String, String> metadata);
 

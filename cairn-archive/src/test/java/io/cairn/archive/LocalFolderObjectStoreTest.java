@@ -48,6 +48,20 @@ class LocalFolderObjectStoreTest extends ObjectStoreContract {
     }
 
     @Test
+    void openingRemovesOnlyTempFilesLeftLongAgo() throws IOException {
+        Path stale = Files.writeString(root.resolve("tmp/put-crashed.tmp"), "half an object");
+        Path young = Files.writeString(root.resolve("tmp/put-in-progress.tmp"), "another process writing");
+        Files.setLastModifiedTime(stale, java.nio.file.attribute.FileTime.from(
+                java.time.Instant.now().minus(LocalFolderObjectStore.STALE_TEMP_AGE).minusSeconds(60)));
+        try (LocalFolderObjectStore again = new LocalFolderObjectStore(root)) {
+            assertThat(stale).doesNotExist();
+            assertThat(young).exists();
+        } finally {
+            Files.deleteIfExists(young);
+        }
+    }
+
+    @Test
     void aSecondStoreOnTheSameFolderSeesTheObjects() {
         store.put("reopen/x", ObjectBody.of(new byte[] {1, 2, 3}), Map.of("k", "v"));
         try (LocalFolderObjectStore again = new LocalFolderObjectStore(root)) {
