@@ -26,9 +26,9 @@ final class S3ProxyServer implements AutoCloseable {
                 .endpoint(URI.create("http://127.0.0.1:0"))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
                 .build();
-        proxy.start();
-        // start() returns before Jetty is listening on some versions; the port is known once it is
-        for (int i = 0; i < 500 && !"STARTED".equals(proxy.getState()); i++) Thread.onSpinWait();
+        proxy.start(); // returns once Jetty listens: the port below is the bound one
+        if (!"STARTED".equals(proxy.getState()) || proxy.getPort() <= 0)
+            throw new IllegalStateException("s3proxy did not start: state " + proxy.getState() + ", port " + proxy.getPort());
         return new S3ProxyServer(proxy);
     }
 
