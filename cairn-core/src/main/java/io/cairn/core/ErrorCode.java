@@ -47,7 +47,15 @@ public enum ErrorCode {
      * is slower than the clients. Nothing was applied; the router does not retry it itself (that
      * would hold the load it sheds), the client retries later (issue 28).
      */
-    QUEUE_FULL(29, RetryClass.RETRY_LATER, "TRYAGAIN", "the router's queue to the replicaset is full; retry shortly");
+    QUEUE_FULL(29, RetryClass.RETRY_LATER, "TRYAGAIN", "the router's queue to the replicaset is full; retry shortly"),
+    /** The archive tier asked the object store for an object that is not there (issue 23). */
+    OBJECT_NOT_FOUND(30, RetryClass.FATAL, "ERR", "the object is not in the object store"),
+    /** The object store did not answer or answered with a server error (5xx, timeout, connection refused). */
+    OBJECT_STORE_UNAVAILABLE(31, RetryClass.RETRY_LATER, "TRYAGAIN", "the object store is unavailable; retry shortly"),
+    /** The object store refused the request for good: credentials, permissions, a missing store bucket, a bad key. */
+    OBJECT_STORE_REFUSED(32, RetryClass.FATAL, "ERR", "the object store refused the request (credentials, permissions, bucket or key)"),
+    /** A bucket archive object failed verification: size, counts or content hash differ from what was recorded. */
+    ARCHIVE_CORRUPT(33, RetryClass.FATAL, "ERR", "the bucket archive object failed verification");
 
     public final int code;
     public final RetryClass retry;

@@ -44,6 +44,10 @@ class ErrorCodeTest {
         published.put(ErrorCode.KEY_TOO_LARGE, 19);
         published.put(ErrorCode.INVALID_EXPIRE, 20);
         published.put(ErrorCode.INTERNAL, 21);
+        published.put(ErrorCode.OBJECT_NOT_FOUND, 30);
+        published.put(ErrorCode.OBJECT_STORE_UNAVAILABLE, 31);
+        published.put(ErrorCode.OBJECT_STORE_REFUSED, 32);
+        published.put(ErrorCode.ARCHIVE_CORRUPT, 33);
         published.forEach((c, n) -> assertThat(c.code).as(c.name()).isEqualTo(n));
     }
 
