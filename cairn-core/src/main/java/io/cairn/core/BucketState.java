@@ -1,21 +1,41 @@
 package io.cairn.core;
 
-/** The life cycle states of a bucket record on one replicaset (SYSTEM.md, Concepts). */
+/**
+ * The life cycle states of a bucket record on one replicaset (SYSTEM.md, Concepts). Each has a
+ * fixed {@link #code()}, stored in RocksDB and sent on the wire: never reuse or renumber one.
+ */
 public enum BucketState {
     /** Owned here, serves reads and writes; the rebalancer may move it. */
-    ACTIVE,
+    ACTIVE(0),
     /** Owned here, serves reads and writes; never moved by the rebalancer. */
-    PINNED,
+    PINNED(1),
     /** Being sent away: new writes are refused with a retryable error, reads still served. */
-    SENDING,
+    SENDING(2),
     /** Being received: not served until activated. */
-    RECEIVING,
+    RECEIVING(3),
     /** Left this replicaset; the record stays as a tombstone after the data is gone. */
-    SENT,
+    SENT(4),
     /** A failed receive or orphaned data awaiting the garbage collector. */
-    GARBAGE,
+    GARBAGE(5),
     /** A contained doubled copy: reads only, writes refused. */
-    READONLY;
+    READONLY(6);
+
+    private static final BucketState[] BY_CODE = WireCodes.index(values(), BucketState::code);
+    private final byte code;
+
+    BucketState(int code) {
+        this.code = (byte) code;
+    }
+
+    /** The state's stored and wire code. */
+    public byte code() {
+        return code;
+    }
+
+    /** @throws IllegalArgumentException for a code no state has (a corrupt record or a newer peer) */
+    public static BucketState ofCode(byte code) {
+        return WireCodes.lookup(BY_CODE, code, "bucket state");
+    }
 
     public boolean servesWrites() {
         return this == ACTIVE || this == PINNED;

@@ -229,7 +229,7 @@ class DataPlaneTest {
             }
             // The state machine throws on a malformed query: the Ratis client saw the failure (and retried it
             // until its retry budget ran out); the data plane answers FAILED, which is not sent again.
-            byte[] malformed = {(byte) StorageRequest.Kind.KEY_QUERY.ordinal()};
+            byte[] malformed = {(byte) StorageRequest.Kind.KEY_QUERY.code()};
             try (RaftClient ratis = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
                     .setRetryPolicy(RetryPolicies.noRetry()).build();
                  ReplicasetClient dataPlane = new ReplicasetClient(spec, RouterConfig.defaults(), null)) {

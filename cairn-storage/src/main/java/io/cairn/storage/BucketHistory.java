@@ -151,7 +151,7 @@ final class BucketHistory {
 
     static long chain(long previous, BucketRecord r, long stampMs) {
         long h = mix(previous ^ r.bsn());
-        h = mix(h ^ ((long) r.id() << 32 | r.state().ordinal() << 16 | r.flags()));
+        h = mix(h ^ ((long) r.id() << 32 | r.state().code() << 16 | r.flags()));
         h = mix(h ^ r.generation());
         h = mix(h ^ r.peer().hashCode());
         return mix(h ^ stampMs);

@@ -132,8 +132,8 @@ final class RatisAccess implements MemberAccess {
     }
 
     private static boolean runsInline(byte kind) {
-        return kind == StorageRequest.Kind.WRITE.ordinal() || kind == StorageRequest.Kind.READ.ordinal()
-                || kind == StorageRequest.Kind.DISCOVER.ordinal();
+        return kind == StorageRequest.Kind.WRITE.code() || kind == StorageRequest.Kind.READ.code()
+                || kind == StorageRequest.Kind.DISCOVER.code();
     }
 
     /** This member's Raft division, or null while it has none (starting, closing). */

@@ -96,12 +96,12 @@ public final class MoveCodec {
     }
 
     public static byte[] encode(MoveReply reply) {
-        Out o = new Out().b(reply.outcome().ordinal()).record(reply.record()).i(reply.expectedSeq()).str(reply.message());
+        Out o = new Out().b(reply.outcome().code()).record(reply.record()).i(reply.expectedSeq()).str(reply.message());
         return reply.changes() == null ? o.done() : o.b(1).raw(encode(reply.changes())).done();
     }
 
     public static MoveReply decodeReply(ByteBuffer in) {
-        MoveReply.Outcome outcome = MoveReply.Outcome.values()[in.get()];
+        MoveReply.Outcome outcome = MoveReply.Outcome.ofCode(in.get());
         BucketRecord record = record(in);
         int expectedSeq = in.getInt();
         String message = str(in);

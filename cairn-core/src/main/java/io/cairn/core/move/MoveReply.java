@@ -15,17 +15,33 @@ public record MoveReply(Outcome outcome, BucketRecord record, int expectedSeq, S
 
     public enum Outcome {
         /** Applied (or already applied: every command is idempotent). */
-        OK,
+        OK(0),
         /** Not applicable in the bucket's current state; {@code message} says why. Nothing changed. */
-        REFUSED,
+        REFUSED(1),
         /** A chunk arrived out of order; the destination expects {@code expectedSeq}. */
-        GAP,
+        GAP(2),
         /** FinishReceive: the destination holds the whole bucket, verified; it may be activated. */
-        COMPLETE,
+        COMPLETE(3),
         /** FinishReceive: the destination's copy is fenced (GARBAGE); the source may roll back. */
-        ABORTED,
+        ABORTED(4),
         /** The replicaset could not be reached or did not answer in time; the command may or may not have applied. */
-        UNAVAILABLE
+        UNAVAILABLE(5);
+
+        private static final Outcome[] BY_CODE = io.cairn.core.WireCodes.index(values(), Outcome::code);
+        private final byte code;
+
+        Outcome(int code) {
+            this.code = (byte) code;
+        }
+
+        /** Kept in stored replies and sent on the wire: never reuse or renumber one. */
+        public byte code() {
+            return code;
+        }
+
+        public static Outcome ofCode(byte code) {
+            return io.cairn.core.WireCodes.lookup(BY_CODE, code, "move outcome");
+        }
     }
 
     public static MoveReply ok(BucketRecord record) {

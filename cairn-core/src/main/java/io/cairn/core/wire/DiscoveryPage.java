@@ -20,7 +20,6 @@ import java.util.List;
  */
 public record DiscoveryPage(DiscoveryCursor next, long lastBsn, long horizonBsn, boolean resync, boolean more,
                             List<BucketRecord> records) {
-    private static final BucketState[] STATES = BucketState.values();
     /** Bytes before the record count. */
     public static final int HEADER_BYTES = DiscoveryCursor.BYTES + 8 + 8 + 1 + 1;
 
@@ -57,13 +56,13 @@ public record DiscoveryPage(DiscoveryCursor next, long lastBsn, long horizonBsn,
     }
 
     public static void encodeRecord(ByteBuffer out, BucketRecord r) {
-        out.putInt(r.id()).put((byte) r.state().ordinal()).putLong(r.generation()).putLong(r.bsn()).putInt(r.flags());
+        out.putInt(r.id()).put(r.state().code()).putLong(r.generation()).putLong(r.bsn()).putInt(r.flags());
         OpCodec.writeBytes(out, r.peer().getBytes(StandardCharsets.UTF_8));
     }
 
     public static BucketRecord decodeRecord(ByteBuffer in) {
         int id = in.getInt();
-        BucketState state = STATES[in.get()];
+        BucketState state = BucketState.ofCode(in.get());
         long generation = in.getLong();
         long bsn = in.getLong();
         int flags = in.getInt();

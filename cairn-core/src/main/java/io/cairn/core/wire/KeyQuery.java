@@ -51,7 +51,7 @@ public record KeyQuery(Scope scope, long refId, KeyPage.Position from, int toBuc
     public byte[] encode() {
         byte[] after = from.afterKey();
         ByteBuffer out = ByteBuffer.allocate(1 + 1 + 8 + 4 + 4 + (after == null ? 0 : after.length) + 4 + 4 + 4);
-        out.put((byte) StorageRequest.Kind.KEY_QUERY.ordinal());
+        out.put(StorageRequest.Kind.KEY_QUERY.code());
         out.put((byte) scope.ordinal()).putLong(refId).putInt(from.bucket());
         OpCodec.writeBytes(out, after);
         out.putInt(toBucket).putInt(maxKeys).putInt(maxBytes);

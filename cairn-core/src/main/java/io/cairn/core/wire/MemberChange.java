@@ -19,17 +19,29 @@ import java.util.Map;
 public record MemberChange(Op op, String member, String address, long expectedIndex) {
     public enum Op {
         /** Reads the membership, changes nothing. */
-        GET,
+        GET(0),
         /** Adds a member that receives the log but does not vote. */
-        ADD_LEARNER,
+        ADD_LEARNER(1),
         /** Makes a learner a voter. */
-        PROMOTE,
+        PROMOTE(2),
         /** Removes a member, learner or voter. */
-        REMOVE,
+        REMOVE(3),
         /** Hands the leadership to a voter (before the leader itself is removed). */
-        LEAD,
+        LEAD(4),
         /** Takes a snapshot now, so a new member catches up from it rather than by replaying the log. */
-        SNAPSHOT
+        SNAPSHOT(5);
+
+        private static final Op[] BY_CODE = io.cairn.core.WireCodes.index(values(), Op::code);
+        private final byte code;
+
+        Op(int code) {
+            this.code = (byte) code;
+        }
+
+        /** The op's wire code: never reuse or renumber one. */
+        public byte code() {
+            return code;
+        }
     }
 
     public MemberChange {
@@ -72,7 +84,7 @@ public record MemberChange(Op op, String member, String address, long expectedIn
     public byte[] encode() {
         byte[] m = member.getBytes(StandardCharsets.UTF_8);
         byte[] a = address.getBytes(StandardCharsets.UTF_8);
-        return ByteBuffer.allocate(1 + 8 + 2 + m.length + 2 + a.length).put((byte) op.ordinal()).putLong(expectedIndex)
+        return ByteBuffer.allocate(1 + 8 + 2 + m.length + 2 + a.length).put(op.code()).putLong(expectedIndex)
                 .putShort((short) m.length).put(m).putShort((short) a.length).put(a).array();
     }
 
@@ -80,10 +92,9 @@ public record MemberChange(Op op, String member, String address, long expectedIn
     public static MemberChange decode(byte[] message) {
         try {
             ByteBuffer in = ByteBuffer.wrap(message);
-            int op = in.get();
-            if (op < 0 || op >= Op.values().length) throw new IllegalArgumentException("unknown membership op " + op);
+            Op op = io.cairn.core.WireCodes.lookup(Op.BY_CODE, in.get(), "membership op");
             long expected = in.getLong();
-            return new MemberChange(Op.values()[op], string(in), string(in), expected);
+            return new MemberChange(op, string(in), string(in), expected);
         } catch (java.nio.BufferUnderflowException e) {
             throw new IllegalArgumentException("a truncated membership request");
         }

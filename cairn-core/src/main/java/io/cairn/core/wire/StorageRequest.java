@@ -34,9 +34,22 @@ import java.util.List;
  */
 public final class StorageRequest {
     /** A message's first byte is its kind's position here: never reorder, only append (logs on disk hold them). */
-    public enum Kind { WRITE, BOOTSTRAP, READ, DISCOVER, STATS, MOVE, MOVE_QUERY, REF, UNREF, FLUSH, KEY_QUERY, COLLECT, MOVE_BATCH, ONCE }
+    /** A request's kind; its {@link #code()} is the first byte of the request and of every log entry: never reuse or renumber one. */
+    public enum Kind {
+        WRITE(0), BOOTSTRAP(1), READ(2), DISCOVER(3), STATS(4), MOVE(5), MOVE_QUERY(6), REF(7), UNREF(8), FLUSH(9), KEY_QUERY(10), COLLECT(11), MOVE_BATCH(12), ONCE(13);
 
-    private static final Kind[] KINDS = Kind.values();
+        private final byte code;
+
+        Kind(int code) {
+            this.code = (byte) code;
+        }
+
+        public byte code() {
+            return code;
+        }
+    }
+
+    private static final Kind[] KINDS = io.cairn.core.WireCodes.index(Kind.values(), Kind::code);
     /** Offset of the leader's timestamp in WRITE and BOOTSTRAP messages. */
     public static final int STAMP_OFFSET = 1;
 
@@ -50,8 +63,7 @@ public final class StorageRequest {
 
     /** The kind whose code is {@code code}. @throws IllegalArgumentException for an unknown one */
     public static Kind kindAt(byte code) {
-        if (code < 0 || code >= KINDS.length) throw new IllegalArgumentException("unknown storage request kind " + code);
-        return KINDS[code];
+        return io.cairn.core.WireCodes.lookup(KINDS, code, "storage request kind");
     }
 
     /** Kinds that are log entries, stamped with the leader's clock before they are appended. */
@@ -80,10 +92,10 @@ public final class StorageRequest {
      * without a retry cache of their own; see {@code CallReplies} in cairn-storage).
      */
     public static byte[] once(java.util.UUID client, long callId, byte[] entry) {
-        if (!isLogged(kindOf(ByteBuffer.wrap(entry))) || entry[0] == Kind.ONCE.ordinal()) {
+        if (!isLogged(kindOf(ByteBuffer.wrap(entry))) || entry[0] == Kind.ONCE.code()) {
             throw new IllegalArgumentException("only a log entry other than ONCE can be applied once");
         }
-        return ByteBuffer.allocate(ONCE_HEADER_BYTES + entry.length).put((byte) Kind.ONCE.ordinal()).putLong(0)
+        return ByteBuffer.allocate(ONCE_HEADER_BYTES + entry.length).put(Kind.ONCE.code()).putLong(0)
                 .putLong(client.getMostSignificantBits()).putLong(client.getLeastSignificantBits()).putLong(callId).put(entry).array();
     }
 
@@ -96,12 +108,12 @@ public final class StorageRequest {
     }
 
     public static byte[] bootstrap(int firstBucket, int lastBucket) {
-        return ByteBuffer.allocate(1 + 8 + 8).put((byte) Kind.BOOTSTRAP.ordinal()).putLong(0)
+        return ByteBuffer.allocate(1 + 8 + 8).put(Kind.BOOTSTRAP.code()).putLong(0)
                 .putInt(firstBucket).putInt(lastBucket).array();
     }
 
     public static byte[] discover(DiscoveryCursor after, int limit) {
-        ByteBuffer out = ByteBuffer.allocate(1 + DiscoveryCursor.BYTES + 4).put((byte) Kind.DISCOVER.ordinal());
+        ByteBuffer out = ByteBuffer.allocate(1 + DiscoveryCursor.BYTES + 4).put(Kind.DISCOVER.code());
         after.writeTo(out);
         return out.putInt(limit).array();
     }
@@ -117,7 +129,7 @@ public final class StorageRequest {
      * stamp; anything else in the list is left alone (a log entry: the age is checked where it applies).
      */
     public static byte[] collect(long belowBsn, long retentionMs, int[] buckets) {
-        ByteBuffer out = ByteBuffer.allocate(1 + 8 + 8 + 4 + 4 * buckets.length + 8).put((byte) Kind.COLLECT.ordinal()).putLong(0)
+        ByteBuffer out = ByteBuffer.allocate(1 + 8 + 8 + 4 + 4 * buckets.length + 8).put(Kind.COLLECT.code()).putLong(0)
                 .putLong(belowBsn).putInt(buckets.length);
         for (int b : buckets) out.putInt(b);
         return out.putLong(retentionMs).array();
@@ -125,7 +137,7 @@ public final class StorageRequest {
 
     public static byte[] move(io.cairn.core.move.MoveCommand command) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64);
-        out.write(Kind.MOVE.ordinal());
+        out.write(Kind.MOVE.code());
         out.writeBytes(new byte[8]);
         io.cairn.core.move.MoveCodec.encode(command, out);
         return out.toByteArray();
@@ -142,7 +154,7 @@ public final class StorageRequest {
     /** {@link #moveBatch} of commands already encoded with {@link #encodeCommand}. */
     public static byte[] moveBatchOfEncoded(List<byte[]> commands) {
         ByteBuffer out = ByteBuffer.allocate(1 + 8 + 4 + commands.stream().mapToInt(c -> c.length).sum());
-        out.put((byte) Kind.MOVE_BATCH.ordinal()).putLong(0).putInt(commands.size());
+        out.put(Kind.MOVE_BATCH.code()).putLong(0).putInt(commands.size());
         for (byte[] c : commands) out.put(c);
         return out.array();
     }
@@ -173,32 +185,32 @@ public final class StorageRequest {
 
     public static byte[] moveQuery(io.cairn.core.move.MoveQuery query) {
         byte[] q = io.cairn.core.move.MoveCodec.encode(query);
-        return ByteBuffer.allocate(1 + q.length).put((byte) Kind.MOVE_QUERY.ordinal()).put(q).array();
+        return ByteBuffer.allocate(1 + q.length).put(Kind.MOVE_QUERY.code()).put(q).array();
     }
 
     /** Takes storage ref {@code refId} for {@code ttlMs} (a log entry). */
     public static byte[] ref(long refId, long ttlMs) {
-        return ByteBuffer.allocate(1 + 8 + 8 + 8).put((byte) Kind.REF.ordinal()).putLong(0).putLong(refId).putLong(ttlMs).array();
+        return ByteBuffer.allocate(1 + 8 + 8 + 8).put(Kind.REF.code()).putLong(0).putLong(refId).putLong(ttlMs).array();
     }
 
     public static byte[] unref(long refId) {
-        return ByteBuffer.allocate(1 + 8 + 8).put((byte) Kind.UNREF.ordinal()).putLong(0).putLong(refId).array();
+        return ByteBuffer.allocate(1 + 8 + 8).put(Kind.UNREF.code()).putLong(0).putLong(refId).array();
     }
 
     /** Deletes every key of the buckets the replicaset owns, under storage ref {@code refId} (a log entry). */
     public static byte[] flush(long refId) {
-        return ByteBuffer.allocate(1 + 8 + 8).put((byte) Kind.FLUSH.ordinal()).putLong(0).putLong(refId).array();
+        return ByteBuffer.allocate(1 + 8 + 8).put(Kind.FLUSH.code()).putLong(0).putLong(refId).array();
     }
 
     public static byte[] stats() {
-        return new byte[] {(byte) Kind.STATS.ordinal()};
+        return new byte[] {Kind.STATS.code()};
     }
 
     private static byte[] encodeOps(Kind kind, List<KvOp> ops, int headerBytes) {
         int size = 1 + headerBytes + 4;
         for (KvOp op : ops) size += OpCodec.encodedSize(op);
         ByteBuffer out = ByteBuffer.allocate(size);
-        out.put((byte) kind.ordinal());
+        out.put(kind.code());
         out.position(1 + headerBytes);
         OpCodec.writeOps(out, ops);
         return out.array();
