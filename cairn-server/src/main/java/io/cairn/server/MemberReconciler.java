@@ -125,7 +125,9 @@ final class MemberReconciler implements AutoCloseable {
             members = admin.members();
             wanted = coordinator.get().topology().replicaset(rsId).orElse(null);
         } catch (CairnException e) {
-            report(rsId, "no membership from replicaset " + rsId + ": " + e.getMessage(), false);
+            // no leader for a moment (start, election, engine without membership changes): not an event for an operator
+            status.put(rsId, "no membership from replicaset " + rsId + ": " + e.getMessage());
+            log.debug("replicaset {}: no membership: {}", rsId, e.getMessage());
             return;
         }
         if (wanted == null) return;
