@@ -47,7 +47,11 @@ public enum ErrorCode {
      * is slower than the clients. Nothing was applied; the router does not retry it itself (that
      * would hold the load it sheds), the client retries later (issue 28).
      */
-    QUEUE_FULL(29, RetryClass.RETRY_LATER, "TRYAGAIN", "the router's queue to the replicaset is full; retry shortly");
+    QUEUE_FULL(29, RetryClass.RETRY_LATER, "TRYAGAIN", "the router's queue to the replicaset is full; retry shortly"),
+    /** A command of one data type on a key holding another (Redis's exact text, issue 24). */
+    WRONG_TYPE(30, RetryClass.FATAL, "WRONGTYPE", "Operation against a key holding the wrong kind of value"),
+    /** A float argument or stored value that does not parse (HINCRBYFLOAT); the message says which. */
+    NOT_FLOAT(31, RetryClass.FATAL, "ERR", "value is not a valid float");
 
     public final int code;
     public final RetryClass retry;
