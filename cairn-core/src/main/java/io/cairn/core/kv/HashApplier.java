@@ -33,7 +33,8 @@ final class HashApplier {
      */
     OpResult apply(KvOp op, byte[] raw, byte[] stored, KvView view) {
         if (stored != null && !HashMeta.isHash(stored)) return wrongType();
-        List<byte[]> args = op.value() == null ? List.of() : Packed.decode(op.value());
+        // HRANDFIELD's value is its seed, every other hash command's a packed argument list.
+        List<byte[]> args = op.value() == null || op.type() == KvOp.Type.HRANDFIELD ? List.of() : Packed.decode(op.value());
         return switch (op.type()) {
             case HGET -> OpResult.bulk(stored == null ? null : view.getField(op.bucket(), op.key(), args.get(0)));
             case HMGET -> hmget(op, stored, args, view);
