@@ -95,6 +95,8 @@ class HashCommandsTest {
                 assertThat(jedis.exists("h", "s", "nokey")).isEqualTo(2);
                 assertThat(jedis.dbSize()).as("h, h2, s: a hash is one key").isEqualTo(3);
                 assertThat(jedis.keys("*")).containsExactlyInAnyOrder("h", "h2", "s");
+                assertThat(scanAll(jedis, "hash")).containsExactlyInAnyOrder("h", "h2");
+                assertThat(scanAll(jedis, "string")).containsExactly("s");
                 assertThat(jedis.del("h2")).isEqualTo(1);
                 assertThat(jedis.exists("h2")).isFalse();
                 assertThat(jedis.hgetAll("h2")).isEmpty();
@@ -186,6 +188,18 @@ class HashCommandsTest {
                 assertThat(keysAtDestination).containsExactlyInAnyOrder("{moving}hash", "{moving}plain");
             }
         }
+    }
+
+    /** Every key SCAN returns with TYPE {@code type}, following the cursor to its end. */
+    private static List<String> scanAll(Jedis jedis, String type) {
+        List<String> keys = new java.util.ArrayList<>();
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = jedis.scan(cursor, new ScanParams().count(100), type);
+            keys.addAll(page.getResult());
+            cursor = page.getCursor();
+        } while (!cursor.equals("0"));
+        return keys;
     }
 
     private static long moved(LocalCluster cluster) {
