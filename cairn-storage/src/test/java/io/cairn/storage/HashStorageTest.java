@@ -113,6 +113,39 @@ class HashStorageTest {
         }
     }
 
+    /** Copy ahead: field writes while the bucket is copied mark the hash, which is sent again whole and replaces the early copy. */
+    @Test
+    void fieldWritesDuringACopyAheadReachTheDestination() throws Exception {
+        try (ReplicaUnderTest source = ReplicaUnderTest.bootstrapped(dir.resolve("src"), 10);
+             ReplicaUnderTest dest = ReplicaUnderTest.bootstrapped(dir.resolve("dst"), 2)) {
+            source.result(write(hset("h", 100)), 2_000);
+            source.result(write(hset("gone", 80)), 2_000);
+            assertThat(source.move(new MoveCommand.StartCopy(BUCKET, "rs2"), 2_100).record().marksChanges()).isTrue();
+            long generation = source.state.record(BUCKET).copyGeneration();
+            MoveQuery.ChunkPage copied = MoveQueries.readChunk(new MoveQuery.ReadChunk(BUCKET, generation, new byte[0], 100, 1 << 20), source.state);
+            assertThat(copied.last()).isTrue();
+            assertThat(dest.move(new MoveCommand.ReceiveChunk(BUCKET, "rs1", generation, 0, copied.entries()), 2_200).isOk()).isTrue();
+
+            source.result(write(op(KvOp.Type.HSET, "h", 0, "f1", "changed", "added", "new")), 2_300);
+            source.result(write(op(KvOp.Type.HDEL, "h", 0, "f2")), 2_300);
+            source.result(write(KvOp.of(KvOp.Type.DEL, BUCKET, b("gone"))), 2_300);
+            MoveReply sending = source.move(new MoveCommand.SendCopied(BUCKET, "rs2", generation), 2_400);
+            assertThat(sending.isOk()).isTrue();
+            MoveQuery.ChangesPage changes = sending.changes();
+            assertThat(changes.page().entries()).extracting(e -> new String(e.key(), StandardCharsets.UTF_8)).containsExactly("gone", "h");
+            MoveReply verdict = dest.move(new MoveCommand.ReceiveLastChunk(BUCKET, "rs1", generation, 1, changes.page().entries(),
+                    changes.keyCount(), changes.checksum(), true), 2_500);
+            assertThat(verdict.outcome()).as(verdict.message()).isEqualTo(MoveReply.Outcome.COMPLETE);
+
+            assertThat(read(dest, op(KvOp.Type.HLEN, "h", 0)).number()).isEqualTo(100);
+            assertThat(read(dest, op(KvOp.Type.HMGET, "h", 0, "f1", "f2", "added", "f3")).elements())
+                    .extracting(e -> e == null ? null : new String(e, StandardCharsets.UTF_8)).containsExactly("changed", null, "new", "value-f3");
+            assertThat(read(dest, KvOp.of(KvOp.Type.EXISTS, BUCKET, b("gone"))).number()).isZero();
+            assertThat(storedFields(dest)).as("the deleted hash left no field behind").isEqualTo(100);
+            assertThat(dest.state.keyCount()).isEqualTo(1);
+        }
+    }
+
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
