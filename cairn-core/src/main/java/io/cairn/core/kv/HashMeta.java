@@ -59,6 +59,11 @@ public final class HashMeta {
         return java.util.Arrays.copyOf(moveForm, META_BYTES);
     }
 
+    /** The fields part of a move form: a {@link Packed} list of name, value, name, value... */
+    public static byte[] packedFieldsOfMoveForm(byte[] moveForm) {
+        return java.util.Arrays.copyOfRange(moveForm, META_BYTES, moveForm.length);
+    }
+
     public static List<KvView.Field> fieldsOfMoveForm(byte[] moveForm) {
         List<byte[]> flat = Packed.decode(ByteBuffer.wrap(moveForm, META_BYTES, moveForm.length - META_BYTES));
         if (flat.size() % 2 != 0) throw new IllegalArgumentException("odd number of field elements: " + flat.size());
