@@ -34,7 +34,16 @@ final class HashApplier {
     OpResult apply(KvOp op, byte[] raw, byte[] stored, KvView view) {
         if (stored != null && !HashMeta.isHash(stored)) return wrongType();
         // HRANDFIELD's value is its seed, every other hash command's a packed argument list.
-        List<byte[]> args = op.value() == null || op.type() == KvOp.Type.HRANDFIELD ? List.of() : Packed.decode(op.value());
+        List<byte[]> args;
+        try {
+            args = op.value() == null || op.type() == KvOp.Type.HRANDFIELD ? List.of() : Packed.decode(op.value());
+        } catch (IllegalArgumentException | java.nio.BufferUnderflowException malformed) {
+            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " arguments are malformed: " + malformed.getMessage());
+        }
+        // Checked before anything is written, so a malformed operation fails the same way on every replica and changes nothing.
+        if (args.size() < minArgs(op.type()) || args.stream().anyMatch(java.util.Objects::isNull)) {
+            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " needs " + minArgs(op.type()) + " arguments, got " + args.size());
+        }
         return switch (op.type()) {
             case HGET -> OpResult.bulk(stored == null ? null : view.getField(op.bucket(), op.key(), args.get(0)));
             case HMGET -> hmget(op, stored, args, view);
@@ -55,6 +64,14 @@ final class HashApplier {
             case HINCRBY -> hincrBy(op, raw, stored, args, view);
             case HINCRBYFLOAT -> hincrByFloat(op, raw, stored, args, view);
             default -> throw new IllegalArgumentException(op.type() + " is not a hash command");
+        };
+    }
+
+    private static int minArgs(KvOp.Type type) {
+        return switch (type) {
+            case HGET, HMGET, HEXISTS, HSTRLEN, HDEL, HINCRBY, HSCAN -> 1;
+            case HSET, HSETNX, HINCRBYFLOAT -> 2;
+            default -> 0;
         };
     }
 

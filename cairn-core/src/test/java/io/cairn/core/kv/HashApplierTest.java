@@ -187,6 +187,15 @@ class HashApplierTest {
     }
 
     @Test
+    void aMalformedOperationIsRefusedBeforeItWritesAnything() {
+        run(KvOp.Type.HSET, "h", "a", "1");
+        var before = view.snapshot();
+        assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "a").error()).isEqualTo(ErrorCode.PROTOCOL);
+        assertThat(runAt(new KvOp(KvOp.Type.HSET, BUCKET, b("h"), new byte[] {0, 0, 0, 9}, 0, 0), 1_000).error()).isEqualTo(ErrorCode.PROTOCOL);
+        assertThat(view.snapshot()).isEqualTo(before);
+    }
+
+    @Test
     void theMoveFormCarriesMetadataAndEveryField() {
         run(KvOp.Type.HSET, "h", "a", "1", "b", "2");
         byte[] meta = view.get(BUCKET, b("h"));
