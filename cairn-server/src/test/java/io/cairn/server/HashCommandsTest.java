@@ -174,8 +174,11 @@ class HashCommandsTest {
                 String to = from.equals("rs1") ? "rs2" : "rs1";
                 long movedBefore = moved(cluster);
 
+                long start = System.nanoTime();
                 assertThat(cluster.coordinator().mover().requestMove(bucket, to)).isTrue();
-                await().atMost(Duration.ofSeconds(30)).until(() -> to.equals(cluster.router().router().ownerOf(bucket)) && moved(cluster) > movedBefore);
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> to.equals(cluster.router().router().ownerOf(bucket)) && moved(cluster) > movedBefore);
+                System.out.printf("a hash of 10,000 fields moved %s -> %s in %d ms%n", from, to, (System.nanoTime() - start) / 1_000_000);
 
                 assertThat(jedis.hlen("{moving}hash")).isEqualTo(10_000);
                 assertThat(jedis.hgetAll("{moving}hash")).isEqualTo(expected);
