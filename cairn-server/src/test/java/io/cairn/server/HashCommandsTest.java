@@ -75,7 +75,7 @@ class HashCommandsTest {
                 jedis.hset("h", "word", "abc");
                 assertError(() -> jedis.sendCommand(Protocol.Command.HINCRBYFLOAT, "h", "word", "1"), "ERR hash value is not a float");
                 assertError(() -> jedis.sendCommand(Protocol.Command.HINCRBYFLOAT, "h", "f", "x"), "ERR value is not a valid float");
-                assertError(() -> jedis.sendCommand(Protocol.Command.HINCRBYFLOAT, "h", "f", "inf"), "ERR increment would produce NaN or Infinity");
+                assertError(() -> jedis.sendCommand(Protocol.Command.HINCRBYFLOAT, "h", "f", "inf"), "ERR value is NaN or Infinity");
                 assertError(() -> jedis.sendCommand(Protocol.Command.HSET, "h", "f"), "ERR wrong number of arguments for 'hset' command");
                 assertError(() -> jedis.sendCommand(Protocol.Command.HSET, "h", "f", "v", "g"), "ERR wrong number of arguments for 'hset' command");
                 assertError(() -> jedis.sendCommand(Protocol.Command.HGET, "h"), "ERR wrong number of arguments for 'hget' command");

@@ -216,6 +216,7 @@ final class HashApplier {
         byte[] field = args.get(0);
         BigDecimal increment = RedisFloats.parse(args.get(1));
         if (increment == null) return OpResult.error(ErrorCode.NOT_FLOAT, null);
+        if (RedisFloats.isInfinite(increment)) return OpResult.error(ErrorCode.NOT_FLOAT, "value is NaN or Infinity");
         byte[] old = stored == null ? null : view.getField(op.bucket(), op.key(), field);
         BigDecimal current = BigDecimal.ZERO;
         if (old != null) {
@@ -223,7 +224,7 @@ final class HashApplier {
             if (current == null) return OpResult.error(ErrorCode.NOT_FLOAT, "hash value is not a float");
         }
         BigDecimal sum = current.add(increment);
-        if (RedisFloats.isInfinite(current) || RedisFloats.isInfinite(increment) || RedisFloats.isInfinite(sum)) {
+        if (RedisFloats.isInfinite(current) || RedisFloats.isInfinite(sum)) {
             return OpResult.error(ErrorCode.NOT_FLOAT, "increment would produce NaN or Infinity");
         }
         byte[] text = ascii(RedisFloats.format(sum));

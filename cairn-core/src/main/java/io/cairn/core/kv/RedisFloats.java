@@ -10,17 +10,19 @@ import java.util.Locale;
  * strtold (80-bit long double) and prints with "%.17Lf" then trims trailing zeros; adding the two
  * decimal strings exactly and rounding to 17 decimals gives the same text for every sum whose
  * digits a long double holds, and never the binary noise a Java double would show (10.5 + 0.1 is
- * "10.6", as in Redis). The range limits are the long double's.
+ * "10.6", as in Redis). The range limits are the long double's. Two known differences: hex input
+ * ("0x10", which strtold reads) is refused, and a result with more than ~19 significant integer
+ * digits prints exactly where Redis prints the long double's binary approximation.
  */
 public final class RedisFloats {
-    /** Decimal exponent from which strtold overflows to infinity (LDBL_MAX ~ 1.19e4932). */
-    private static final int MAX_EXPONENT = 4932;
+    /** LDBL_MAX of the x87 80-bit long double: strtold overflows above it, and a sum beyond it is an infinity. */
+    private static final BigDecimal MAX = new BigDecimal("1.18973149535723176502e4932");
     /** Below this exponent strtold underflows (LDBL_TRUE_MIN ~ 3.6e-4951), which Redis rejects. */
     private static final int MIN_EXPONENT = -4951;
     /** Redis's MAX_LONG_DOUBLE_CHARS: longer input is not a float. */
     private static final int MAX_CHARS = 5 * 1024;
     /** Marks an infinite operand (strtold accepts "inf"; the sum is then refused, as in Redis). */
-    public static final BigDecimal INFINITE = new BigDecimal("1e" + (MAX_EXPONENT + 1));
+    public static final BigDecimal INFINITE = new BigDecimal("1e4933");
 
     private RedisFloats() {}
 
@@ -40,13 +42,12 @@ public final class RedisFloats {
             return null;
         }
         if (value.signum() == 0) return BigDecimal.ZERO;
-        int exponent = exponentOf(value);
-        return exponent >= MAX_EXPONENT + 1 || exponent < MIN_EXPONENT ? null : value;
+        return isInfinite(value) || exponentOf(value) < MIN_EXPONENT ? null : value;
     }
 
     /** True when {@code value} is beyond the long double's range (an infinity). */
     public static boolean isInfinite(BigDecimal value) {
-        return value.signum() != 0 && exponentOf(value) > MAX_EXPONENT;
+        return value.abs().compareTo(MAX) > 0;
     }
 
     /** The text Redis stores and replies for {@code value}: at most 17 decimals, no trailing zeros. */

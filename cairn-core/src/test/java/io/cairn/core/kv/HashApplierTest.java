@@ -126,7 +126,13 @@ class HashApplierTest {
         assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "bad", "1").message()).isEqualTo("hash value is not a float");
         assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "f", "abc").message()).isEqualTo("value is not a valid float");
         assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "f", "nan").message()).isEqualTo("value is not a valid float");
-        assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "f", "inf").message()).isEqualTo("increment would produce NaN or Infinity");
+        assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "f", "inf").message()).isEqualTo("value is NaN or Infinity");
+        assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "f", "1.2e4932").message()).as("beyond LDBL_MAX").isEqualTo("value is not a valid float");
+        assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "f", "1e-20").bytes()).as("17 decimals at most").isEqualTo(b("5.6"));
+        assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "p", "1.23456789012345678901").bytes()).isEqualTo(b("1.23456789012345679"));
+        run(KvOp.Type.HSET, "h", "huge", "1e4932", "infinite", "inf");
+        assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "huge", "1e4932").message()).isEqualTo("increment would produce NaN or Infinity");
+        assertThat(run(KvOp.Type.HINCRBYFLOAT, "h", "infinite", "1").message()).isEqualTo("increment would produce NaN or Infinity");
         assertThat(run(KvOp.Type.HGET, "h", "f").bytes()).as("a refused increment changes nothing").isEqualTo(b("5.6"));
     }
 
