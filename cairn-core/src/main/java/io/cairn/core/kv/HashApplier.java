@@ -17,8 +17,8 @@ import java.util.SplittableRandom;
  * write, so HLEN reads one record; a hash whose last field goes is deleted, as in Redis.
  */
 final class HashApplier {
-    /** Redis keeps a hash this small as a listpack, and HSCAN then returns it whole whatever COUNT says. */
-    private static final int LISTPACK_MAX_ENTRIES = 128;
+    /** Redis keeps a hash this small as a listpack (hash-max-listpack-entries/-value defaults), and HSCAN then returns it whole whatever COUNT says. */
+    private static final int LISTPACK_MAX_ENTRIES = 512;
     private static final int LISTPACK_MAX_VALUE_BYTES = 64;
 
     private final int maxValueBytes;
