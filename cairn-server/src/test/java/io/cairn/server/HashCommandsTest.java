@@ -91,6 +91,10 @@ class HashCommandsTest {
                 assertError(() -> jedis.incr("h"), WRONGTYPE);
                 assertError(() -> jedis.append("h", "x"), WRONGTYPE);
                 assertError(() -> jedis.strlen("h"), WRONGTYPE);
+                assertError(() -> jedis.getDel("h"), WRONGTYPE);
+                assertError(() -> jedis.getSet("h", "x"), WRONGTYPE);
+                assertThat(jedis.setnx("h", "x")).as("the hash exists").isZero();
+                assertThat(jedis.type("h")).as("refused string writes left the hash").isEqualTo("hash");
                 assertThat(jedis.mget("s", "h")).containsExactly("plain", null);
                 assertThat(jedis.exists("h", "s", "nokey")).isEqualTo(2);
                 assertThat(jedis.dbSize()).as("h, h2, s: a hash is one key").isEqualTo(3);
