@@ -464,6 +464,14 @@ final class ReplicasetState {
         }
 
         @Override
+        public List<Field> fields(int bucket, byte[] key, long offset, int limit) {
+            if (options != null) return store.fields(bucket, key, offset, limit, options);
+            try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+                return store.fields(bucket, key, offset, limit, latest);
+            }
+        }
+
+        @Override
         public void put(int bucket, byte[] key, byte[] stored) {
             throw new IllegalStateException("read-only view");
         }

@@ -209,6 +209,22 @@ final class RocksStore implements AutoCloseable {
         return out;
     }
 
+    /** At most {@code limit} fields of {@code key} from position {@code offset}: the ones before are skipped, not copied. */
+    java.util.List<io.cairn.core.kv.KvView.Field> fields(int bucket, byte[] key, long offset, int limit, ReadOptions options) {
+        byte[] prefix = fieldPrefix(bucket, key);
+        java.util.List<io.cairn.core.kv.KvView.Field> out = new ArrayList<>();
+        long skipped = 0;
+        try (RocksIterator it = db.newIterator(fields, options)) {
+            for (it.seek(prefix); it.isValid() && out.size() < limit; it.next()) {
+                byte[] k = it.key();
+                if (k.length < prefix.length || !java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
+                if (skipped++ < offset) continue;
+                out.add(new io.cairn.core.kv.KvView.Field(java.util.Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
+            }
+        }
+        return out;
+    }
+
     java.util.List<io.cairn.core.kv.KvView.Field> fields(int bucket, byte[] key) {
         try (ReadOptions latest = new ReadOptions()) {
             return fields(bucket, key, latest);

@@ -99,9 +99,13 @@ final class HashApplier {
     private static OpResult randomFields(KvOp op, byte[] stored, KvView view) {
         boolean withCount = op.has(KvOp.FLAG_COUNT);
         if (stored == null) return withCount ? OpResult.array(List.of()) : OpResult.NIL;
-        List<KvView.Field> fields = view.fields(op.bucket(), op.key());
         SplittableRandom random = new SplittableRandom(op.value().length >= 8 ? ByteBuffer.wrap(op.value()).getLong() : 0);
-        if (!withCount) return OpResult.bulk(fields.get(random.nextInt(fields.size())).name());
+        if (!withCount) {
+            // One field: a position from the metadata's exact count, and only that field read.
+            long at = random.nextLong(HashMeta.fieldCount(stored));
+            return OpResult.bulk(view.fields(op.bucket(), op.key(), at, 1).get(0).name());
+        }
+        List<KvView.Field> fields = view.fields(op.bucket(), op.key());
         long count = op.arg();
         List<KvView.Field> chosen = new ArrayList<>();
         if (count < 0) {
@@ -136,17 +140,23 @@ final class HashApplier {
      */
     private static OpResult scan(KvOp op, byte[] stored, List<byte[]> args, KvView view) {
         if (stored == null) return OpResult.array(List.of(ascii("0")));
-        List<KvView.Field> fields = view.fields(op.bucket(), op.key());
+        long size = HashMeta.fieldCount(stored);
         long count = ByteBuffer.wrap(args.get(0)).getLong();
-        int from = 0;
-        int to = fields.size();
-        if (!isListpack(fields)) {
-            from = (int) Math.min(Math.max(op.arg(), 0), fields.size());
-            to = (int) Math.min(fields.size(), from + count);
+        List<KvView.Field> page = null;
+        long next = 0;
+        if (size <= LISTPACK_MAX_ENTRIES) {
+            List<KvView.Field> all = view.fields(op.bucket(), op.key());
+            if (isListpack(all)) page = all;
         }
-        List<byte[]> out = new ArrayList<>(1 + 2 * (to - from));
-        out.add(ascii(to >= fields.size() ? "0" : Integer.toString(to)));
-        for (KvView.Field f : fields.subList(from, to)) {
+        if (page == null) {
+            // Only this page's fields are read: a full scan of a big hash costs one pass, not one per page.
+            long from = Math.max(op.arg(), 0);
+            page = view.fields(op.bucket(), op.key(), from, (int) Math.min(count, Integer.MAX_VALUE));
+            next = from + page.size() >= size || page.isEmpty() ? 0 : from + page.size();
+        }
+        List<byte[]> out = new ArrayList<>(1 + 2 * page.size());
+        out.add(ascii(Long.toString(next)));
+        for (KvView.Field f : page) {
             out.add(f.name());
             out.add(f.value());
         }

@@ -40,6 +40,16 @@ public interface KvView {
         throw new UnsupportedOperationException("this view stores strings only");
     }
 
+    /**
+     * At most {@code limit} fields of {@code key} from position {@code offset} in field order
+     * (HSCAN's page, HRANDFIELD's one field); a view over a sorted store skips without copying.
+     */
+    default List<Field> fields(int bucket, byte[] key, long offset, int limit) {
+        List<Field> all = fields(bucket, key);
+        int from = (int) Math.min(Math.max(offset, 0), all.size());
+        return all.subList(from, (int) Math.min(all.size(), from + (long) Math.max(limit, 0)));
+    }
+
     /** One field of a hash and its value. */
     record Field(byte[] name, byte[] value) {}
 }
