@@ -6,7 +6,6 @@ import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -99,7 +98,7 @@ final class HashApplier {
     private static OpResult randomFields(KvOp op, byte[] stored, KvView view) {
         boolean withCount = op.has(KvOp.FLAG_COUNT);
         if (stored == null) return withCount ? OpResult.array(List.of()) : OpResult.NIL;
-        SplittableRandom random = new SplittableRandom(op.value().length >= 8 ? ByteBuffer.wrap(op.value()).getLong() : 0);
+        SplittableRandom random = new SplittableRandom(op.value() != null && op.value().length >= 8 ? ByteBuffer.wrap(op.value()).getLong() : 0);
         if (!withCount) {
             // One field: a position from the metadata's exact count, and only that field read.
             long at = random.nextLong(HashMeta.fieldCount(stored));
@@ -141,7 +140,8 @@ final class HashApplier {
     private static OpResult scan(KvOp op, byte[] stored, List<byte[]> args, KvView view) {
         if (stored == null) return OpResult.array(List.of(ascii("0")));
         long size = HashMeta.fieldCount(stored);
-        long count = ByteBuffer.wrap(args.get(0)).getLong();
+        if (args.get(0).length != 8) return OpResult.error(ErrorCode.PROTOCOL, "HSCAN count is not 8 bytes");
+        long count = Math.max(1, ByteBuffer.wrap(args.get(0)).getLong());
         List<KvView.Field> page = null;
         long next = 0;
         if (size <= LISTPACK_MAX_ENTRIES) {
