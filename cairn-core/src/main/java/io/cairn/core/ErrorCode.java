@@ -55,7 +55,11 @@ public enum ErrorCode {
     /** The object store refused the request for good: credentials, permissions, a missing store bucket, a bad key. */
     OBJECT_STORE_REFUSED(32, RetryClass.FATAL, "ERR", "the object store refused the request (credentials, permissions, bucket or key)"),
     /** A bucket archive object failed verification: size, counts or content hash differ from what was recorded. */
-    ARCHIVE_CORRUPT(33, RetryClass.FATAL, "ERR", "the bucket archive object failed verification");
+    ARCHIVE_CORRUPT(33, RetryClass.FATAL, "ERR", "the bucket archive object failed verification"),
+    /** A command of one data type on a key holding another (Redis's exact text, issue 24). */
+    WRONG_TYPE(34, RetryClass.FATAL, "WRONGTYPE", "Operation against a key holding the wrong kind of value"),
+    /** A float argument or stored value that does not parse (HINCRBYFLOAT); the message says which. */
+    NOT_FLOAT(35, RetryClass.FATAL, "ERR", "value is not a valid float");
 
     public final int code;
     public final RetryClass retry;

@@ -48,6 +48,8 @@ class ErrorCodeTest {
         published.put(ErrorCode.OBJECT_STORE_UNAVAILABLE, 31);
         published.put(ErrorCode.OBJECT_STORE_REFUSED, 32);
         published.put(ErrorCode.ARCHIVE_CORRUPT, 33);
+        published.put(ErrorCode.WRONG_TYPE, 34);
+        published.put(ErrorCode.NOT_FLOAT, 35);
         published.forEach((c, n) -> assertThat(c.code).as(c.name()).isEqualTo(n));
     }
 

@@ -65,7 +65,7 @@ final class DoubledCommands {
     }
 
     @Command(name = "export", mixinStandardHelpOptions = true,
-            description = "Write the keys of a contained or quarantined copy: one line per key, base64(key) TAB base64(value) TAB expireAtMs (0: none).")
+            description = "Write the keys of a contained or quarantined copy: one line per key, base64(key) TAB base64(value) TAB expireAtMs (0: none); a hash adds TAB hash (its value is then its packed fields).")
     static final class Export implements Callable<Integer> {
         private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 

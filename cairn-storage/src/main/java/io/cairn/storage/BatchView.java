@@ -7,6 +7,7 @@ import org.rocksdb.WriteBatch;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.IntPredicate;
@@ -18,6 +19,11 @@ import java.util.function.IntPredicate;
  * WriteBatch, and the change of the key count is tracked so the count stays exact without scanning.
  * A write to a bucket being copied ahead of a move also marks its key as changed, in the same
  * batch, so the move sends exactly the keys written since its copy started.
+ *
+ * <p>Hash fields ({@link io.cairn.core.kv.HashMeta}) have an overlay of their own, and a write to
+ * a field marks its key as changed, so a move sends the whole hash again. A big hash is cleared
+ * by one range tombstone over its key's field prefix (a small one field by field, since every
+ * range tombstone in the memtable slows each new iterator); reads then skip the stored fields.
  */
 final class BatchView implements KvView {
     private static final byte[] DELETED = new byte[0];
@@ -28,6 +34,12 @@ final class BatchView implements KvView {
     /** bucket -> data key -> value written by this entry ({@link #DELETED} for a delete). */
     private final Map<Integer, Map<ByteBuffer, byte[]>> overlay = new HashMap<>();
     private final Set<Integer> droppedBuckets = new HashSet<>();
+    /** bucket -> field key -> value written by this entry ({@link #DELETED} for a delete). */
+    private final Map<Integer, Map<ByteBuffer, byte[]>> fieldOverlay = new HashMap<>();
+    /** Field prefixes of keys range-cleared by this entry: stored fields under them are gone. */
+    private final Set<ByteBuffer> clearedPrefixes = new HashSet<>();
+    /** A hash with more fields than this is cleared by one range tombstone instead of point deletes. */
+    static final int POINT_CLEAR_MAX_FIELDS = 64;
     private long keyCountDelta;
 
     BatchView(RocksStore store, WriteBatch batch, IntPredicate marksChanges) {
@@ -68,8 +80,11 @@ final class BatchView implements KvView {
         }
         keyCountDelta -= present;
         droppedBuckets.add(bucket);
+        fieldOverlay.remove(bucket);
         try {
             batch.deleteRange(store.data, RocksStore.dataKey(bucket, new byte[0]), RocksStore.dataKey(bucket + 1, new byte[0]));
+            // Field keys start with the same 4-byte bucket, so the same bounds cover them.
+            batch.deleteRange(store.fields, RocksStore.dataKey(bucket, new byte[0]), RocksStore.dataKey(bucket + 1, new byte[0]));
         } catch (RocksDBException e) {
             throw new RocksStore.StorageFailure("batch delete range failed", e);
         }
@@ -153,5 +168,83 @@ final class BatchView implements KvView {
         }
         if (marksChanges.test(bucket)) markChanged(bucket, key);
         return old;
+    }
+
+    @Override
+    public byte[] getField(int bucket, byte[] key, byte[] field) {
+        byte[] fieldKey = RocksStore.fieldKey(bucket, key, field);
+        Map<ByteBuffer, byte[]> written = fieldOverlay.get(bucket);
+        byte[] local = written == null ? null : written.get(ByteBuffer.wrap(fieldKey));
+        if (local != null) return local == DELETED ? null : local;
+        if (droppedBuckets.contains(bucket) || clearedPrefixes.contains(ByteBuffer.wrap(RocksStore.fieldPrefix(bucket, key)))) return null;
+        return store.get(store.fields, fieldKey);
+    }
+
+    @Override
+    public void putField(int bucket, byte[] key, byte[] field, byte[] value) {
+        byte[] fieldKey = RocksStore.fieldKey(bucket, key, field);
+        fieldOverlay.computeIfAbsent(bucket, b -> new HashMap<>()).put(ByteBuffer.wrap(fieldKey), value);
+        try {
+            batch.put(store.fields, fieldKey, value);
+        } catch (RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch put failed", e);
+        }
+        if (marksChanges.test(bucket)) markChanged(bucket, key);
+    }
+
+    @Override
+    public void deleteField(int bucket, byte[] key, byte[] field) {
+        byte[] fieldKey = RocksStore.fieldKey(bucket, key, field);
+        fieldOverlay.computeIfAbsent(bucket, b -> new HashMap<>()).put(ByteBuffer.wrap(fieldKey), DELETED);
+        try {
+            batch.delete(store.fields, fieldKey);
+        } catch (RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch delete failed", e);
+        }
+        if (marksChanges.test(bucket)) markChanged(bucket, key);
+    }
+
+    @Override
+    public void clearFields(int bucket, byte[] key, long fieldCount) {
+        if (fieldCount <= POINT_CLEAR_MAX_FIELDS) {
+            for (Field f : fields(bucket, key)) deleteField(bucket, key, f.name());
+            return;
+        }
+        byte[] prefix = RocksStore.fieldPrefix(bucket, key);
+        Map<ByteBuffer, byte[]> written = fieldOverlay.get(bucket);
+        if (written != null) written.keySet().removeIf(k -> startsWith(k.array(), prefix));
+        clearedPrefixes.add(ByteBuffer.wrap(prefix));
+        try {
+            batch.deleteRange(store.fields, prefix, RocksStore.prefixEnd(prefix));
+        } catch (RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch delete range failed", e);
+        }
+        if (marksChanges.test(bucket)) markChanged(bucket, key);
+    }
+
+    @Override
+    public List<Field> fields(int bucket, byte[] key) {
+        byte[] prefix = RocksStore.fieldPrefix(bucket, key);
+        java.util.TreeMap<byte[], byte[]> merged = new java.util.TreeMap<>(java.util.Arrays::compareUnsigned);
+        if (!droppedBuckets.contains(bucket) && !clearedPrefixes.contains(ByteBuffer.wrap(prefix))) {
+            for (Field f : store.fields(bucket, key)) merged.put(f.name(), f.value());
+        }
+        Map<ByteBuffer, byte[]> written = fieldOverlay.get(bucket);
+        if (written != null) {
+            for (var e : written.entrySet()) {
+                byte[] k = e.getKey().array();
+                if (!startsWith(k, prefix)) continue;
+                byte[] name = java.util.Arrays.copyOfRange(k, prefix.length, k.length);
+                if (e.getValue() == DELETED) merged.remove(name);
+                else merged.put(name, e.getValue());
+            }
+        }
+        List<Field> out = new java.util.ArrayList<>(merged.size());
+        merged.forEach((name, value) -> out.add(new Field(name, value)));
+        return out;
+    }
+
+    private static boolean startsWith(byte[] k, byte[] prefix) {
+        return k.length >= prefix.length && java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length);
     }
 }

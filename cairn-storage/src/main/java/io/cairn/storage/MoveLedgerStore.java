@@ -1,6 +1,8 @@
 package io.cairn.storage;
 
 import io.cairn.core.BucketRecord;
+import io.cairn.core.kv.HashMeta;
+import io.cairn.core.kv.KvView;
 import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveQuery;
@@ -78,14 +80,33 @@ final class MoveLedgerStore implements BucketLedger.Store {
         pending.put(ByteBuffer.wrap(key), value == null ? new byte[0] : value);
     }
 
+    /** Stores a received key in its move form (a hash: metadata and fields); returns what it replaced, in move form. */
     @Override
     public byte[] putData(int bucket, ChunkEntry entry) {
-        return view.replace(bucket, entry.key(), entry.stored());
+        byte[] old = clearOld(bucket, entry.key());
+        if (HashMeta.isHash(entry.stored())) {
+            view.replace(bucket, entry.key(), HashMeta.metaOfMoveForm(entry.stored()));
+            for (KvView.Field f : HashMeta.fieldsOfMoveForm(entry.stored())) view.putField(bucket, entry.key(), f.name(), f.value());
+        } else {
+            view.replace(bucket, entry.key(), entry.stored());
+        }
+        return old;
     }
 
     @Override
     public byte[] deleteData(int bucket, byte[] key) {
-        return view.remove(bucket, key);
+        byte[] old = clearOld(bucket, key);
+        view.remove(bucket, key);
+        return old;
+    }
+
+    /** The key's current move form (null when absent), its fields already cleared when it is a hash. */
+    private byte[] clearOld(int bucket, byte[] key) {
+        byte[] stored = view.get(bucket, key);
+        if (!HashMeta.isHash(stored)) return stored;
+        byte[] old = HashMeta.packForMove(stored, view.fields(bucket, key));
+        view.clearFields(bucket, key, HashMeta.fieldCount(stored));
+        return old;
     }
 
     /** Marks are written by WRITE (and FLUSH) entries only, so RocksDB holds all of them. */

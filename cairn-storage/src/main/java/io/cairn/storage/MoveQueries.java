@@ -2,6 +2,7 @@ package io.cairn.storage;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
+import io.cairn.core.kv.HashMeta;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveQuery;
@@ -17,7 +18,9 @@ import java.util.List;
  * Answers the move driver's read-only questions from a member's current state. A SENDING
  * bucket refuses writes, so the chunks read here are a stable picture of its data. Chunks read
  * while a bucket is copied ahead may be outdated by later writes; those writes mark their keys,
- * and the changed keys are read again once it is SENDING.
+ * and the changed keys are read again once it is SENDING. A hash travels as one entry in its move
+ * form (metadata, then its fields: {@link HashMeta#packForMove}), so a key is a key to the move
+ * whatever its type: counted once, marked once, checksummed with its fields.
  */
 final class MoveQueries {
     private MoveQueries() {}
@@ -62,7 +65,7 @@ final class MoveQueries {
         boolean[] last = {true};
         store.forEachChanged(q.bucket(), q.afterKey(), key -> {
             byte[] stored = store.get(store.data, RocksStore.dataKey(q.bucket(), key));
-            ChunkEntry e = stored == null ? ChunkEntry.deletion(key) : new ChunkEntry(key, stored);
+            ChunkEntry e = stored == null ? ChunkEntry.deletion(key) : new ChunkEntry(key, moveForm(store, q.bucket(), key, stored));
             if (!entries.isEmpty() && (entries.size() >= q.maxKeys() || bytes[0] + e.sizeBytes() > q.maxBytes())) {
                 last[0] = false;
                 return false;
@@ -119,7 +122,8 @@ final class MoveQueries {
             it.seek(RocksStore.dataKey(q.bucket(), q.afterKey()));
             if (it.isValid() && q.afterKey().length > 0 && Arrays.equals(RocksStore.userKey(it.key()), q.afterKey())) it.next();
             while (it.isValid() && RocksStore.bucketOf(it.key()) == q.bucket()) {
-                ChunkEntry e = new ChunkEntry(RocksStore.userKey(it.key()), it.value());
+                byte[] key = RocksStore.userKey(it.key());
+                ChunkEntry e = new ChunkEntry(key, moveForm(store, q.bucket(), key, it.value()));
                 if (!entries.isEmpty() && (entries.size() >= q.maxKeys() || bytes + e.sizeBytes() > q.maxBytes())) break;
                 entries.add(e);
                 bytes += e.sizeBytes();
@@ -130,6 +134,11 @@ final class MoveQueries {
         }
     }
 
+    /** What a move sends for a key: a string's record as stored, a hash's metadata with all its fields. */
+    static byte[] moveForm(RocksStore store, int bucket, byte[] key, byte[] stored) {
+        return HashMeta.isHash(stored) ? HashMeta.packForMove(stored, store.fields(bucket, key)) : stored;
+    }
+
     static BucketDigest digest(int bucket, ReplicasetState state) {
         RocksStore store = state.store();
         long keys = 0;
@@ -137,7 +146,8 @@ final class MoveQueries {
         try (RocksIterator it = store.newIterator(store.data)) {
             for (it.seek(RocksStore.dataKey(bucket, new byte[0])); it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
                 keys++;
-                checksum += new ChunkEntry(RocksStore.userKey(it.key()), it.value()).crc();
+                byte[] key = RocksStore.userKey(it.key());
+                checksum += new ChunkEntry(key, moveForm(store, bucket, key, it.value())).crc();
             }
         }
         return new BucketDigest(state.record(bucket), keys, checksum);

@@ -397,7 +397,7 @@ final class ReplicasetState {
     }
 
     private byte[] read(List<KvOp> ops, long nowMs) {
-        KvView direct = new ReadOnlyView(store);
+        KvView direct = new ReadOnlyView(store, null);
         List<OpResult> results = new ArrayList<>(ops.size());
         for (KvOp op : ops) {
             if (!op.readOnly()) {
@@ -408,7 +408,9 @@ final class ReplicasetState {
             ref.lock();
             try {
                 OpResult refusal = refusal(op);
-                results.add(refusal != null ? refusal : applier.apply(op, direct, nowMs));
+                if (refusal != null) results.add(refusal);
+                else if (KvOp.HASH_TYPES.contains(op.type())) results.add(store.consistent(o -> applier.apply(op, new ReadOnlyView(store, o), nowMs)));
+                else results.add(applier.apply(op, direct, nowMs));
             } finally {
                 ref.unlock();
             }
@@ -442,11 +444,31 @@ final class ReplicasetState {
         }
     }
 
-    /** Reads straight from RocksDB; queries never write. */
-    private record ReadOnlyView(RocksStore store) implements KvView {
+    /** Reads straight from RocksDB (a hash command from one snapshot, so its metadata and fields agree); queries never write. */
+    private record ReadOnlyView(RocksStore store, org.rocksdb.ReadOptions options) implements KvView {
         @Override
         public byte[] get(int bucket, byte[] key) {
-            return store.get(store.data, RocksStore.dataKey(bucket, key));
+            return options == null ? store.get(store.data, RocksStore.dataKey(bucket, key))
+                    : store.get(store.data, RocksStore.dataKey(bucket, key), options);
+        }
+
+        @Override
+        public byte[] getField(int bucket, byte[] key, byte[] field) {
+            byte[] fieldKey = RocksStore.fieldKey(bucket, key, field);
+            return options == null ? store.get(store.fields, fieldKey) : store.get(store.fields, fieldKey, options);
+        }
+
+        @Override
+        public List<Field> fields(int bucket, byte[] key) {
+            return options == null ? store.fields(bucket, key) : store.fields(bucket, key, options);
+        }
+
+        @Override
+        public List<Field> fields(int bucket, byte[] key, long offset, int limit) {
+            if (options != null) return store.fields(bucket, key, offset, limit, options);
+            try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+                return store.fields(bucket, key, offset, limit, latest);
+            }
         }
 
         @Override

@@ -21,6 +21,8 @@ import java.util.List;
  *       (databases written before it held copies have [bucket:4] values, still read).</li>
  *   <li>{@code history}: [bsn:8] -> [history hash:8][leader stamp ms:8], one entry per BSN handed
  *       out, above the tombstone horizon ({@link BucketHistory}).</li>
+ *   <li>{@code fields}: [bucket:4][key length:4][user key][field] -> value, the fields of hashes
+ *       ({@link io.cairn.core.kv.HashMeta}); the bucket prefix keeps them inside the bucket's range.</li>
  *   <li>default: system values (applied index, last BSN, key count, incarnation, horizon).</li>
  * </ul>
  * Every Raft entry is applied as one atomic WriteBatch that also records the applied index,
@@ -51,6 +53,7 @@ final class RocksStore implements AutoCloseable {
     final ColumnFamilyHandle buckets;
     final ColumnFamilyHandle bsnIndex;
     final ColumnFamilyHandle history;
+    final ColumnFamilyHandle fields;
     private final WriteOptions writeOptions = new WriteOptions();
     static final int MAX_MEMTABLE_RANGE_DELETIONS = 64;
 
@@ -68,7 +71,8 @@ final class RocksStore implements AutoCloseable {
                 new ColumnFamilyDescriptor(bytes("data"), cfOptions),
                 new ColumnFamilyDescriptor(bytes("buckets"), cfOptions),
                 new ColumnFamilyDescriptor(bytes("bsn"), cfOptions),
-                new ColumnFamilyDescriptor(bytes("history"), cfOptions));
+                new ColumnFamilyDescriptor(bytes("history"), cfOptions),
+                new ColumnFamilyDescriptor(bytes("fields"), cfOptions));
         try {
             db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
         } catch (RocksDBException e) {
@@ -79,6 +83,7 @@ final class RocksStore implements AutoCloseable {
         buckets = handles.get(2);
         bsnIndex = handles.get(3);
         history = handles.get(4);
+        fields = handles.get(5);
     }
 
     Path dir() {
@@ -184,6 +189,67 @@ final class RocksStore implements AutoCloseable {
     /** The caller must close the iterator. */
     RocksIterator newIterator(ColumnFamilyHandle cf) {
         return db.newIterator(cf);
+    }
+
+    RocksIterator newIterator(ColumnFamilyHandle cf, ReadOptions options) {
+        return db.newIterator(cf, options);
+    }
+
+    /** Every field of {@code key}'s hash as stored, in field order. */
+    java.util.List<io.cairn.core.kv.KvView.Field> fields(int bucket, byte[] key, ReadOptions options) {
+        byte[] prefix = fieldPrefix(bucket, key);
+        java.util.List<io.cairn.core.kv.KvView.Field> out = new ArrayList<>();
+        try (RocksIterator it = db.newIterator(fields, options)) {
+            for (it.seek(prefix); it.isValid(); it.next()) {
+                byte[] k = it.key();
+                if (k.length < prefix.length || !java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
+                out.add(new io.cairn.core.kv.KvView.Field(java.util.Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
+            }
+        }
+        return out;
+    }
+
+    /** At most {@code limit} fields of {@code key} from position {@code offset}: the ones before are skipped, not copied. */
+    java.util.List<io.cairn.core.kv.KvView.Field> fields(int bucket, byte[] key, long offset, int limit, ReadOptions options) {
+        byte[] prefix = fieldPrefix(bucket, key);
+        java.util.List<io.cairn.core.kv.KvView.Field> out = new ArrayList<>();
+        long skipped = 0;
+        try (RocksIterator it = db.newIterator(fields, options)) {
+            for (it.seek(prefix); it.isValid() && out.size() < limit; it.next()) {
+                byte[] k = it.key();
+                if (k.length < prefix.length || !java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
+                if (skipped++ < offset) continue;
+                out.add(new io.cairn.core.kv.KvView.Field(java.util.Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
+            }
+        }
+        return out;
+    }
+
+    java.util.List<io.cairn.core.kv.KvView.Field> fields(int bucket, byte[] key) {
+        try (ReadOptions latest = new ReadOptions()) {
+            return fields(bucket, key, latest);
+        }
+    }
+
+    /** The common prefix of the fields of {@code key}: its length is in it, so no other key's fields share it. */
+    static byte[] fieldPrefix(int bucket, byte[] key) {
+        return ByteBuffer.allocate(8 + key.length).putInt(bucket).putInt(key.length).put(key).array();
+    }
+
+    static byte[] fieldKey(int bucket, byte[] key, byte[] field) {
+        return ByteBuffer.allocate(8 + key.length + field.length).putInt(bucket).putInt(key.length).put(key).put(field).array();
+    }
+
+    /** The smallest key greater than every key starting with {@code prefix} (the end of its range). */
+    static byte[] prefixEnd(byte[] prefix) {
+        byte[] end = prefix.clone();
+        for (int i = end.length - 1; i >= 0; i--) {
+            if (end[i] != (byte) 0xff) {
+                end[i]++;
+                return java.util.Arrays.copyOf(end, i + 1);
+            }
+        }
+        throw new IllegalArgumentException("a prefix of 0xff bytes has no end");
     }
 
     /** A consistent on-disk copy made of hard links (cheap); the target must not exist. */

@@ -8,13 +8,16 @@ import java.nio.charset.StandardCharsets;
  * Redis string semantics over a {@link KvView}, deterministic in {@code nowMs}. The same code
  * runs on every replica with the leader's timestamp of the log entry, so expiry decisions
  * never differ between replicas. Expired values read as absent and are deleted when a write
- * touches them.
+ * touches them. Hash commands are {@link HashApplier}'s; string commands that read a value answer
+ * Redis's WRONGTYPE on a hash, and commands on any key (DEL, EXISTS, TYPE, expiry) take both.
  */
 public final class KvApplier {
     private final int maxValueBytes;
+    private final HashApplier hashes;
 
     public KvApplier(int maxValueBytes) {
         this.maxValueBytes = maxValueBytes;
+        this.hashes = new HashApplier(maxValueBytes);
     }
 
     public OpResult apply(KvOp op, KvView view, long nowMs) {
@@ -22,24 +25,42 @@ public final class KvApplier {
         if (op.type() == KvOp.Type.DEL_IF_EXPIRED) {
             // Re-checked at apply time: the key may have been written again since the sweeper saw it.
             if (raw == null || !StoredValue.isExpired(raw, nowMs)) return OpResult.integer(0);
-            view.delete(op.bucket(), op.key());
+            deleteRecord(op, raw, view);
             return OpResult.integer(1);
         }
         byte[] stored = live(raw, nowMs);
+        if (KvOp.HASH_TYPES.contains(op.type())) return hashes.apply(op, raw, stored, view);
+        if (stored != null && !StoredValue.isString(stored) && readsString(op)) return HashApplier.wrongType();
         return switch (op.type()) {
             case GET -> OpResult.bulk(stored == null ? null : StoredValue.data(stored));
             case EXISTS -> OpResult.integer(stored == null ? 0 : 1);
+            case TYPE -> OpResult.status(stored == null ? "none" : StoredValue.typeName(stored));
             case STRLEN -> OpResult.integer(stored == null ? 0 : StoredValue.dataLength(stored));
             case PTTL -> OpResult.integer(pttl(stored, nowMs));
-            case SET -> set(op, stored, view, nowMs);
-            case DEL -> delete(op, stored, view, false);
-            case GETDEL -> delete(op, stored, view, true);
+            case SET -> set(op, raw, stored, view, nowMs);
+            case DEL -> delete(op, raw, stored, view, false);
+            case GETDEL -> delete(op, raw, stored, view, true);
             case INCRBY -> incrBy(op, stored, view);
             case APPEND -> append(op, stored, view);
-            case PEXPIRE -> expire(op, stored, view, nowMs);
+            case PEXPIRE -> expire(op, raw, stored, view, nowMs);
             case PERSIST -> persist(op, stored, view);
-            case DEL_IF_EXPIRED -> throw new IllegalStateException("handled above");
+            default -> throw new IllegalStateException(op.type() + " handled above");
         };
+    }
+
+    /** String commands that read the value answer WRONGTYPE on another type; SET without GET overwrites any. */
+    private static boolean readsString(KvOp op) {
+        return switch (op.type()) {
+            case GET, STRLEN, INCRBY, APPEND, GETDEL -> true;
+            case SET -> op.has(KvOp.FLAG_GET);
+            default -> false;
+        };
+    }
+
+    /** Deletes a key's record and, for a hash, its fields (see {@link HashMeta} for why not lazily). */
+    private static void deleteRecord(KvOp op, byte[] raw, KvView view) {
+        if (HashMeta.isHash(raw)) view.clearFields(op.bucket(), op.key(), HashMeta.fieldCount(raw));
+        view.delete(op.bucket(), op.key());
     }
 
     private static byte[] live(byte[] stored, long nowMs) {
@@ -52,7 +73,7 @@ public final class KvApplier {
         return at == 0 ? -1 : Math.max(0, at - nowMs);
     }
 
-    private OpResult set(KvOp op, byte[] stored, KvView view, long nowMs) {
+    private OpResult set(KvOp op, byte[] raw, byte[] stored, KvView view, long nowMs) {
         if (op.value().length > maxValueBytes) return tooLarge(op.value().length);
         boolean exists = stored != null;
         OpResult previous = op.has(KvOp.FLAG_GET) ? OpResult.bulk(exists ? StoredValue.data(stored) : null) : OpResult.OK;
@@ -63,6 +84,7 @@ public final class KvApplier {
         if (op.has(KvOp.FLAG_EXPIRE_REL)) expireAt = nowMs + op.arg();
         else if (op.has(KvOp.FLAG_EXPIRE_ABS)) expireAt = op.arg();
         else if (op.has(KvOp.FLAG_KEEPTTL) && exists) expireAt = StoredValue.expireAtMs(stored);
+        if (HashMeta.isHash(raw)) view.clearFields(op.bucket(), op.key(), HashMeta.fieldCount(raw));
         if (expireAt != 0 && expireAt <= nowMs) {
             // An absolute time in the past: Redis stores and immediately expires the key.
             view.delete(op.bucket(), op.key());
@@ -72,8 +94,8 @@ public final class KvApplier {
         return previous;
     }
 
-    private static OpResult delete(KvOp op, byte[] stored, KvView view, boolean returnValue) {
-        if (stored != null || view.get(op.bucket(), op.key()) != null) view.delete(op.bucket(), op.key());
+    private static OpResult delete(KvOp op, byte[] raw, byte[] stored, KvView view, boolean returnValue) {
+        if (raw != null) deleteRecord(op, raw, view);
         if (returnValue) return OpResult.bulk(stored == null ? null : StoredValue.data(stored));
         return OpResult.integer(stored == null ? 0 : 1);
     }
@@ -108,19 +130,19 @@ public final class KvApplier {
         return OpResult.integer(length);
     }
 
-    private static OpResult expire(KvOp op, byte[] stored, KvView view, long nowMs) {
+    private static OpResult expire(KvOp op, byte[] raw, byte[] stored, KvView view, long nowMs) {
         if (stored == null) return OpResult.integer(0);
         if (op.arg() <= 0) {
-            view.delete(op.bucket(), op.key());
+            deleteRecord(op, raw, view);
         } else {
-            view.put(op.bucket(), op.key(), StoredValue.encode(StoredValue.data(stored), nowMs + op.arg()));
+            view.put(op.bucket(), op.key(), StoredValue.withExpiry(stored, nowMs + op.arg()));
         }
         return OpResult.integer(1);
     }
 
     private static OpResult persist(KvOp op, byte[] stored, KvView view) {
         if (stored == null || StoredValue.expireAtMs(stored) == 0) return OpResult.integer(0);
-        view.put(op.bucket(), op.key(), StoredValue.encode(StoredValue.data(stored), 0));
+        view.put(op.bucket(), op.key(), StoredValue.withExpiry(stored, 0));
         return OpResult.integer(1);
     }
 

@@ -8,8 +8,11 @@ import java.util.Arrays;
  * with the timestamp the leader stamps on the log entry, so every replica agrees on them.
  *
  * @param bucket the key's bucket, computed by the router
- * @param value  the value for SET and APPEND, else null
- * @param arg    SET/EXPIRE: milliseconds; INCRBY: the delta
+ * @param value  the value for SET and APPEND; hash commands: a {@link Packed} list of their
+ *               arguments after the key (fields, or field/value pairs; HINCRBYFLOAT: field, increment);
+ *               HRANDFIELD: the 8-byte seed of its random choice, chosen by the router so replicas agree
+ * @param arg    SET/EXPIRE: milliseconds; INCRBY/HINCRBY: the delta; HRANDFIELD: the count;
+ *               HSCAN: the cursor (its COUNT is the packed list's only element)
  */
 public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, int flags) {
     public static final int FLAG_NX = 1;
@@ -20,13 +23,21 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_EXPIRE_REL = 16;
     /** SET: arg is an absolute unix time in milliseconds. */
     public static final int FLAG_EXPIRE_ABS = 32;
+    /** HRANDFIELD: a count was given (arg); without it the reply is one field or nil. */
+    public static final int FLAG_COUNT = 64;
+    /** HRANDFIELD: values follow their fields. */
+    public static final int FLAG_WITHVALUES = 128;
 
     public enum Type {
         GET(true), EXISTS(true), STRLEN(true), PTTL(true),
         SET(false), DEL(false), INCRBY(false), APPEND(false), GETDEL(false),
         PEXPIRE(false), PERSIST(false),
         /** Deletes the key only if it is expired at apply time (the expiry sweeper's delete). */
-        DEL_IF_EXPIRED(false);
+        DEL_IF_EXPIRED(false),
+        // Issue 24. The log stores the ordinal, so new types are appended only.
+        TYPE(true), HGET(true), HMGET(true), HEXISTS(true), HLEN(true), HGETALL(true), HKEYS(true), HVALS(true),
+        HSTRLEN(true), HRANDFIELD(true), HSCAN(true),
+        HSET(false), HSETNX(false), HDEL(false), HINCRBY(false), HINCRBYFLOAT(false);
 
         public final boolean readOnly;
 
@@ -46,6 +57,11 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static KvOp of(Type type, int bucket, byte[] key) {
         return new KvOp(type, bucket, key, null, 0, 0);
     }
+
+    /** The hash commands ({@link HashApplier}'s). */
+    public static final java.util.Set<Type> HASH_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.of(
+            Type.HGET, Type.HMGET, Type.HEXISTS, Type.HLEN, Type.HGETALL, Type.HKEYS, Type.HVALS, Type.HSTRLEN,
+            Type.HRANDFIELD, Type.HSCAN, Type.HSET, Type.HSETNX, Type.HDEL, Type.HINCRBY, Type.HINCRBYFLOAT));
 
     public boolean readOnly() {
         return type.readOnly;

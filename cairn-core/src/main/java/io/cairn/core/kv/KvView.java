@@ -1,10 +1,55 @@
 package io.cairn.core.kv;
 
-/** The storage seen by {@link KvApplier}: raw stored values (see {@link StoredValue}) by bucket and key. */
+import java.util.List;
+
+/**
+ * The storage seen by {@link KvApplier}: one record per key by bucket and key (see
+ * {@link StoredValue}), and for collection types one entry per field beside it (see
+ * {@link HashMeta}). Field methods have defaults that refuse, for views that hold strings only.
+ */
 public interface KvView {
     byte[] get(int bucket, byte[] key);
 
     void put(int bucket, byte[] key, byte[] stored);
 
     void delete(int bucket, byte[] key);
+
+    /** The value of {@code field} of {@code key}'s hash, or null. */
+    default byte[] getField(int bucket, byte[] key, byte[] field) {
+        throw new UnsupportedOperationException("this view stores strings only");
+    }
+
+    default void putField(int bucket, byte[] key, byte[] field, byte[] value) {
+        throw new UnsupportedOperationException("this view stores strings only");
+    }
+
+    default void deleteField(int bucket, byte[] key, byte[] field) {
+        throw new UnsupportedOperationException("this view stores strings only");
+    }
+
+    /**
+     * Deletes every field of {@code key} without reading them one by one when there are many;
+     * {@code fieldCount} (the metadata's count) lets the view choose point deletes or a range delete.
+     */
+    default void clearFields(int bucket, byte[] key, long fieldCount) {
+        throw new UnsupportedOperationException("this view stores strings only");
+    }
+
+    /** Every field of {@code key}, in unsigned byte order of the field names. */
+    default List<Field> fields(int bucket, byte[] key) {
+        throw new UnsupportedOperationException("this view stores strings only");
+    }
+
+    /**
+     * At most {@code limit} fields of {@code key} from position {@code offset} in field order
+     * (HSCAN's page, HRANDFIELD's one field); a view over a sorted store skips without copying.
+     */
+    default List<Field> fields(int bucket, byte[] key, long offset, int limit) {
+        List<Field> all = fields(bucket, key);
+        int from = (int) Math.min(Math.max(offset, 0), all.size());
+        return all.subList(from, (int) Math.min(all.size(), from + (long) Math.max(limit, 0)));
+    }
+
+    /** One field of a hash and its value. */
+    record Field(byte[] name, byte[] value) {}
 }

@@ -53,7 +53,7 @@ public final class OpCodec {
         for (OpResult r : results) {
             out.put((byte) r.kind().ordinal());
             switch (r.kind()) {
-                case BULK -> writeBytes(out, r.bytes());
+                case BULK, ARRAY, STATUS -> writeBytes(out, r.bytes());
                 case INTEGER -> out.putLong(r.number());
                 case ERROR -> {
                     out.putInt(r.error().code);
@@ -73,6 +73,8 @@ public final class OpCodec {
             OpResult.Kind kind = KINDS[in.get()];
             results.add(switch (kind) {
                 case BULK -> OpResult.bulk(readBytes(in));
+                case ARRAY -> new OpResult(OpResult.Kind.ARRAY, readBytes(in), 0, null, null);
+                case STATUS -> new OpResult(OpResult.Kind.STATUS, readBytes(in), 0, null, null);
                 case INTEGER -> OpResult.integer(in.getLong());
                 case OK -> OpResult.OK;
                 case ERROR -> OpResult.error(ErrorCode.ofCode(in.getInt()), new String(readBytes(in), StandardCharsets.UTF_8));
@@ -83,7 +85,7 @@ public final class OpCodec {
 
     private static int resultSize(OpResult r) {
         return 1 + switch (r.kind()) {
-            case BULK -> 4 + (r.bytes() == null ? 0 : r.bytes().length);
+            case BULK, ARRAY, STATUS -> 4 + (r.bytes() == null ? 0 : r.bytes().length);
             case INTEGER -> 8;
             case ERROR -> 4 + 4 + r.message().getBytes(StandardCharsets.UTF_8).length;
             case OK -> 0;

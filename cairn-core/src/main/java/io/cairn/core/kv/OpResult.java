@@ -9,13 +9,30 @@ import java.util.Arrays;
  * from the catalogue. Errors are values: a batch can hold successes and failures side by side.
  */
 public record OpResult(Kind kind, byte[] bytes, long number, ErrorCode error, String message) {
-    public enum Kind { BULK, INTEGER, OK, ERROR }
+    /** Wire order: new kinds go at the end. ARRAY holds a {@link Packed} list in {@code bytes}; STATUS a simple string. */
+    public enum Kind { BULK, INTEGER, OK, ERROR, ARRAY, STATUS }
 
     public static final OpResult OK = new OpResult(Kind.OK, null, 0, null, null);
     public static final OpResult NIL = new OpResult(Kind.BULK, null, 0, null, null);
 
     public static OpResult bulk(byte[] bytes) {
         return bytes == null ? NIL : new OpResult(Kind.BULK, bytes, 0, null, null);
+    }
+
+    /** An array of bulk strings (null elements allowed). */
+    public static OpResult array(java.util.List<byte[]> elements) {
+        return new OpResult(Kind.ARRAY, Packed.encode(elements), 0, null, null);
+    }
+
+    /** A simple string reply (TYPE's "hash"). */
+    public static OpResult status(String text) {
+        return new OpResult(Kind.STATUS, text.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, null, null);
+    }
+
+    /** The elements of an ARRAY result. */
+    public java.util.List<byte[]> elements() {
+        if (kind != Kind.ARRAY) throw new IllegalStateException(kind + " is not an array");
+        return Packed.decode(bytes);
     }
 
     public static OpResult integer(long n) {

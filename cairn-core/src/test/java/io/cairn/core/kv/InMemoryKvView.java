@@ -28,6 +28,46 @@ final class InMemoryKvView implements KvView {
         entries.remove(id(bucket, key));
     }
 
+    /** bucket/key -> field -> value, fields in unsigned byte order as RocksDB keeps them. */
+    private final Map<String, java.util.TreeMap<byte[], byte[]>> fields = new TreeMap<>();
+
+    @Override
+    public byte[] getField(int bucket, byte[] key, byte[] field) {
+        var hash = fields.get(id(bucket, key));
+        byte[] v = hash == null ? null : hash.get(field);
+        return v == null ? null : v.clone();
+    }
+
+    @Override
+    public void putField(int bucket, byte[] key, byte[] field, byte[] value) {
+        fields.computeIfAbsent(id(bucket, key), k -> new java.util.TreeMap<>(java.util.Arrays::compareUnsigned)).put(field.clone(), value.clone());
+    }
+
+    @Override
+    public void deleteField(int bucket, byte[] key, byte[] field) {
+        var hash = fields.get(id(bucket, key));
+        if (hash != null) hash.remove(field);
+    }
+
+    @Override
+    public void clearFields(int bucket, byte[] key, long fieldCount) {
+        fields.remove(id(bucket, key));
+    }
+
+    @Override
+    public java.util.List<Field> fields(int bucket, byte[] key) {
+        var hash = fields.get(id(bucket, key));
+        java.util.List<Field> out = new java.util.ArrayList<>();
+        if (hash != null) hash.forEach((f, v) -> out.add(new Field(f.clone(), v.clone())));
+        return out;
+    }
+
+    /** Fields stored for {@code key}, whether or not its metadata still exists (to catch orphans). */
+    int storedFields(int bucket, byte[] key) {
+        var hash = fields.get(id(bucket, key));
+        return hash == null ? 0 : hash.size();
+    }
+
     int size() {
         return entries.size();
     }

@@ -264,7 +264,9 @@ class KvApplierTest {
     }
 
     private static KvOp randomOp(Random random) {
-        KvOp.Type type = KvOp.Type.values()[random.nextInt(KvOp.Type.values().length)];
+        // Hash commands carry packed arguments; HashApplierTest covers them.
+        KvOp.Type[] types = java.util.Arrays.stream(KvOp.Type.values()).filter(t -> !KvOp.HASH_TYPES.contains(t)).toArray(KvOp.Type[]::new);
+        KvOp.Type type = types[random.nextInt(types.length)];
         String key = "k" + random.nextInt(8);
         String value = random.nextBoolean() ? Integer.toString(random.nextInt(100) - 50) : "s" + random.nextInt(10);
         int flags = random.nextInt(64);

@@ -30,6 +30,7 @@ final class CommandDispatcher {
         register(new StringCommands(backend).specs());
         register(new ServerCommands(backend, config, clients, metrics, boundPort).specs());
         register(new KeyspaceCommands(backend).specs());
+        register(new HashCommands(backend).specs());
         register(new ClientCommands(clients).specs());
         register(List.of(new CommandSpec("command", -1, List.of("loading", "stale"), 0, 0, 0, this::command)));
     }

@@ -1,5 +1,9 @@
 package io.cairn.router.resp;
 
+import io.cairn.core.BucketHasher;
+import io.cairn.core.CairnException;
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpResult;
 import io.cairn.core.wire.KeyPage.Position;
 import io.cairn.router.KvBackend;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -13,8 +17,8 @@ import java.util.function.Predicate;
 /**
  * Whole-keyspace commands: DBSIZE, SCAN, KEYS, FLUSHALL, FLUSHDB. DBSIZE, KEYS and FLUSHALL run
  * as map-reduce calls under storage refs (exact while buckets move); SCAN walks buckets and needs
- * none (docs/architecture.md, "Map-reduce and storage refs"). Only strings exist, so SCAN's TYPE
- * filter keeps everything for "string" and nothing otherwise.
+ * none (docs/architecture.md, "Map-reduce and storage refs"). SCAN's TYPE filter asks the type of
+ * each key of the page that passed MATCH, in one backend call, as Redis filters after reading too.
  */
 final class KeyspaceCommands {
     /** Most keys one KEYS reply may carry; past it the command fails and SCAN is the way. */
@@ -46,7 +50,7 @@ final class KeyspaceCommands {
         if (from == null) return Replies.done(Replies.error("ERR invalid cursor"));
         String pattern = null;
         long count = DEFAULT_SCAN_COUNT;
-        boolean typeMatches = true;
+        String type = null;
         for (int i = 2; i < args.count(); i++) {
             if (i + 1 >= args.count()) return Replies.done(Replies.syntaxError());
             if (args.is(i, "match")) {
@@ -55,17 +59,38 @@ final class KeyspaceCommands {
                 count = args.longAt(++i);
                 if (count < 1) return Replies.done(Replies.syntaxError());
             } else if (args.is(i, "type")) {
-                typeMatches = args.is(++i, "string");
+                type = args.string(++i).toLowerCase(java.util.Locale.ROOT);
             } else {
                 return Replies.done(Replies.syntaxError());
             }
         }
         Predicate<byte[]> match = matcher(pattern);
-        boolean keepAny = typeMatches;
-        return backend.scan(from, (int) Math.min(count, MAX_SCAN_COUNT)).thenApply(page -> {
-            List<RedisMessage> keys = new ArrayList<>();
-            for (byte[] key : page.keys()) if (keepAny && match.test(key)) keys.add(Replies.bulk(key));
-            return Replies.array(List.of(Replies.bulk(cursors.encode(page.next())), Replies.array(keys)));
+        String wantedType = type;
+        return backend.scan(from, (int) Math.min(count, MAX_SCAN_COUNT)).thenCompose(page -> {
+            List<byte[]> keys = new ArrayList<>();
+            for (byte[] key : page.keys()) if (match.test(key)) keys.add(key);
+            RedisMessage cursor = Replies.bulk(cursors.encode(page.next()));
+            return ofType(keys, wantedType).thenApply(kept -> {
+                List<RedisMessage> replies = new ArrayList<>(kept.size());
+                for (byte[] key : kept) replies.add(Replies.bulk(key));
+                return Replies.array(List.of(cursor, Replies.array(replies)));
+            });
+        });
+    }
+
+    /** The keys whose type is {@code type} (all of them when null); a key gone meanwhile has type "none". */
+    private CompletableFuture<List<byte[]>> ofType(List<byte[]> keys, String type) {
+        if (type == null || keys.isEmpty()) return CompletableFuture.completedFuture(keys);
+        List<KvOp> ops = new ArrayList<>(keys.size());
+        for (byte[] key : keys) ops.add(KvOp.of(KvOp.Type.TYPE, BucketHasher.bucketOf(key, backend.bucketCount()), key));
+        return backend.execute(ops).thenApply(results -> {
+            List<byte[]> kept = new ArrayList<>();
+            for (int i = 0; i < keys.size(); i++) {
+                OpResult r = results.get(i);
+                if (r.isError()) throw new CairnException(r.error(), r.message());
+                if (new String(r.bytes(), StandardCharsets.UTF_8).equals(type)) kept.add(keys.get(i));
+            }
+            return kept;
         });
     }
 

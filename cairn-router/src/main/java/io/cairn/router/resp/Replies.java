@@ -75,6 +75,13 @@ final class Replies {
             case INTEGER -> integer(result.number());
             case OK -> OK;
             case ERROR -> error(result.error(), result.message());
+            case STATUS -> new SimpleStringRedisMessage(new String(result.bytes(), StandardCharsets.UTF_8));
+            case ARRAY -> {
+                List<byte[]> elements = result.elements();
+                List<RedisMessage> children = new ArrayList<>(elements.size());
+                for (byte[] e : elements) children.add(bulk(e));
+                yield array(children);
+            }
         };
     }
 

@@ -86,9 +86,11 @@ final class StringCommands {
     private CompletableFuture<RedisMessage> mget(CommandArgs args, ClientSession session) {
         List<KvOp> ops = new ArrayList<>(args.count() - 1);
         for (int i = 1; i < args.count(); i++) ops.add(op(KvOp.Type.GET, args.key(i), null, 0, 0));
-        return execute(ops, results -> {
+        // MGET answers nil for a key of another type where GET answers WRONGTYPE, as in Redis.
+        return backend.execute(ops).thenApply(results -> {
+            for (OpResult r : results) if (r.isError() && r.error() != ErrorCode.WRONG_TYPE) return Replies.of(r);
             List<RedisMessage> values = new ArrayList<>(results.size());
-            for (OpResult r : results) values.add(Replies.of(r));
+            for (OpResult r : results) values.add(r.isError() ? Replies.NIL : Replies.of(r));
             return Replies.array(values);
         });
     }
