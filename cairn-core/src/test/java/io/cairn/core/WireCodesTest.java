@@ -40,6 +40,18 @@ class WireCodesTest {
     }
 
     @Test
+    void operationTypesAndResultKindsKeepTheirCodes() {
+        String[] types = {"GET", "EXISTS", "STRLEN", "PTTL", "SET", "DEL", "INCRBY", "APPEND", "GETDEL", "PEXPIRE", "PERSIST",
+                "DEL_IF_EXPIRED", "TYPE", "HGET", "HMGET", "HEXISTS", "HLEN", "HGETALL", "HKEYS", "HVALS", "HSTRLEN", "HRANDFIELD",
+                "HSCAN", "HSET", "HSETNX", "HDEL", "HINCRBY", "HINCRBYFLOAT"};
+        Map<String, Integer> expected = new LinkedHashMap<>();
+        for (int i = 0; i < types.length; i++) expected.put(types[i], i);
+        assertThat(codes(io.cairn.core.kv.KvOp.Type.values(), io.cairn.core.kv.KvOp.Type::code)).containsExactlyEntriesOf(expected);
+        assertThat(codes(io.cairn.core.kv.OpResult.Kind.values(), io.cairn.core.kv.OpResult.Kind::code)).containsExactlyEntriesOf(ordered(
+                "BULK", 0, "INTEGER", 1, "OK", 2, "ERROR", 3, "ARRAY", 4, "STATUS", 5));
+    }
+
+    @Test
     void anUnknownCodeIsRefusedWithWhatItWasFor() {
         assertThatThrownBy(() -> BucketState.ofCode((byte) 7)).hasMessage("unknown bucket state 7");
         assertThatThrownBy(() -> BucketState.ofCode((byte) -1)).isInstanceOf(IllegalArgumentException.class);

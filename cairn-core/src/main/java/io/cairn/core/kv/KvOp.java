@@ -28,21 +28,28 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     /** HRANDFIELD: values follow their fields. */
     public static final int FLAG_WITHVALUES = 128;
 
+    /** An operation's type; its {@link #code()} is stored in the Raft log: never reuse or renumber one. */
     public enum Type {
-        GET(true), EXISTS(true), STRLEN(true), PTTL(true),
-        SET(false), DEL(false), INCRBY(false), APPEND(false), GETDEL(false),
-        PEXPIRE(false), PERSIST(false),
+        GET(0, true), EXISTS(1, true), STRLEN(2, true), PTTL(3, true),
+        SET(4, false), DEL(5, false), INCRBY(6, false), APPEND(7, false), GETDEL(8, false),
+        PEXPIRE(9, false), PERSIST(10, false),
         /** Deletes the key only if it is expired at apply time (the expiry sweeper's delete). */
-        DEL_IF_EXPIRED(false),
-        // Issue 24. The log stores the ordinal, so new types are appended only.
-        TYPE(true), HGET(true), HMGET(true), HEXISTS(true), HLEN(true), HGETALL(true), HKEYS(true), HVALS(true),
-        HSTRLEN(true), HRANDFIELD(true), HSCAN(true),
-        HSET(false), HSETNX(false), HDEL(false), HINCRBY(false), HINCRBYFLOAT(false);
+        DEL_IF_EXPIRED(11, false),
+        // issue 24
+        TYPE(12, true), HGET(13, true), HMGET(14, true), HEXISTS(15, true), HLEN(16, true), HGETALL(17, true), HKEYS(18, true), HVALS(19, true),
+        HSTRLEN(20, true), HRANDFIELD(21, true), HSCAN(22, true),
+        HSET(23, false), HSETNX(24, false), HDEL(25, false), HINCRBY(26, false), HINCRBYFLOAT(27, false);
 
         public final boolean readOnly;
+        private final byte code;
 
-        Type(boolean readOnly) {
+        Type(int code, boolean readOnly) {
+            this.code = (byte) code;
             this.readOnly = readOnly;
+        }
+
+        public byte code() {
+            return code;
         }
     }
 

@@ -9,8 +9,8 @@ import java.util.List;
 
 /** Compact binary encoding of operation and result lists (big endian, length-prefixed). */
 public final class OpCodec {
-    private static final KvOp.Type[] TYPES = KvOp.Type.values();
-    private static final OpResult.Kind[] KINDS = OpResult.Kind.values();
+    private static final KvOp.Type[] TYPES = io.cairn.core.WireCodes.index(KvOp.Type.values(), KvOp.Type::code);
+    private static final OpResult.Kind[] KINDS = io.cairn.core.WireCodes.index(OpResult.Kind.values(), OpResult.Kind::code);
 
     private OpCodec() {}
 
@@ -21,7 +21,7 @@ public final class OpCodec {
     public static void writeOps(ByteBuffer out, List<KvOp> ops) {
         out.putInt(ops.size());
         for (KvOp op : ops) {
-            out.put((byte) op.type().ordinal());
+            out.put(op.type().code());
             out.putInt(op.bucket());
             writeBytes(out, op.key());
             writeBytes(out, op.value());
@@ -35,7 +35,7 @@ public final class OpCodec {
         checkCount(n, in);
         List<KvOp> ops = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            KvOp.Type type = TYPES[in.get()];
+            KvOp.Type type = io.cairn.core.WireCodes.lookup(TYPES, in.get(), "operation type");
             int bucket = in.getInt();
             byte[] key = readBytes(in);
             if (key == null) throw new IllegalArgumentException("operation " + i + " has no key");
@@ -51,7 +51,7 @@ public final class OpCodec {
         ByteBuffer out = ByteBuffer.allocate(size);
         out.putInt(results.size());
         for (OpResult r : results) {
-            out.put((byte) r.kind().ordinal());
+            out.put(r.kind().code());
             switch (r.kind()) {
                 case BULK, ARRAY, STATUS -> writeBytes(out, r.bytes());
                 case INTEGER -> out.putLong(r.number());
@@ -70,7 +70,7 @@ public final class OpCodec {
         checkCount(n, in);
         List<OpResult> results = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            OpResult.Kind kind = KINDS[in.get()];
+            OpResult.Kind kind = io.cairn.core.WireCodes.lookup(KINDS, in.get(), "result kind");
             results.add(switch (kind) {
                 case BULK -> OpResult.bulk(readBytes(in));
                 case ARRAY -> new OpResult(OpResult.Kind.ARRAY, readBytes(in), 0, null, null);

@@ -10,7 +10,20 @@ import java.util.Arrays;
  */
 public record OpResult(Kind kind, byte[] bytes, long number, ErrorCode error, String message) {
     /** Wire order: new kinds go at the end. ARRAY holds a {@link Packed} list in {@code bytes}; STATUS a simple string. */
-    public enum Kind { BULK, INTEGER, OK, ERROR, ARRAY, STATUS }
+    /** A result's kind; its {@link #code()} is kept in stored replies and sent to routers: never reuse or renumber one. */
+    public enum Kind {
+        BULK(0), INTEGER(1), OK(2), ERROR(3), ARRAY(4), STATUS(5);
+
+        private final byte code;
+
+        Kind(int code) {
+            this.code = (byte) code;
+        }
+
+        public byte code() {
+            return code;
+        }
+    }
 
     public static final OpResult OK = new OpResult(Kind.OK, null, 0, null, null);
     public static final OpResult NIL = new OpResult(Kind.BULK, null, 0, null, null);
