@@ -72,7 +72,8 @@ class StaleEpochTest {
                 assertThat(refreshes).as("one refresh in flight however many bounced").hasValue(1);
                 assertThat(stale.topology().epoch()).isEqualTo(next.epoch());
                 long refused = cluster.nodes().keySet().stream().mapToLong(id -> cluster.storage(id).node().staleEpochRefusals()).sum();
-                assertThat(refused).isEqualTo(stale.staleEpochBounces());
+                // the coordinator's own move port may be refused too while its watch catches up: at least the router's
+                assertThat(refused).isGreaterThanOrEqualTo(stale.staleEpochBounces());
                 for (int i = 0; i < 50; i++) {
                     OpResult r = execute(stale, List.of(KvOp.get(bucket("k" + i), bytes("k" + i)))).get(0);
                     assertThat(new String(r.bytes(), StandardCharsets.UTF_8)).isEqualTo("v" + i);
