@@ -131,13 +131,22 @@ public final class KvApplier {
     }
 
     private static OpResult expire(KvOp op, byte[] raw, byte[] stored, KvView view, long nowMs) {
-        if (stored == null) return OpResult.integer(0);
+        if (stored == null || !expiryConditionHolds(op, StoredValue.expireAtMs(stored), nowMs)) return OpResult.integer(0);
         if (op.arg() <= 0) {
             deleteRecord(op, raw, view);
         } else {
             view.put(op.bucket(), op.key(), StoredValue.withExpiry(stored, nowMs + op.arg()));
         }
         return OpResult.integer(1);
+    }
+
+    /** Redis 7's EXPIRE NX, XX, GT and LT, checked against the key's current expiry ({@code currentAtMs}, 0: none). */
+    private static boolean expiryConditionHolds(KvOp op, long currentAtMs, long nowMs) {
+        long newAtMs = op.arg() <= 0 ? nowMs : nowMs + op.arg();
+        if ((op.flags() & KvOp.FLAG_NX) != 0 && currentAtMs != 0) return false;
+        if ((op.flags() & KvOp.FLAG_XX) != 0 && currentAtMs == 0) return false;
+        if ((op.flags() & KvOp.FLAG_GT) != 0 && (currentAtMs == 0 || newAtMs <= currentAtMs)) return false;
+        return (op.flags() & KvOp.FLAG_LT) == 0 || currentAtMs == 0 || newAtMs < currentAtMs;
     }
 
     private static OpResult persist(KvOp op, byte[] stored, KvView view) {

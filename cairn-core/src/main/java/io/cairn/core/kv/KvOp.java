@@ -27,6 +27,10 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_COUNT = 64;
     /** HRANDFIELD: values follow their fields. */
     public static final int FLAG_WITHVALUES = 128;
+    /** PEXPIRE (Redis 7's EXPIRE ... GT): only when the new expiry is later than the current one (none counts as forever). */
+    public static final int FLAG_GT = 256;
+    /** PEXPIRE (EXPIRE ... LT): only when the new expiry is earlier than the current one (none counts as forever). */
+    public static final int FLAG_LT = 512;
 
     /** An operation's type; its {@link #code()} is stored in the Raft log: never reuse or renumber one. */
     public enum Type {

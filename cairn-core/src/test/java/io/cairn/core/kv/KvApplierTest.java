@@ -205,6 +205,15 @@ class KvApplierTest {
     }
 
     @Test
+    void pexpireWithAConditionDeletesTheKeyOnlyWhenItHolds() {
+        apply(set("k", "v", FLAG_EXPIRE_REL, 5_000), NOW);
+        assertThat(apply(new KvOp(PEXPIRE, BUCKET, bytes("k"), null, -1, KvOp.FLAG_GT), NOW)).as("a past time is not later").isEqualTo(OpResult.integer(0));
+        assertThat(pttl("k", NOW)).isEqualTo(5_000);
+        assertThat(apply(new KvOp(PEXPIRE, BUCKET, bytes("k"), null, -1, KvOp.FLAG_LT), NOW)).isEqualTo(OpResult.integer(1));
+        assertThat(view.size()).isZero();
+    }
+
+    @Test
     void pexpireOfZeroOrLessDeletesTheKey() {
         for (long ttl : new long[] {0, -1, Long.MIN_VALUE}) {
             apply(set("k", "v", 0, 0), NOW);

@@ -126,18 +126,32 @@ final class StringCommands {
         return execute(op(KvOp.Type.APPEND, args.key(1), args.value(2), 0, 0), Replies::of);
     }
 
-    /** EXPIRE and PEXPIRE; a time not in the future deletes the key, as in Redis. */
+    /** EXPIRE and PEXPIRE with Redis 7's NX, XX, GT and LT; a time not in the future deletes the key, as in Redis. */
     private CompletableFuture<RedisMessage> expire(CommandArgs args, long unitMs, String command) {
-        if (args.count() > 3) {
-            // Redis 7's NX/XX/GT/LT need a conditional KvOp the store does not have yet.
-            return Replies.done(Replies.error("ERR Unsupported option " + args.printable(3)));
+        int flags = 0;
+        for (int i = 3; i < args.count(); i++) {
+            switch (args.string(i).toUpperCase(java.util.Locale.ROOT)) {
+                case "NX" -> flags |= KvOp.FLAG_NX;
+                case "XX" -> flags |= KvOp.FLAG_XX;
+                case "GT" -> flags |= KvOp.FLAG_GT;
+                case "LT" -> flags |= KvOp.FLAG_LT;
+                default -> {
+                    return Replies.done(Replies.error("ERR Unsupported option " + args.printable(i)));
+                }
+            }
+        }
+        if ((flags & KvOp.FLAG_NX) != 0 && (flags & (KvOp.FLAG_XX | KvOp.FLAG_GT | KvOp.FLAG_LT)) != 0) {
+            return Replies.done(Replies.error("ERR NX and XX, GT or LT options at the same time are not compatible"));
+        }
+        if ((flags & KvOp.FLAG_GT) != 0 && (flags & KvOp.FLAG_LT) != 0) {
+            return Replies.done(Replies.error("ERR GT and LT options at the same time are not compatible"));
         }
         long when = args.longAt(2);
         if (when > Long.MAX_VALUE / unitMs || when < Long.MIN_VALUE / unitMs
                 || when * unitMs > SetOptions.MAX_RELATIVE_EXPIRE_MS) {
             throw SetOptions.invalidExpire(command);
         }
-        return execute(op(KvOp.Type.PEXPIRE, args.key(1), null, when * unitMs, 0), Replies::of);
+        return execute(op(KvOp.Type.PEXPIRE, args.key(1), null, when * unitMs, flags), Replies::of);
     }
 
     /** PTTL rounded to seconds the way Redis does; -1 and -2 pass through. */

@@ -247,8 +247,35 @@ class JedisCommandsTest {
         jedis.set("k", "v");
         assertError("ERR value is not an integer or out of range", "EXPIRE", "k", "soon");
         assertError("ERR invalid expire time in 'expire' command", "EXPIRE", "k", "9223372036854775807");
-        assertError("ERR Unsupported option NX", "EXPIRE", "k", "10", "NX");
+        assertError("ERR Unsupported option SOON", "EXPIRE", "k", "10", "SOON");
+        assertError("ERR NX and XX, GT or LT options at the same time are not compatible", "EXPIRE", "k", "10", "NX", "GT");
+        assertError("ERR GT and LT options at the same time are not compatible", "EXPIRE", "k", "10", "gt", "lt");
         assertThat(jedis.ttl("k")).isEqualTo(-1);
+    }
+
+    @Test
+    void expireOptionsSetTheTtlOnlyWhenTheirConditionHolds() {
+        jedis.set("k", "v");
+        assertThat(expire("k", 100, "XX")).as("XX without a ttl").isZero();
+        assertThat(expire("k", 100, "GT")).as("GT: no ttl counts as forever").isZero();
+        assertThat(expire("k", 100, "NX")).isEqualTo(1);
+        assertThat(expire("k", 200, "NX")).as("NX with a ttl").isZero();
+        assertThat(expire("k", 50, "GT")).isZero();
+        assertThat(expire("k", 300, "GT")).isEqualTo(1);
+        assertThat(expire("k", 400, "LT")).isZero();
+        assertThat(expire("k", 150, "xx", "lt")).isEqualTo(1);
+        assertThat(jedis.ttl("k")).isBetween(140L, 150L);
+        assertThat(expire("missing", 100, "NX")).isZero();
+        jedis.set("p", "v");
+        assertThat(expire("p", 100, "LT")).as("LT: no ttl counts as forever").isEqualTo(1);
+    }
+
+    private long expire(String key, long seconds, String... options) {
+        String[] args = new String[2 + options.length];
+        args[0] = key;
+        args[1] = Long.toString(seconds);
+        System.arraycopy(options, 0, args, 2, options.length);
+        return (Long) jedis.sendCommand(Protocol.Command.EXPIRE, args);
     }
 
     @Test
