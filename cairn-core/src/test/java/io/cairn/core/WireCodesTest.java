@@ -37,6 +37,8 @@ class WireCodesTest {
                 "OK", 0, "REFUSED", 1, "GAP", 2, "COMPLETE", 3, "ABORTED", 4, "UNAVAILABLE", 5));
         assertThat(codes(MemberChange.Op.values(), MemberChange.Op::code)).containsExactlyEntriesOf(ordered(
                 "GET", 0, "ADD_LEARNER", 1, "PROMOTE", 2, "REMOVE", 3, "LEAD", 4, "SNAPSHOT", 5));
+        assertThat(codes(io.cairn.core.wire.KeyQuery.Scope.values(), io.cairn.core.wire.KeyQuery.Scope::code)).containsExactlyEntriesOf(ordered(
+                "COUNT_OWNED", 0, "LIST_OWNED", 1, "LIST_RANGE", 2));
     }
 
     @Test

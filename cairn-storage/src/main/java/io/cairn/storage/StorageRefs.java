@@ -43,7 +43,21 @@ final class StorageRefs {
     private static final byte[] REF_PREFIX = RocksStore.bytes("storage-ref/");
     private static final byte[] TURN_KEY = RocksStore.bytes("storage-ref-turn");
 
-    enum Waiter { NONE, MOVE, REF }
+    /** Whose turn is waited for; its code is stored in RocksDB (TURN_KEY): never renumber one. */
+    enum Waiter {
+        NONE(0), MOVE(1), REF(2);
+
+        private static final Waiter[] BY_CODE = io.cairn.core.WireCodes.index(values(), Waiter::code);
+        private final byte code;
+
+        Waiter(int code) {
+            this.code = (byte) code;
+        }
+
+        byte code() {
+            return code;
+        }
+    }
 
     private final RocksStore store;
     private final Map<Long, Long> expiryByRef = new HashMap<>();
@@ -64,7 +78,7 @@ final class StorageRefs {
         byte[] turn = store.get(store.system, TURN_KEY);
         if (turn != null) {
             ByteBuffer b = ByteBuffer.wrap(turn);
-            refs.waiter = Waiter.values()[b.get()];
+            refs.waiter = io.cairn.core.WireCodes.lookup(Waiter.BY_CODE, b.get(), "ref waiter");
             refs.waiterUntilMs = b.getLong();
         }
         return refs;
@@ -179,7 +193,7 @@ final class StorageRefs {
         waiter = who;
         waiterUntilMs = untilMs;
         try {
-            batch.put(store.system, TURN_KEY, ByteBuffer.allocate(9).put((byte) who.ordinal()).putLong(untilMs).array());
+            batch.put(store.system, TURN_KEY, ByteBuffer.allocate(9).put(who.code()).putLong(untilMs).array());
         } catch (RocksDBException e) {
             throw new RocksStore.StorageFailure("batch put failed", e);
         }

@@ -20,13 +20,26 @@ import java.nio.ByteBuffer;
  * <pre>[scope:1][refId:8][fromBucket:4][afterKey: len or -1][toBucket:4][maxKeys:4][maxBytes:4]</pre>
  */
 public record KeyQuery(Scope scope, long refId, KeyPage.Position from, int toBucket, int maxKeys, int maxBytes) {
-    public enum Scope { COUNT_OWNED, LIST_OWNED, LIST_RANGE }
+    /** What a key query asks for; its code is sent on the wire: never renumber one. */
+    public enum Scope {
+        COUNT_OWNED(0), LIST_OWNED(1), LIST_RANGE(2);
+
+        private final byte code;
+
+        Scope(int code) {
+            this.code = (byte) code;
+        }
+
+        public byte code() {
+            return code;
+        }
+    }
 
     /** Upper bounds a replicaset applies whatever the query asks. */
     public static final int MAX_KEYS_PER_PAGE = 10_000;
     public static final int MAX_BYTES_PER_PAGE = 4 << 20;
 
-    private static final Scope[] SCOPES = Scope.values();
+    private static final Scope[] SCOPES = io.cairn.core.WireCodes.index(Scope.values(), Scope::code);
 
     public static KeyQuery countOwned(long refId) {
         return new KeyQuery(Scope.COUNT_OWNED, refId, KeyPage.Position.START, 0, 0, 0);
@@ -52,7 +65,7 @@ public record KeyQuery(Scope scope, long refId, KeyPage.Position from, int toBuc
         byte[] after = from.afterKey();
         ByteBuffer out = ByteBuffer.allocate(1 + 1 + 8 + 4 + 4 + (after == null ? 0 : after.length) + 4 + 4 + 4);
         out.put(StorageRequest.Kind.KEY_QUERY.code());
-        out.put((byte) scope.ordinal()).putLong(refId).putInt(from.bucket());
+        out.put(scope.code()).putLong(refId).putInt(from.bucket());
         OpCodec.writeBytes(out, after);
         out.putInt(toBucket).putInt(maxKeys).putInt(maxBytes);
         return out.array();
@@ -60,7 +73,7 @@ public record KeyQuery(Scope scope, long refId, KeyPage.Position from, int toBuc
 
     /** Decodes the query after the kind byte. */
     public static KeyQuery decode(ByteBuffer in) {
-        Scope scope = SCOPES[in.get()];
+        Scope scope = io.cairn.core.WireCodes.lookup(SCOPES, in.get(), "key query scope");
         long refId = in.getLong();
         KeyPage.Position from = new KeyPage.Position(in.getInt(), OpCodec.readBytes(in));
         return new KeyQuery(scope, refId, from, in.getInt(), in.getInt(), in.getInt());

@@ -86,7 +86,7 @@ final class ModelCodec {
             writeEndpoints(u.getMembers(), out);
             writeEndpoints(u.getVotingMembers(), out);
             writeEndpoint(u.getEndpoint(), out);
-            out.writeByte(u.getMode().ordinal());
+            out.writeByte(modeCode(u.getMode()));
         } else if (op == null) {
             out.writeByte(OP_NULL);
         } else {
@@ -185,10 +185,22 @@ final class ModelCodec {
         return length;
     }
 
+    /** MicroRaft's enum, written into the log: fixed codes here, so a reordering in a new MicroRaft never changes old entries. */
+    private static int modeCode(MembershipChangeMode mode) {
+        return switch (mode) {
+            case ADD_LEARNER -> 0;
+            case ADD_OR_PROMOTE_TO_FOLLOWER -> 1;
+            case REMOVE_MEMBER -> 2;
+        };
+    }
+
     private static MembershipChangeMode readMode(ByteBuf in) {
         int mode = in.readByte();
-        MembershipChangeMode[] modes = MembershipChangeMode.values();
-        if (mode < 0 || mode >= modes.length) throw new IllegalArgumentException("unknown membership change mode " + mode);
-        return modes[mode];
+        return switch (mode) {
+            case 0 -> MembershipChangeMode.ADD_LEARNER;
+            case 1 -> MembershipChangeMode.ADD_OR_PROMOTE_TO_FOLLOWER;
+            case 2 -> MembershipChangeMode.REMOVE_MEMBER;
+            default -> throw new IllegalArgumentException("unknown membership change mode " + mode);
+        };
     }
 }
