@@ -210,8 +210,12 @@ final class HashApplier {
             if (parsed == null) return OpResult.error(ErrorCode.NOT_INTEGER, "hash value is not an integer");
             current = parsed;
         }
-        Long next = KvApplier.incremented(current, op.arg());
-        if (next == null) return KvApplier.OVERFLOW;
+        long next;
+        try {
+            next = Math.addExact(current, op.arg());
+        } catch (ArithmeticException overflow) {
+            return OpResult.error(ErrorCode.NOT_INTEGER, "increment or decrement would overflow");
+        }
         Writer w = new Writer(op, raw, stored, view);
         w.put(field, ascii(Long.toString(next)));
         w.finish();
