@@ -97,9 +97,16 @@ final class MemberReconciler implements AutoCloseable {
             Topology seen = coordinator.get().topology();
             if (seen == null) return;
             remember(seen);
+            Map<String, MemberChange.View> memberships = new LinkedHashMap<>();
+            for (ReplicasetSpec rs : seen.replicasets()) {
+                MemberChange.View members = membership(rs);
+                if (members != null) memberships.put(rs.id(), members);
+            }
+            // membership first, then the topology (see the class comment): one read for every replicaset
+            Topology wanted = coordinator.get().topology();
             Map<String, String> recorded = coordinator.disks();
-            for (ReplicasetSpec rs : seen.replicasets()) reconcile(rs, recorded);
-            status.keySet().removeIf(id -> seen.replicaset(id).isEmpty());
+            memberships.forEach((rsId, members) -> wanted.replicaset(rsId).ifPresent(rs -> reconcile(rs, members, recorded)));
+            status.keySet().removeIf(id -> wanted.replicaset(id).isEmpty());
         } catch (RuntimeException e) {
             log.debug("membership round failed: {}", e.toString());
         }
@@ -112,25 +119,22 @@ final class MemberReconciler implements AutoCloseable {
         }
     }
 
-    private void reconcile(ReplicasetSpec current, Map<String, String> recordedDisks) {
-        String rsId = current.id();
-        Map<String, NodeAddress> addresses = known.computeIfAbsent(rsId, k -> new LinkedHashMap<>());
-        MemberChange.View members;
-        ReplicasetSpec wanted;
-        StorageAdmin admin;
+    /** The replicaset's membership from its leader; null (and the reason in the status) when none answers. */
+    private MemberChange.View membership(ReplicasetSpec current) {
         try {
-            // the topology's nodes and the members it dropped (one of them may lead)
-            admin = admin(new ReplicasetSpec(rsId, current.weight(), new ArrayList<>(addresses.values())));
-            // membership first, then the topology (see the class comment)
-            members = admin.members();
-            wanted = coordinator.get().topology().replicaset(rsId).orElse(null);
+            return admin(current.id()).members();
         } catch (CairnException e) {
             // no leader for a moment (start, election, engine without membership changes): not an event for an operator
-            status.put(rsId, "no membership from replicaset " + rsId + ": " + e.getMessage());
-            log.debug("replicaset {}: no membership: {}", rsId, e.getMessage());
-            return;
+            status.put(current.id(), "no membership from replicaset " + current.id() + ": " + e.getMessage());
+            log.debug("replicaset {}: no membership: {}", current.id(), e.getMessage());
+            return null;
         }
-        if (wanted == null) return;
+    }
+
+    private void reconcile(ReplicasetSpec wanted, MemberChange.View members, Map<String, String> recordedDisks) {
+        String rsId = wanted.id();
+        Map<String, NodeAddress> addresses = known.computeIfAbsent(rsId, k -> new LinkedHashMap<>());
+        StorageAdmin admin = admin(rsId);
         addresses.keySet().removeIf(id -> !members.has(id) && wanted.nodes().stream().noneMatch(n -> n.id().equals(id)));
         Map<String, NodeState> states = new HashMap<>();
         for (NodeAddress n : wanted.nodes()) {
@@ -207,6 +211,12 @@ final class MemberReconciler implements AutoCloseable {
         if (i == null || "STARTING".equals(i.get("raftRole"))) return NodeState.DOWN;
         return new NodeState(true, !Boolean.FALSE.equals(i.get("rejoining")), "LEADER".equals(i.get("raftRole")),
                 i.get("appliedIndex") instanceof Number a ? a.longValue() : 0);
+    }
+
+    /** The data-plane client of a replicaset: its topology's nodes and the members the topology dropped (one may lead). */
+    private StorageAdmin admin(String rsId) {
+        Map<String, NodeAddress> addresses = known.computeIfAbsent(rsId, k -> new LinkedHashMap<>());
+        return admin(new ReplicasetSpec(rsId, 1, new ArrayList<>(addresses.values())));
     }
 
     /** One data-plane client per replicaset, built anew when its nodes change. */

@@ -210,12 +210,8 @@ final class HashApplier {
             if (parsed == null) return OpResult.error(ErrorCode.NOT_INTEGER, "hash value is not an integer");
             current = parsed;
         }
-        long next;
-        try {
-            next = Math.addExact(current, op.arg());
-        } catch (ArithmeticException overflow) {
-            return OpResult.error(ErrorCode.NOT_INTEGER, "increment or decrement would overflow");
-        }
+        Long next = KvApplier.incremented(current, op.arg());
+        if (next == null) return KvApplier.OVERFLOW;
         Writer w = new Writer(op, raw, stored, view);
         w.put(field, ascii(Long.toString(next)));
         w.finish();

@@ -107,15 +107,20 @@ public final class KvApplier {
             if (parsed == null) return OpResult.error(ErrorCode.NOT_INTEGER, null);
             current = parsed;
         }
-        long next;
-        try {
-            next = Math.addExact(current, op.arg());
-        } catch (ArithmeticException overflow) {
-            return OpResult.error(ErrorCode.NOT_INTEGER, "increment or decrement would overflow");
-        }
+        Long next = incremented(current, op.arg());
+        if (next == null) return OVERFLOW;
         long expireAt = stored == null ? 0 : StoredValue.expireAtMs(stored);
         view.put(op.bucket(), op.key(), StoredValue.encode(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
         return OpResult.integer(next);
+    }
+
+    /** INCRBY's and HINCRBY's answer when the sum leaves the long range, in Redis's words. */
+    static final OpResult OVERFLOW = OpResult.error(ErrorCode.NOT_INTEGER, "increment or decrement would overflow");
+
+    /** {@code current + delta}, or null when it would overflow. */
+    static Long incremented(long current, long delta) {
+        long sum = current + delta;
+        return ((current ^ sum) & (delta ^ sum)) < 0 ? null : sum;
     }
 
     private OpResult append(KvOp op, byte[] stored, KvView view) {

@@ -104,26 +104,15 @@ final class HashCommands {
     private CompletableFuture<RedisMessage> hscan(CommandArgs args) {
         long cursor = parseCursor(args.raw(2));
         if (cursor < 0) return Replies.done(Replies.error("ERR invalid cursor"));
-        String pattern = null;
-        long count = KeyspaceCommands.DEFAULT_SCAN_COUNT;
-        for (int i = 3; i < args.count(); i++) {
-            if (i + 1 >= args.count()) return Replies.done(Replies.syntaxError());
-            if (args.is(i, "match")) {
-                pattern = latin1(args.raw(++i));
-            } else if (args.is(i, "count")) {
-                count = args.longAt(++i);
-                if (count < 1) return Replies.done(Replies.syntaxError());
-            } else {
-                return Replies.done(Replies.syntaxError());
-            }
-        }
-        byte[] countArg = ByteBuffer.allocate(8).putLong(Math.min(count, KeyspaceCommands.MAX_SCAN_COUNT)).array();
-        String match = pattern == null || pattern.equals("*") ? null : pattern;
+        ScanOptions options = ScanOptions.parse(args, 3, false);
+        if (options == null) return Replies.done(Replies.syntaxError());
+        byte[] countArg = ByteBuffer.allocate(8).putLong(Math.min(options.count(), KeyspaceCommands.MAX_SCAN_COUNT)).array();
+        String match = options.pattern() == null || options.pattern().equals("*") ? null : options.pattern();
         return execute(op(KvOp.Type.HSCAN, args.key(1), Packed.encode(List.of(countArg)), cursor, 0), r -> {
             List<byte[]> elements = r.elements();
             List<RedisMessage> pairs = new ArrayList<>(elements.size() - 1);
             for (int i = 1; i + 1 < elements.size(); i += 2) {
-                if (match != null && !Glob.matchesExactly(match, latin1(elements.get(i)))) continue;
+                if (match != null && !Glob.matchesExactly(match, KeyspaceCommands.latin1(elements.get(i)))) continue;
                 pairs.add(Replies.bulk(elements.get(i)));
                 pairs.add(Replies.bulk(elements.get(i + 1)));
             }
@@ -141,10 +130,6 @@ final class HashCommands {
         } catch (NumberFormatException e) {
             return -1;
         }
-    }
-
-    private static String latin1(byte[] bytes) {
-        return new String(bytes, StandardCharsets.ISO_8859_1);
     }
 
     private KvOp op(KvOp.Type type, byte[] key, byte[] value, long arg, int flags) {

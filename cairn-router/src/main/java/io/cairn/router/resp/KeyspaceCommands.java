@@ -48,25 +48,11 @@ final class KeyspaceCommands {
     private CompletableFuture<RedisMessage> scan(CommandArgs args, ClientSession session) {
         Position from = cursors.decode(args.string(1), backend.bucketCount());
         if (from == null) return Replies.done(Replies.error("ERR invalid cursor"));
-        String pattern = null;
-        long count = DEFAULT_SCAN_COUNT;
-        String type = null;
-        for (int i = 2; i < args.count(); i++) {
-            if (i + 1 >= args.count()) return Replies.done(Replies.syntaxError());
-            if (args.is(i, "match")) {
-                pattern = latin1(args.raw(++i));
-            } else if (args.is(i, "count")) {
-                count = args.longAt(++i);
-                if (count < 1) return Replies.done(Replies.syntaxError());
-            } else if (args.is(i, "type")) {
-                type = args.string(++i).toLowerCase(java.util.Locale.ROOT);
-            } else {
-                return Replies.done(Replies.syntaxError());
-            }
-        }
-        Predicate<byte[]> match = matcher(pattern);
-        String wantedType = type;
-        return backend.scan(from, (int) Math.min(count, MAX_SCAN_COUNT)).thenCompose(page -> {
+        ScanOptions options = ScanOptions.parse(args, 2, true);
+        if (options == null) return Replies.done(Replies.syntaxError());
+        Predicate<byte[]> match = matcher(options.pattern());
+        String wantedType = options.type();
+        return backend.scan(from, (int) Math.min(options.count(), MAX_SCAN_COUNT)).thenCompose(page -> {
             List<byte[]> keys = new ArrayList<>();
             for (byte[] key : page.keys()) if (match.test(key)) keys.add(key);
             RedisMessage cursor = Replies.bulk(cursors.encode(page.next()));
@@ -115,7 +101,7 @@ final class KeyspaceCommands {
         return key -> Glob.matchesExactly(pattern, latin1(key));
     }
 
-    private static String latin1(byte[] bytes) {
+    static String latin1(byte[] bytes) {
         return new String(bytes, StandardCharsets.ISO_8859_1);
     }
 }
