@@ -104,6 +104,15 @@ public final class StorageProcess implements AutoCloseable {
     }
 
     public StorageProcess start() throws IOException {
+        // the disk goes on record as soon as the node caught up on it, so a restart right after is not taken for an
+        // older disk put back (the membership loop records it too, within a second, should this call fail)
+        node.onCaughtUp(() -> {
+            try {
+                coordinator.recordDisk(self.id(), node.identity().disk());
+            } catch (RuntimeException e) {
+                log.debug("storage node {}: disk not recorded at catch-up: {}", self.id(), e.toString());
+            }
+        });
         node.start();
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         registerMetrics(admin.registry());

@@ -143,11 +143,19 @@ public final class StorageNode implements AutoCloseable {
      * and has not caught up with its leader, or it restarted and is not yet checked
      * ({@link #confirmAcknowledged}). Once the member caught up, records it in the folder.
      */
+    /** Runs once each time the node has caught up after rejoining (the caller records its disk with the coordinator). */
+    public void onCaughtUp(Runnable listener) {
+        this.onCaughtUp = listener;
+    }
+
+    private volatile Runnable onCaughtUp = () -> { };
+
     public boolean rejoining() {
         boolean out = engine.rejoining();
         if (!out && identity.rejoining()) {
             try {
                 identity.caughtUp();
+                onCaughtUp.run();
             } catch (IOException e) {
                 log.warn("storage node {} caught up but could not record it in its folder ({}); it will rejoin again after a restart", self.id(), e.toString());
             }
