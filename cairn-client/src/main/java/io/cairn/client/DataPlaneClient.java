@@ -461,7 +461,8 @@ public final class DataPlaneClient implements AutoCloseable {
 
         void send(Call call, int generation) {
             Channel tcp = session == null ? channel : null;
-            if (tcp != null && !tcp.isWritable()) {
+            // a closed channel is unwritable too, but it will never drain: the write below fails and the call moves on
+            if (tcp != null && tcp.isActive() && !tcp.isWritable()) {
                 // not written, so nothing of it can apply: the call waits and tries this member again
                 deferredAttempts.incrementAndGet();
                 call.deferred = true;
