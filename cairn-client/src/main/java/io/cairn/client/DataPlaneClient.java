@@ -201,8 +201,9 @@ public final class DataPlaneClient implements AutoCloseable {
     public long unsentBytes() {
         long sum = 0;
         for (CompletableFuture<Connection> f : connections.values()) {
-            Connection c = f.getNow(null);
-            if (c != null) sum += c.unsentBytes();
+            // a connection that failed to open holds nothing (getNow would throw its failure)
+            if (!f.isDone() || f.isCompletedExceptionally()) continue;
+            sum += f.join().unsentBytes();
         }
         return sum;
     }
