@@ -39,7 +39,8 @@ import java.util.function.LongSupplier;
  * <p>When is "everything committed before" held? A leader's commit index covers every entry
  * committed in earlier terms only once it covers an entry of its own term (a leader just elected, or
  * restarted, may still send 0). So the target is the first commit index the leader sends that reaches
- * an entry of its term (seen in its appends, or as the term of a snapshot it sends), and the member
+ * an entry of its term (seen in its appends, as the entry before them, which is how a heartbeat names the
+ * leader's term entry to a member that already holds it, or as the term of a snapshot it sends), and the member
  * is caught up once it acknowledges a log that long: its log then matches the leader's up to there.
  * A new leader starts the count again.
  * Incoming messages pass through {@link #admits}; outgoing ones through {@link #send}, which also
@@ -122,6 +123,8 @@ final class VoteGuard implements Transport {
         if (message instanceof VoteRequest || message instanceof PreVoteRequest || message instanceof TriggerLeaderElectionRequest) return false;
         if (message instanceof AppendEntriesRequest append) {
             if (!follow(append.getTerm())) return true;
+            // A heartbeat to a member whose log already holds the leader's term entry names that entry as the one before.
+            if (append.getPreviousLogTerm() == leaderTerm) firstOfLeaderTerm = Math.min(firstOfLeaderTerm, append.getPreviousLogIndex());
             for (LogEntry e : append.getLogEntries()) {
                 if (e.getTerm() == leaderTerm) firstOfLeaderTerm = Math.min(firstOfLeaderTerm, e.getIndex());
             }

@@ -115,6 +115,28 @@ class RejoinTest {
                 && group.machine(restored).commands().containsAll(TestGroup.commands("b", 20)));
     }
 
+    /**
+     * A member made to rejoin although its log is complete (its disk differs from the one on record)
+     * already holds its leader's term entry, so no append brings it an entry of that term: the
+     * leader's heartbeats, naming that entry as the one before, must release it with no new write.
+     */
+    @Test
+    @Timeout(60)
+    void aRejoiningMemberWithACompleteLogVotesAgainOnAnIdleGroup() throws Exception {
+        group = new TestGroup("i", dir, 3, 1_000);
+        group.startAll();
+        leader = group.awaitLeader();
+        String follower = group.runningIds().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+        group.propose(leader, TestGroup.commands("a", 5));
+        await().atMost(10, TimeUnit.SECONDS).until(() -> group.machine(follower).commands().size() == 5);
+        group.stop(follower);
+        group.start(follower, ReplicaConfig.Vote.AFTER_CHECK);
+        assertThat(group.replica(follower).confirmAcknowledged(Long.MAX_VALUE).get(10, TimeUnit.SECONDS)).as("forced to rejoin").isFalse();
+
+        await().atMost(15, TimeUnit.SECONDS).until(() -> !group.replica(follower).status().rejoining());
+        assertThat(group.awaitLeader()).as("no election was needed").isEqualTo(leader);
+    }
+
     private static void copyTree(Path from, Path to) throws IOException {
         try (Stream<Path> s = Files.walk(from)) {
             for (Path p : s.toList()) {
