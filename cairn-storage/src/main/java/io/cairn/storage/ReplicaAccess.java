@@ -62,6 +62,8 @@ final class ReplicaAccess implements MemberAccess {
         }
         CompletableFuture<byte[]> reply;
         try {
+            // A malformed entry is refused here, before the log: every replica would fail to apply it.
+            if (type == DataPlane.WRITE) StorageRequest.checkEntry(ByteBuffer.wrap(payload));
             reply = type == DataPlane.WRITE
                     ? replica.propose(StorageRequest.stamp(StorageRequest.once(clientId, callId, payload), clock.getAsLong()))
                     : replica.read(payload, ReadPolicy.LEADER_LEASE);

@@ -113,6 +113,12 @@ final class StorageStateMachine extends BaseStateMachine {
         if (!StorageRequest.isLogged(kind)) {
             throw new IOException("not a write request: " + kind);
         }
+        try {
+            // A malformed entry is refused here, before the log: every replica would fail to apply it.
+            StorageRequest.checkEntry(content.asReadOnlyByteBuffer());
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage());
+        }
         byte[] stamped = StorageRequest.stamp(content.toByteArray(), clock.getAsLong());
         return TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request)
                 .setLogData(ByteString.copyFrom(stamped)).build();

@@ -80,6 +80,26 @@ class ReplicaAccessTest {
     }
 
     /**
+     * A write whose bytes do not decode (cut short, here) from a process that is no router: every
+     * replica would fail to apply it, so once logged it would stop the replicaset. The leader refuses
+     * it with FAILED before the log, and the group goes on committing.
+     */
+    @Test
+    void aMalformedWriteIsRefusedBeforeTheLogAndTheReplicasetGoesOn() throws Exception {
+        start();
+        int leader = await().atMost(Duration.ofSeconds(30)).until(this::leaderIndex, i -> i >= 0);
+        assertThat(call(leader, 1, DataPlane.WRITE, StorageRequest.bootstrap(1, 10)).status()).isEqualTo(DataPlane.OK);
+        long before = states.get(leader).appliedIndex();
+        byte[] cut = java.util.Arrays.copyOf(incr(), incr().length - 3);
+
+        DataPlane.Response refused = call(leader, 2, DataPlane.WRITE, cut);
+        assertThat(refused.status()).isEqualTo(DataPlane.FAILED);
+        assertThat(refused.text()).contains("WRITE entry cut short");
+        assertThat(states.get(leader).appliedIndex()).as("nothing was logged").isEqualTo(before);
+        assertThat(number(call(leader, 3, DataPlane.WRITE, incr()))).isEqualTo(1);
+    }
+
+    /**
      * A follower read on the port: the leader answers under its lease, a follower once it applied the
      * index the read carries (within the bounded lag of BOUNDED_STALE), and a follower that has not
      * applied it refuses with STALE rather than wait.

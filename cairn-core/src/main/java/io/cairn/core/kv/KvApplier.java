@@ -30,6 +30,10 @@ public final class KvApplier {
         }
         byte[] stored = live(raw, nowMs);
         if (KvOp.HASH_TYPES.contains(op.type())) return hashes.apply(op, raw, stored, view);
+        // Refused alike on every replica: a request that did not come through a router may lack it.
+        if (op.value() == null && (op.type() == KvOp.Type.SET || op.type() == KvOp.Type.APPEND)) {
+            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " without a value");
+        }
         if (stored != null && !StoredValue.isString(stored) && readsString(op)) return HashApplier.wrongType();
         return switch (op.type()) {
             case GET -> OpResult.bulk(stored == null ? null : StoredValue.data(stored));

@@ -37,8 +37,7 @@ public final class OpCodec {
         for (int i = 0; i < n; i++) {
             KvOp.Type type = io.cairn.core.WireCodes.lookup(TYPES, in.get(), "operation type");
             int bucket = in.getInt();
-            byte[] key = readBytes(in);
-            if (key == null) throw new IllegalArgumentException("operation " + i + " has no key");
+            byte[] key = readPresentBytes(in, "key of operation " + i);
             byte[] value = readBytes(in);
             ops.add(new KvOp(type, bucket, key, value, in.getLong(), in.getInt()));
         }
@@ -77,7 +76,7 @@ public final class OpCodec {
                 case STATUS -> new OpResult(OpResult.Kind.STATUS, readBytes(in), 0, null, null);
                 case INTEGER -> OpResult.integer(in.getLong());
                 case OK -> OpResult.OK;
-                case ERROR -> OpResult.error(ErrorCode.ofCode(in.getInt()), new String(readBytes(in), StandardCharsets.UTF_8));
+                case ERROR -> OpResult.error(ErrorCode.ofCode(in.getInt()), new String(readPresentBytes(in, "error message"), StandardCharsets.UTF_8));
             });
         }
         return results;
@@ -114,6 +113,13 @@ public final class OpCodec {
         if (len > in.remaining()) throw new IllegalArgumentException("length " + len + " beyond message end");
         byte[] b = new byte[len];
         in.get(b);
+        return b;
+    }
+
+    /** {@link #readBytes} where absence (length -1) is malformed: keys, names. */
+    public static byte[] readPresentBytes(ByteBuffer in, String what) {
+        byte[] b = readBytes(in);
+        if (b == null) throw new IllegalArgumentException(what + " missing");
         return b;
     }
 

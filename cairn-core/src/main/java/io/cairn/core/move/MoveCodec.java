@@ -73,6 +73,7 @@ public final class MoveCodec {
     public static MoveCommand decodeCommand(ByteBuffer in) {
         int type = in.get();
         int bucket = in.getInt();
+        if (bucket < 1) throw new IllegalArgumentException("bucket id must be positive: " + bucket);
         return switch (type) {
             case 0 -> new StartSend(bucket, str(in));
             case 1 -> new ReceiveChunk(bucket, str(in), in.getLong(), in.getInt(), entries(in));
@@ -209,7 +210,7 @@ public final class MoveCodec {
         int n = in.getInt();
         OpCodec.checkCount(n, in);
         List<ChunkEntry> out = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) out.add(new ChunkEntry(OpCodec.readBytes(in), OpCodec.readBytes(in)));
+        for (int i = 0; i < n; i++) out.add(new ChunkEntry(OpCodec.readPresentBytes(in, "chunk entry key"), OpCodec.readBytes(in)));
         return out;
     }
 
@@ -218,6 +219,6 @@ public final class MoveCodec {
     }
 
     private static String str(ByteBuffer in) {
-        return new String(OpCodec.readBytes(in), StandardCharsets.UTF_8);
+        return new String(OpCodec.readPresentBytes(in, "name"), StandardCharsets.UTF_8);
     }
 }

@@ -66,7 +66,7 @@ public record DiscoveryPage(DiscoveryCursor next, long lastBsn, long horizonBsn,
         long generation = in.getLong();
         long bsn = in.getLong();
         int flags = in.getInt();
-        String peer = new String(OpCodec.readBytes(in), StandardCharsets.UTF_8);
+        String peer = new String(OpCodec.readPresentBytes(in, "peer"), StandardCharsets.UTF_8);
         return new BucketRecord(id, state, generation, bsn, peer, flags);
     }
 

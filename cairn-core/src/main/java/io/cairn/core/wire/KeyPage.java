@@ -62,7 +62,7 @@ public record KeyPage(ErrorCode error, String message, long count, List<Entry> k
 
     public static KeyPage decode(ByteBuffer in) {
         int code = in.getInt();
-        String message = new String(OpCodec.readBytes(in), StandardCharsets.UTF_8);
+        String message = new String(OpCodec.readPresentBytes(in, "message"), StandardCharsets.UTF_8);
         long count = in.getLong();
         int n = in.getInt();
         OpCodec.checkCount(n, in);

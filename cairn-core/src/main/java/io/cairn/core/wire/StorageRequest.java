@@ -83,6 +83,57 @@ public final class StorageRequest {
         return request;
     }
 
+    /**
+     * Checks that a log entry a client asks the leader to append decodes whole, as every replica's apply
+     * will decode it, with nothing left over. The leader refuses a malformed entry here: once committed,
+     * an entry that every replica fails to apply would stop the whole replicaset. ONCE is refused too:
+     * only the leader wraps an entry in it.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static void checkEntry(ByteBuffer entry) {
+        ByteBuffer in = entry.duplicate();
+        Kind kind = kindOf(in);
+        if (!isLogged(kind) || kind == Kind.ONCE) throw new IllegalArgumentException("not a log entry a client may send: " + kind);
+        try {
+            skip(in, 1 + 8); // the kind and the stamp the leader writes
+            switch (kind) {
+                case WRITE -> OpCodec.readOps(in);
+                case BOOTSTRAP -> checkBootstrapRange(in.getInt(), in.getInt());
+                case MOVE -> io.cairn.core.move.MoveCodec.decodeCommand(in);
+                case MOVE_BATCH -> {
+                    int n = in.getInt();
+                    OpCodec.checkCount(n, in);
+                    for (int i = 0; i < n; i++) io.cairn.core.move.MoveCodec.decodeCommand(in);
+                }
+                case REF -> skip(in, 16);
+                case UNREF, FLUSH -> skip(in, 8);
+                case COLLECT -> {
+                    in.getLong();
+                    int n = in.getInt();
+                    OpCodec.checkCount(n, in);
+                    skip(in, 4L * n + 8);
+                }
+                default -> throw new IllegalArgumentException("not a log entry: " + kind);
+            }
+        } catch (java.nio.BufferUnderflowException | IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("a " + kind + " entry cut short (" + entry.remaining() + " bytes)");
+        }
+        if (in.hasRemaining()) throw new IllegalArgumentException("a " + kind + " entry with " + in.remaining() + " bytes after its end");
+    }
+
+    private static void skip(ByteBuffer in, long bytes) {
+        if (bytes > in.remaining()) throw new java.nio.BufferUnderflowException();
+        in.position(in.position() + (int) bytes);
+    }
+
+    private static void checkBootstrapRange(int first, int last) {
+        int max = io.cairn.core.topology.TopologyValidator.MAX_BUCKET_COUNT;
+        if (first < 0 || last < first - 1 || last >= max) {
+            throw new IllegalArgumentException("bootstrap range " + first + ".." + last + " outside 0.." + (max - 1));
+        }
+    }
+
     /** Bytes of a ONCE entry before the entry it wraps. */
     public static final int ONCE_HEADER_BYTES = 1 + 8 + 16 + 8;
 

@@ -25,11 +25,7 @@ final class HashCommands {
     private static final List<String> READ_SLOW = List.of("readonly");
     private static final List<String> WRITE_FAST = List.of("write", "denyoom", "fast");
     private static final List<String> DELETE_FAST = List.of("write", "fast");
-    /**
-     * Cairn's bound on HRANDFIELD with a negative count (repeats allowed), which Redis leaves
-     * unbounded: the whole reply is built in one storage answer.
-     */
-    static final long MAX_RANDOM_FIELDS = 1_000_000;
+    static final long MAX_RANDOM_FIELDS = io.cairn.core.kv.HashApplier.MAX_RANDOM_FIELDS;
 
     private final KvBackend backend;
 
