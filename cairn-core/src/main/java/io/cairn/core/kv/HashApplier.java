@@ -94,13 +94,6 @@ final class HashApplier {
         return OpResult.array(out);
     }
 
-    /**
-     * Cairn's bound on HRANDFIELD with a negative count (repeats allowed), which Redis leaves
-     * unbounded: the whole reply is built in one storage answer. The router refuses past it with
-     * Redis's words; the applier too, for a request that did not come through a router.
-     */
-    public static final long MAX_RANDOM_FIELDS = 1_000_000;
-
     /** HRANDFIELD: without a count one field or nil; a positive count distinct fields, a negative one with repeats. */
     private static OpResult randomFields(KvOp op, byte[] stored, KvView view) {
         boolean withCount = op.has(KvOp.FLAG_COUNT);
@@ -114,7 +107,7 @@ final class HashApplier {
         List<KvView.Field> fields = view.fields(op.bucket(), op.key());
         long count = op.arg();
         List<KvView.Field> chosen = new ArrayList<>();
-        if (count < -MAX_RANDOM_FIELDS) return OpResult.error(ErrorCode.PROTOCOL, "HRANDFIELD count below -" + MAX_RANDOM_FIELDS);
+        if (count < -KvOp.MAX_RANDOM_FIELDS) return OpResult.error(ErrorCode.PROTOCOL, "HRANDFIELD count below -" + KvOp.MAX_RANDOM_FIELDS);
         if (count < 0) {
             for (long i = 0; i < -count; i++) chosen.add(fields.get(random.nextInt(fields.size())));
         } else if (count >= fields.size()) {

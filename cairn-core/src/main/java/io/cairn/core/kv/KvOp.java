@@ -32,6 +32,13 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     /** PEXPIRE (EXPIRE ... LT): only when the new expiry is earlier than the current one (none counts as forever). */
     public static final int FLAG_LT = 512;
 
+    /**
+     * Cairn's bound on HRANDFIELD with a negative count (repeats allowed), which Redis leaves
+     * unbounded: the whole reply is built in one storage answer. The router refuses past it; the
+     * applier too, for a request that did not come through a router.
+     */
+    public static final long MAX_RANDOM_FIELDS = 1_000_000;
+
     /** An operation's type; its {@link #code()} is stored in the Raft log: never reuse or renumber one. */
     public enum Type {
         GET(0, true), EXISTS(1, true), STRLEN(2, true), PTTL(3, true),

@@ -53,11 +53,23 @@ public final class Fuzz {
     /** {@link #run} for a target whose valid work allocates more (a database read, a reply), up to {@code allowanceBytes} per input. */
     @SafeVarargs
     public static int run(Random random, List<byte[]> corpus, long allowanceBytes, Target target, Class<? extends Throwable>... refusals) {
+        return run(random, corpus, inputs(), allowanceBytes, target, refusals);
+    }
+
+    /** {@link #run} with {@code n} inputs: a slow target (a file per input) takes a fraction of {@link #inputs()}. */
+    @SafeVarargs
+    public static int run(Random random, List<byte[]> corpus, int n, long allowanceBytes, Target target, Class<? extends Throwable>... refusals) {
         if (corpus.isEmpty()) throw new IllegalArgumentException("a fuzz target needs at least one valid input");
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long thread = Thread.currentThread().getId();
         int refused = 0;
-        int n = inputs();
+        for (byte[] valid : corpus) { // unmeasured: class loading on first use allocates too
+            try {
+                target.accept(valid.clone());
+            } catch (Throwable t) {
+                if (!isOneOf(t, refusals)) throw new AssertionError("a corpus entry (" + hex(valid) + ") threw " + t, t);
+            }
+        }
         for (int i = 0; i < n; i++) {
             byte[] input = mutate(random, corpus);
             long allocatedBefore = threads.getThreadAllocatedBytes(thread);

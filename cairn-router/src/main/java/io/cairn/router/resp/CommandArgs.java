@@ -98,7 +98,7 @@ final class CommandArgs {
         return isOversized(index) ? "<oversized>" : string(index);
     }
 
-    private boolean isOversized(int index) {
+    boolean isOversized(int index) {
         return oversized != null && oversized.get(index);
     }
 

@@ -25,7 +25,7 @@ final class HashCommands {
     private static final List<String> READ_SLOW = List.of("readonly");
     private static final List<String> WRITE_FAST = List.of("write", "denyoom", "fast");
     private static final List<String> DELETE_FAST = List.of("write", "fast");
-    static final long MAX_RANDOM_FIELDS = io.cairn.core.kv.HashApplier.MAX_RANDOM_FIELDS;
+    static final long MAX_RANDOM_FIELDS = KvOp.MAX_RANDOM_FIELDS;
 
     private final KvBackend backend;
 

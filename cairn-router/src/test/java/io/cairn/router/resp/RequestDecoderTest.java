@@ -92,6 +92,51 @@ class RequestDecoderTest {
     }
 
     /** Feeds {@code bytes} in random pieces; returns the error that ended decoding, or null. */
+    /**
+     * Mutated streams ({@link io.cairn.core.testing.Fuzz}): whatever the bytes, the decoder fails only
+     * with a protocol error, within bounded memory, and where a socket's reads end changes nothing:
+     * the stream fed whole and fed in random pieces gives the same requests and the same verdict.
+     */
+    @Test
+    void aMutatedStreamDecodesTheSameWhereverItsReadsEnd(Random random) {
+        List<byte[]> corpus = new ArrayList<>();
+        for (int i = 0; i < 20; i++) corpus.add(randomStream(random, 1 + random.nextInt(5)).bytes());
+        io.cairn.core.testing.Fuzz.run(random, corpus, input -> {
+            List<CommandArgs> whole = new ArrayList<>();
+            Throwable wholeError = feedPieces(List.of(input), whole);
+            List<CommandArgs> pieces = new ArrayList<>();
+            Throwable piecesError = feedPieces(io.cairn.core.testing.Fuzz.pieces(random, input), pieces);
+            for (Throwable e : new Throwable[] {wholeError, piecesError}) {
+                if (e != null && !(e.getCause() instanceof RespProtocolException)) throw new AssertionError("not a protocol error", e);
+            }
+            assertThat(piecesError == null).as("the same verdict in pieces").isEqualTo(wholeError == null);
+            assertThat(pieces).hasSameSizeAs(whole);
+            for (int r = 0; r < whole.size(); r++) {
+                assertThat(pieces.get(r).count()).isEqualTo(whole.get(r).count());
+                for (int i = 0; i < whole.get(r).count(); i++) {
+                    assertThat(pieces.get(r).isOversized(i)).isEqualTo(whole.get(r).isOversized(i));
+                    if (!whole.get(r).isOversized(i)) assertThat(pieces.get(r).raw(i)).isEqualTo(whole.get(r).raw(i));
+                }
+            }
+        });
+    }
+
+    private static Throwable feedPieces(List<byte[]> pieces, List<CommandArgs> decoded) {
+        EmbeddedChannel channel = new EmbeddedChannel(new RequestDecoder(CONFIG));
+        Throwable error = null;
+        for (byte[] piece : pieces) {
+            try {
+                channel.writeInbound(Unpooled.wrappedBuffer(piece));
+            } catch (RuntimeException e) {
+                error = e;
+                break;
+            }
+        }
+        for (Object msg; (msg = channel.readInbound()) != null; ) decoded.add((CommandArgs) msg);
+        channel.finishAndReleaseAll();
+        return error;
+    }
+
     private static Throwable feed(byte[] bytes, Random random, List<CommandArgs> decoded) {
         EmbeddedChannel channel = new EmbeddedChannel(new RequestDecoder(CONFIG));
         Throwable error = null;

@@ -98,9 +98,9 @@ public final class ConfigLoader {
             int bucketCount = root.path("bucketCount").isMissingNode() ? Topology.DEFAULT_BUCKET_COUNT : strictInt(root.get("bucketCount"), "bucketCount");
             Path base = file.toAbsolutePath().getParent();
             Path dataDir = base.resolve(root.path("dataDir").asText("cairn-data")).normalize();
-            List<NodeAddress> coordinators = List.of(convert(arrayOrEmpty(root, "coordinators"), NodeAddress[].class, "coordinators"));
-            List<ReplicasetSpec> replicasets = List.of(convert(arrayOrEmpty(root, "replicasets"), ReplicasetSpec[].class, "replicasets"));
-            List<RouterSpec> routers = List.of(convert(arrayOrEmpty(root, "routers"), RouterSpec[].class, "routers"));
+            List<NodeAddress> coordinators = entries(root, "coordinators", NodeAddress[].class);
+            List<ReplicasetSpec> replicasets = entries(root, "replicasets", ReplicasetSpec[].class);
+            List<RouterSpec> routers = entries(root, "routers", RouterSpec[].class);
             Topology topology = new Topology(1, bucketCount, coordinators, replicasets, routers);
             problems.addAll(TopologyValidator.problems(topology));
             ObjectNode storage = section(root, "storage", problems);
@@ -129,6 +129,15 @@ public final class ConfigLoader {
             problems.add(e.getMessage());
             throw invalid(file, problems);
         }
+    }
+
+    /** The list under {@code name}; an empty entry ("- " alone) is refused by its position. */
+    private static <T> List<T> entries(JsonNode root, String name, Class<T[]> type) {
+        T[] list = convert(arrayOrEmpty(root, name), type, name);
+        for (int i = 0; i < list.length; i++) {
+            if (list[i] == null) throw new IllegalArgumentException(name + "[" + i + "]: an empty entry");
+        }
+        return List.of(list);
     }
 
     /** Binds a subtree, naming the offending key (e.g. replicasets[0].nodes[1].raftPort) on failure. */
