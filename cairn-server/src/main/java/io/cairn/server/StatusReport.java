@@ -104,7 +104,7 @@ final class StatusReport {
         StatusHealth.Level level = StatusHealth.level(findings);
         status.put("health", level.name());
         status.put("exitCode", level.exitCode);
-        status.put("attention", findings.stream().map(f -> f.level() + ": " + f.text()).toList());
+        status.put("attention", findings.stream().map(f -> Map.of("level", f.level().name(), "text", f.text())).toList());
         return status;
     }
 
@@ -165,7 +165,7 @@ final class StatusReport {
         if (attention.isEmpty()) return "health: HEALTHY (exit 0): every member and router answers, no alerts\n\n";
         StringBuilder out = new StringBuilder(String.format("health: %s (exit %s): %d %s attention%n", status.get("health"), status.get("exitCode"),
                 attention.size(), attention.size() == 1 ? "thing needs" : "things need"));
-        for (Object a : attention) out.append("  ! ").append(a).append('\n');
+        for (Object a : attention) out.append("  ! ").append(a instanceof Map<?, ?> m ? m.get("text") : a).append('\n');
         return out.append('\n').toString();
     }
 

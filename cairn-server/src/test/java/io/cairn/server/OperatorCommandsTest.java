@@ -82,11 +82,14 @@ class OperatorCommandsTest {
         String member = cluster.config().topology().replicasets().get(1).nodes().get(1).id();
         cluster.stopNode(member);
         try {
-            Cli status = Cli.run("status", "--dir", dir.toString());
-            assertThat(status.exitCode()).as(status.out()).isEqualTo(3);
-            assertThat(status.out()).startsWith("health: DEGRADED (exit 3): ")
-                    .contains("  ! storage node " + member + " of replicaset rs2 is DOWN\n");
-            assertThat(status.out().indexOf("is DOWN")).as("flagged before the tables").isLessThan(status.out().indexOf("epoch "));
+            // degraded once the replicaset has its leader again (the stop hands leadership over when it led)
+            await("degraded").atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                Cli status = Cli.run("status", "--dir", dir.toString());
+                assertThat(status.exitCode()).as(status.out()).isEqualTo(3);
+                assertThat(status.out()).startsWith("health: DEGRADED (exit 3): ")
+                        .contains("  ! storage node " + member + " of replicaset rs2 is DOWN\n");
+                assertThat(status.out().indexOf("is DOWN")).as("flagged before the tables").isLessThan(status.out().indexOf("epoch "));
+            });
         } finally {
             cluster.startNode(member);
         }
