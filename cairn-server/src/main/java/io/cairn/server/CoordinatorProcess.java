@@ -32,6 +32,7 @@ public final class CoordinatorProcess implements AutoCloseable {
     private final MoverService mover;
     private final DoubledAdmin doubledAdmin;
     private final MemberReconciler members;
+    private final LiveSettingsFollower settings;
     private AdminServer admin;
 
     public CoordinatorProcess(ClusterConfig config, String nodeId) throws IOException {
@@ -42,6 +43,7 @@ public final class CoordinatorProcess implements AutoCloseable {
         this.mover = new MoverService(server::isLeader, config.rebalancer().moverSettings());
         this.doubledAdmin = new DoubledAdmin(mover);
         this.members = new MemberReconciler(server::isLeader, topologyWatch);
+        this.settings = new LiveSettingsFollower(nodeId, config.rebalancer(), topologyWatch, mover);
     }
 
     /** Asks the replicaset's leader what it still holds; the coordinator refuses its removal unless nothing. */
@@ -67,6 +69,7 @@ public final class CoordinatorProcess implements AutoCloseable {
         admin.route("/buckets/", this::bucketRequest);
         admin.route("/doubled", doubledAdmin::list);
         admin.route("/rebalancer", ex -> AdminServer.sendJson(ex, 200, mover.progress()));
+        admin.route("/settings", settings::request);
         topologyWatch.watch(state -> {
             if (state.topology() == null) return;
             mover.setTopology(state.topology());
@@ -76,6 +79,7 @@ public final class CoordinatorProcess implements AutoCloseable {
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, mover.alerts()));
         mover.start();
         members.start();
+        settings.start();
         return this;
     }
 
@@ -198,6 +202,7 @@ public final class CoordinatorProcess implements AutoCloseable {
 
     @Override
     public void close() {
+        settings.close();
         members.close();
         mover.close();
         topologyWatch.close();
