@@ -18,9 +18,10 @@ import java.util.List;
  *   {"op":"CLAIM_BOOTSTRAP","replicasetId":"rs1","incarnation":123}
  *   {"op":"REPORT_ACKNOWLEDGED","replicasetId":"rs1","acknowledged":{"s1-1":2084,"s1-2":2080}}
  *   {"op":"RECORD_DISK","nodeId":"s1-2","disk":"55b0369a-..."}
+ *   {"op":"SET_SETTINGS","changes":{"rebalancer.maxBytesPerSecond":"1000000"},"actor":"ops@host"}
  * queries (StateMachine.query on the leader, never logged):
  *   {"op":"GET"}   {"op":"HISTORY"}   {"op":"WATCH","afterEpoch":7,"maxWaitMs":2000}
- *   {"op":"ACKNOWLEDGED","nodeId":"s1-2"}   {"op":"DISKS"}
+ *   {"op":"ACKNOWLEDGED","nodeId":"s1-2"}   {"op":"DISKS"}   {"op":"SETTINGS"}
  * </pre>
  *
  * A write carries everything its effect depends on (the caller's clock included), so applying it
@@ -37,7 +38,9 @@ import java.util.List;
         @JsonSubTypes.Type(value = Command.ReportAcknowledged.class, name = "REPORT_ACKNOWLEDGED"),
         @JsonSubTypes.Type(value = Command.Acknowledged.class, name = "ACKNOWLEDGED"),
         @JsonSubTypes.Type(value = Command.RecordDisk.class, name = "RECORD_DISK"),
-        @JsonSubTypes.Type(value = Command.Disks.class, name = "DISKS")})
+        @JsonSubTypes.Type(value = Command.Disks.class, name = "DISKS"),
+        @JsonSubTypes.Type(value = Command.SetSettings.class, name = "SET_SETTINGS"),
+        @JsonSubTypes.Type(value = Command.Settings.class, name = "SETTINGS")})
 sealed interface Command {
     /** Store {@code topology} at epoch 1 unless a topology exists; answer the current one. */
     record Init(Topology topology) implements Command {}
@@ -80,6 +83,17 @@ sealed interface Command {
 
     /** Read the disk recorded for each storage node. */
     record Disks() implements Command {}
+
+    /**
+     * Run-time settings (issue 25): each change sets a setting's value, or, with an empty value, drops
+     * it (the config file's value applies again). Names and values are validated by the caller (the
+     * coordinator's admin port, which knows which settings are live); the coordinator keeps text, so
+     * a node that does not know a name ignores it rather than failing to apply.
+     */
+    record SetSettings(java.util.Map<String, String> changes, String actor) implements Command {}
+
+    /** Read the run-time settings. */
+    record Settings() implements Command {}
 
     /** Read the current state. */
     record Get() implements Command {}

@@ -136,6 +136,21 @@ public final class CoordinatorClient implements AutoCloseable {
     }
 
     /**
+     * Sets run-time settings through the Raft log (an empty value drops one: the config file's value
+     * applies again); answers every run-time setting after the change. Validate names and values first.
+     */
+    public java.util.Map<String, String> setSettings(java.util.Map<String, String> changes) {
+        java.util.Map<String, String> settings = write(new Command.SetSettings(changes, actor)).settings();
+        return settings == null ? java.util.Map.of() : settings;
+    }
+
+    /** The run-time settings operators set (name -> value); empty when none. */
+    public java.util.Map<String, String> settings() {
+        java.util.Map<String, String> settings = read(new Command.Settings()).settings();
+        return settings == null ? java.util.Map.of() : settings;
+    }
+
+    /**
      * Starts a background long-poll that calls {@code listener} with the current state and then
      * with every newer epoch (newest state only when several arrive at once), on a daemon thread
      * of its own. Runs until {@link #close()}.

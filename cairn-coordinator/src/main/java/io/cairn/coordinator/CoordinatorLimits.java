@@ -39,4 +39,7 @@ final class CoordinatorLimits {
     static final Duration WATCH_BACKOFF_MAX = Duration.ofSeconds(5);
 
     private CoordinatorLimits() {}
+
+    /** Run-time settings kept at once (cairn config set): far more than there are live settings. */
+    static final int MAX_SETTINGS = 256;
 }

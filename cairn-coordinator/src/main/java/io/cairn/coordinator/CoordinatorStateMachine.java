@@ -169,6 +169,7 @@ final class CoordinatorStateMachine extends BaseStateMachine {
         if (command instanceof Command.History) return CompletableFuture.completedFuture(Reply.ofHistory(history()));
         if (command instanceof Command.Acknowledged a) return CompletableFuture.completedFuture(Reply.ofAcknowledged(acknowledged(a.nodeId())));
         if (command instanceof Command.Disks) return CompletableFuture.completedFuture(Reply.ofDisks(disks()));
+        if (command instanceof Command.Settings) return CompletableFuture.completedFuture(Reply.ofSettings(settings()));
         if (command instanceof Command.Watch w) {
             return watches.await(w.afterEpoch(), w.maxWaitMs()).handle((state, error) -> error == null
                     ? Reply.ok(state) : refusal(error));
@@ -187,6 +188,10 @@ final class CoordinatorStateMachine extends BaseStateMachine {
 
     private synchronized java.util.Map<String, String> disks() {
         return ledger.disks();
+    }
+
+    private synchronized java.util.Map<String, String> settings() {
+        return ledger.settings();
     }
 
     private synchronized long acknowledged(String nodeId) {

@@ -12,30 +12,35 @@ import java.util.List;
  * Unused fields are null and left out of the JSON.
  */
 record Reply(ErrorCode error, String message, CoordinatorState state, BootstrapClaim claim,
-             List<Topology> history, Long acknowledged, java.util.Map<String, String> disks) {
+             List<Topology> history, Long acknowledged, java.util.Map<String, String> disks,
+             java.util.Map<String, String> settings) {
 
     static Reply ok(CoordinatorState state) {
-        return new Reply(null, null, state, null, null, null, null);
+        return new Reply(null, null, state, null, null, null, null, null);
     }
 
     static Reply claimed(CoordinatorState state, BootstrapClaim claim) {
-        return new Reply(null, null, state, claim, null, null, null);
+        return new Reply(null, null, state, claim, null, null, null, null);
     }
 
     static Reply ofHistory(List<Topology> history) {
-        return new Reply(null, null, null, null, List.copyOf(history), null, null);
+        return new Reply(null, null, null, null, List.copyOf(history), null, null, null);
     }
 
     static Reply ofAcknowledged(long index) {
-        return new Reply(null, null, null, null, null, index, null);
+        return new Reply(null, null, null, null, null, index, null, null);
     }
 
     static Reply ofDisks(java.util.Map<String, String> disks) {
-        return new Reply(null, null, null, null, null, null, java.util.Map.copyOf(disks));
+        return new Reply(null, null, null, null, null, null, java.util.Map.copyOf(disks), null);
+    }
+
+    static Reply ofSettings(java.util.Map<String, String> settings) {
+        return new Reply(null, null, null, null, null, null, null, java.util.Map.copyOf(settings));
     }
 
     static Reply refused(ErrorCode error, String message) {
-        return new Reply(error, message, null, null, null, null, null);
+        return new Reply(error, message, null, null, null, null, null, null);
     }
 
     boolean refused() {

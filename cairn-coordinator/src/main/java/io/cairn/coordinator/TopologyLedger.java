@@ -25,8 +25,8 @@ final class TopologyLedger {
     /** Snapshot file layout, versioned so an old snapshot stays readable. */
     record Snapshot(int format, List<Topology> topologies, Map<String, Long> bootstrapClaims,
                     Map<String, BootstrapPlanner.Range> bootstrapPlan, List<ForcedChange> forcedChanges,
-                    Map<String, Long> acknowledged, Map<String, String> disks) {
-        static final int FORMAT = 4;
+                    Map<String, Long> acknowledged, Map<String, String> disks, Map<String, String> settings) {
+        static final int FORMAT = 5;
     }
 
     private final ArrayDeque<Topology> topologies = new ArrayDeque<>();
@@ -39,6 +39,8 @@ final class TopologyLedger {
     private final TreeMap<String, Long> acknowledged = new TreeMap<>();
     /** Storage node -> the disk it caught up on last (dropped with the node). */
     private final TreeMap<String, String> disks = new TreeMap<>();
+    /** Run-time settings set by operators (name -> value), bounded by {@link CoordinatorLimits#MAX_SETTINGS}. */
+    private final TreeMap<String, String> settings = new TreeMap<>();
 
     Reply apply(Command command) {
         try {
@@ -47,6 +49,7 @@ final class TopologyLedger {
             if (command instanceof Command.ClaimBootstrap claim) return claimBootstrap(claim.replicasetId(), claim.incarnation());
             if (command instanceof Command.ReportAcknowledged report) return reportAcknowledged(report);
             if (command instanceof Command.RecordDisk disk) return recordDisk(disk);
+            if (command instanceof Command.SetSettings set) return setSettings(set);
             return Reply.refused(ErrorCode.PROTOCOL, "not a write command: " + command.getClass().getSimpleName());
         } catch (RuntimeException e) {
             // Deterministic too: the same input throws the same way on every node.
@@ -74,13 +77,18 @@ final class TopologyLedger {
         return new TreeMap<>(disks);
     }
 
+    /** The run-time settings operators set (name -> value). */
+    Map<String, String> settings() {
+        return new TreeMap<>(settings);
+    }
+
     Snapshot snapshot() {
         return new Snapshot(Snapshot.FORMAT, history(), new TreeMap<>(bootstrapClaims), new TreeMap<>(bootstrapPlan),
-                List.copyOf(forcedChanges), new TreeMap<>(acknowledged), new TreeMap<>(disks));
+                List.copyOf(forcedChanges), new TreeMap<>(acknowledged), new TreeMap<>(disks), new TreeMap<>(settings));
     }
 
     void restore(Snapshot snapshot) {
-        if (snapshot.format() < 2 || snapshot.format() > Snapshot.FORMAT) { // 2: before acknowledged indexes, 3: before disks
+        if (snapshot.format() < 2 || snapshot.format() > Snapshot.FORMAT) { // 2: before acknowledged indexes, 3: before disks, 4: before settings
             throw new IllegalStateException("unknown coordinator snapshot format " + snapshot.format());
         }
         topologies.clear();
@@ -89,6 +97,8 @@ final class TopologyLedger {
         forcedChanges.clear();
         acknowledged.clear();
         disks.clear();
+        settings.clear();
+        if (snapshot.settings() != null) settings.putAll(snapshot.settings());
         if (snapshot.acknowledged() != null) acknowledged.putAll(snapshot.acknowledged());
         if (snapshot.disks() != null) disks.putAll(snapshot.disks());
         if (snapshot.topologies() != null) topologies.addAll(snapshot.topologies());
@@ -155,6 +165,22 @@ final class TopologyLedger {
         }
         disks.put(record.nodeId(), record.disk());
         return Reply.ok(null);
+    }
+
+    private Reply setSettings(Command.SetSettings set) {
+        if (set.changes() == null || set.changes().isEmpty()) return Reply.refused(ErrorCode.INVALID_CONFIG, "SET_SETTINGS without changes");
+        TreeMap<String, String> next = new TreeMap<>(settings);
+        for (Map.Entry<String, String> c : set.changes().entrySet()) {
+            if (c.getKey() == null || c.getKey().isEmpty()) return Reply.refused(ErrorCode.INVALID_CONFIG, "SET_SETTINGS with an empty name");
+            if (c.getValue() == null || c.getValue().isEmpty()) next.remove(c.getKey());
+            else next.put(c.getKey(), c.getValue());
+        }
+        if (next.size() > CoordinatorLimits.MAX_SETTINGS) {
+            return Reply.refused(ErrorCode.INVALID_CONFIG, "at most " + CoordinatorLimits.MAX_SETTINGS + " run-time settings are kept");
+        }
+        settings.clear();
+        settings.putAll(next);
+        return Reply.ofSettings(settings);
     }
 
     private Reply claimBootstrap(String replicasetId, long incarnation) {

@@ -196,6 +196,19 @@ class TopologyLedgerTest {
     }
 
     @Test
+    void runTimeSettingsAreSetDroppedAndKeptInTheSnapshot() {
+        java.util.Map<String, String> two = new java.util.TreeMap<>(java.util.Map.of("rebalancer.maxBytesPerSecond", "5000000", "rebalancer.auto", "false"));
+        assertThat(ledger.apply(new Command.SetSettings(two, "ops")).settings()).isEqualTo(two);
+        Reply dropped = ledger.apply(new Command.SetSettings(java.util.Map.of("rebalancer.auto", ""), "ops"));
+        assertThat(dropped.settings()).containsExactly(java.util.Map.entry("rebalancer.maxBytesPerSecond", "5000000"));
+        assertThat(ledger.apply(new Command.SetSettings(java.util.Map.of(), "ops")).error()).isEqualTo(ErrorCode.INVALID_CONFIG);
+
+        TopologyLedger restored = new TopologyLedger();
+        restored.restore(Codec.read(Codec.toBytes(ledger.snapshot()), TopologyLedger.Snapshot.class, "snapshot"));
+        assertThat(restored.settings()).isEqualTo(ledger.settings()).containsOnlyKeys("rebalancer.maxBytesPerSecond");
+    }
+
+    @Test
     void queriesSentAsWritesAreRefused() {
         assertThat(ledger.apply(new Command.Get()).error()).isEqualTo(ErrorCode.PROTOCOL);
     }

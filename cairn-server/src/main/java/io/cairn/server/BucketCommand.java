@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code cairn bucket}: look at one bucket on every replicaset, move it by hand, pin or unpin it. */
-@Command(name = "bucket", mixinStandardHelpOptions = true, description = "Show, move, pin or unpin one bucket; list, resolve and export doubled buckets.",
-        subcommands = {BucketCommand.Show.class, BucketCommand.Move.class, BucketCommand.Pin.class, BucketCommand.Unpin.class,
+@Command(name = "bucket", mixinStandardHelpOptions = true, description = "Find the bucket of a key; show, move, pin or unpin one bucket; list, resolve and export doubled buckets.",
+        subcommands = {BucketOf.class, BucketCommand.Show.class, BucketCommand.Move.class, BucketCommand.Pin.class, BucketCommand.Unpin.class,
                 DoubledCommands.Doubled.class, DoubledCommands.Resolve.class, DoubledCommands.Export.class})
 final class BucketCommand implements Runnable {
     @Override

@@ -117,26 +117,37 @@ class ClusterAccess {
     }
 
     /**
-     * Prints the rebalancer's progress once per second until the plan for {@code epoch} has nothing
-     * left to move and no move is in flight; false when {@code timeout} passes first.
+     * Shows the rebalancer's progress once per second until the plan for {@code epoch} has nothing
+     * left to move and no move is in flight; false when {@code timeout} passes first. In a terminal a
+     * bar of the buckets moved since the wait began, with the rate and the time left, redrawn in place;
+     * elsewhere one line each time the figures change ({@link ProgressLine}).
      */
     static boolean waitForRebalance(ClusterConfig c, long epoch, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        String last = "";
-        while (System.nanoTime() < deadline) {
-            Map<String, Object> p = getJson(coordinatorLeader(c) + "/rebalancer");
-            if (p != null && Boolean.TRUE.equals(p.get("running"))) {
-                long planEpoch = ((Number) p.get("planEpoch")).longValue();
-                int toMove = ((Number) p.get("bucketsToMove")).intValue();
-                int inFlight = ((Number) p.get("inFlight")).intValue();
-                String line = String.format("epoch %d: %d buckets to move, %d in flight, %s moved, %s buckets/s, ETA %s s",
-                        planEpoch, toMove, inFlight, p.get("moved"), p.get("bucketsPerSecond"), p.get("etaSeconds"));
-                if (!line.equals(last)) System.out.println(line);
-                last = line;
-                if (planEpoch >= epoch && Boolean.TRUE.equals(p.get("balanced"))) return true;
+        ProgressLine progress = ProgressLine.stdout();
+        long movedAtStart = -1;
+        try {
+            while (System.nanoTime() < deadline) {
+                Map<String, Object> p = getJson(coordinatorLeader(c) + "/rebalancer");
+                if (p != null && Boolean.TRUE.equals(p.get("running"))) {
+                    long planEpoch = ((Number) p.get("planEpoch")).longValue();
+                    int toMove = ((Number) p.get("bucketsToMove")).intValue();
+                    int inFlight = ((Number) p.get("inFlight")).intValue();
+                    long moved = ((Number) p.get("moved")).longValue();
+                    // "moved" counts from when the current coordinator leader took over: after a failover it starts again
+                    if (movedAtStart < 0 || moved < movedAtStart) movedAtStart = moved;
+                    String line = String.format("epoch %d: %d buckets to move, %d in flight, %s moved, %s buckets/s, ETA %s s",
+                            planEpoch, toMove, inFlight, p.get("moved"), p.get("bucketsPerSecond"), p.get("etaSeconds"));
+                    long done = moved - movedAtStart;
+                    progress.update(line, done, done + toMove, "buckets", ((Number) p.get("bucketsPerSecond")).doubleValue(),
+                            ((Number) p.get("etaSeconds")).longValue(), "epoch " + planEpoch + ", " + inFlight + " in flight");
+                    if (planEpoch >= epoch && Boolean.TRUE.equals(p.get("balanced"))) return true;
+                }
+                Thread.sleep(1_000);
             }
-            Thread.sleep(1_000);
+            return false;
+        } finally {
+            progress.finish();
         }
-        return false;
     }
 }

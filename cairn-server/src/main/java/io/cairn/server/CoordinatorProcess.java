@@ -32,6 +32,7 @@ public final class CoordinatorProcess implements AutoCloseable {
     private final MoverService mover;
     private final DoubledAdmin doubledAdmin;
     private final MemberReconciler members;
+    private final LiveSettingsFollower settings;
     private AdminServer admin;
 
     public CoordinatorProcess(ClusterConfig config, String nodeId) throws IOException {
@@ -42,6 +43,7 @@ public final class CoordinatorProcess implements AutoCloseable {
         this.mover = new MoverService(server::isLeader, config.rebalancer().moverSettings());
         this.doubledAdmin = new DoubledAdmin(mover);
         this.members = new MemberReconciler(server::isLeader, topologyWatch);
+        this.settings = new LiveSettingsFollower(nodeId, config.rebalancer(), topologyWatch, mover);
     }
 
     /** Asks the replicaset's leader what it still holds; the coordinator refuses its removal unless nothing. */
@@ -60,11 +62,14 @@ public final class CoordinatorProcess implements AutoCloseable {
         admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> true).start();
         Gauge.builder("cairn_coordinator_leader", server, s -> s.isLeader() ? 1 : 0)
                 .description("1 when this coordinator node is the Raft leader").register(admin.registry());
-        registerRebalancerMetrics();
+        RebalancerMetrics.register(admin.registry(), mover);
+        io.cairn.server.admin.AlertMetrics.register(admin.registry(), mover::alerts, "DOUBLED_BUCKETS", "MISSING_BUCKETS",
+                io.cairn.core.move.Mover.STALLED_MOVE, io.cairn.server.admin.AlertMetrics.REPLICASET_UNREACHABLE);
         admin.route("/moves/", this::moveRequest);
         admin.route("/buckets/", this::bucketRequest);
         admin.route("/doubled", doubledAdmin::list);
         admin.route("/rebalancer", ex -> AdminServer.sendJson(ex, 200, mover.progress()));
+        admin.route("/settings", settings::request);
         topologyWatch.watch(state -> {
             if (state.topology() == null) return;
             mover.setTopology(state.topology());
@@ -74,6 +79,7 @@ public final class CoordinatorProcess implements AutoCloseable {
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, mover.alerts()));
         mover.start();
         members.start();
+        settings.start();
         return this;
     }
 
@@ -88,36 +94,6 @@ public final class CoordinatorProcess implements AutoCloseable {
 
     public MoverService mover() {
         return mover;
-    }
-
-    private static Map<?, ?> phases(MoverService m) {
-        return m.progress().get("replicasets") instanceof Map<?, ?> sets ? sets : Map.of();
-    }
-
-    private void registerRebalancerMetrics() {
-        for (String key : new String[] {"bucketsToMove", "inFlight", "moved", "rolledBack", "keysMoved", "copyBytesPerSecond", "stepRetries", "stepMedianMs", "stepBaseMs", "bucketsPerSecond", "etaSeconds", "unsentBytes", "deferredAttempts"}) {
-            Gauge.builder("cairn_rebalancer_" + key.replaceAll("([A-Z])", "_$1").toLowerCase(), mover,
-                    m -> m.progress().get(key) instanceof Number n ? n.doubleValue() : 0).register(admin.registry());
-        }
-        for (String percentile : new String[] {"p50", "p99", "max"}) {
-            Gauge.builder("cairn_rebalancer_writes_held_ms", mover,
-                    m -> m.progress().get("writesHeldMs") instanceof Map<?, ?> held && held.get(percentile) instanceof Number n ? n.doubleValue() : 0)
-                    .tag("quantile", percentile)
-                    .description("how long the last 1,024 moves refused writes to their bucket (SENDING until the destination activated)")
-                    .register(admin.registry());
-        }
-        for (io.cairn.core.rebalance.ReplicasetPhase phase : io.cairn.core.rebalance.ReplicasetPhase.values()) {
-            Gauge.builder("cairn_rebalancer_replicasets", mover, m -> phases(m).values().stream()
-                            .filter(r -> r instanceof Map<?, ?> rs && phase.name().equals(rs.get("state"))).count())
-                    .tag("state", phase.name()).description("replicasets in each state (BOOTSTRAPPING, READY, DRAINING, DRAINED)")
-                    .register(admin.registry());
-        }
-        Gauge.builder("cairn_rebalancer_replicaset_buckets_left", mover, m -> phases(m).values().stream()
-                        .mapToLong(r -> r instanceof Map<?, ?> rs && rs.get("bucketsLeft") instanceof Number n ? n.longValue() : 0).sum())
-                .description("buckets still to arrive at BOOTSTRAPPING replicasets or to leave DRAINING ones").register(admin.registry());
-        Gauge.builder("cairn_rebalancer_problems", mover,
-                m -> m.progress().get("problems") instanceof java.util.List<?> l ? l.size() : 0)
-                .description("problems the rebalancer reports (DOUBLED_BUCKETS, unreachable replicasets)").register(admin.registry());
     }
 
     /** GET /buckets/{id} (every replicaset's record), POST /buckets/{id}/pin or /unpin; resolve and export go to {@link DoubledAdmin}. */
@@ -226,6 +202,7 @@ public final class CoordinatorProcess implements AutoCloseable {
 
     @Override
     public void close() {
+        settings.close();
         members.close();
         mover.close();
         topologyWatch.close();

@@ -18,7 +18,7 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "cairn", mixinStandardHelpOptions = true, version = "cairn 0.1.0",
         description = "Cairn: a sharded, replicated key-value store that speaks the Redis protocol.",
         subcommands = {Main.Up.class, Main.Storage.class, Main.RouterCmd.class, Main.CoordinatorCmd.class,
-                Main.Status.class, NodeCommand.class, TopologyCommand.class, BucketCommand.class, Main.Bench.class})
+                Main.Status.class, NodeCommand.class, TopologyCommand.class, BucketCommand.class, ConfigCommand.class, Main.Bench.class})
 public final class Main implements Runnable {
     /** Held: java.util.logging keeps loggers weakly, and a collected one forgets its level. */
     private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty");
@@ -143,7 +143,10 @@ public final class Main implements Runnable {
         }
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show replicasets, members, leaders, bucket counts and the epoch.")
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show what needs attention first, then replicasets, members, leaders, bucket counts and the epoch.",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:healthy", "3:degraded: every bucket served, something needs attention", "4:unavailable: some buckets are not served",
+                    "5:unreachable: no process of the cluster answers", "2:bad config file or options"})
     static final class Status implements Callable<Integer> {
         @Option(names = "--dir", defaultValue = "cairn-data", description = "local cluster folder (default: ${DEFAULT-VALUE})") Path dir;
         @Option(names = "--config", description = "cluster config file (instead of --dir)") Path config;
@@ -156,7 +159,8 @@ public final class Main implements Runnable {
             var status = StatusReport.collect(c);
             spec.commandLine().getOut().print(json ? io.cairn.server.admin.AdminServer.JSON.writeValueAsString(status) + "\n" : StatusReport.render(status));
             spec.commandLine().getOut().flush();
-            return 0;
+            // 0 healthy, 3 degraded, 4 some buckets unavailable, 5 nothing answers (StatusHealth; docs/operations.md)
+            return ((Number) status.get("exitCode")).intValue();
         }
     }
 

@@ -121,6 +121,7 @@ public final class RouterProcess implements AutoCloseable {
     }
 
     private void registerMetrics(MeterRegistry r) {
+        io.cairn.server.admin.AlertMetrics.register(r, this::alerts, "UNKNOWN_BUCKETS", "SUSPECTED_DOUBLED_BUCKETS", "DOUBLED_BUCKETS");
         FunctionCounter.builder("cairn_router_requests", router, Router::requests)
                 .description("key-value requests received").register(r);
         FunctionCounter.builder("cairn_router_stale_epoch_bounces", router, Router::staleEpochBounces)
@@ -130,7 +131,7 @@ public final class RouterProcess implements AutoCloseable {
                 .description("retries after wrong-owner, locked-bucket or unknown-owner answers").register(r);
         Gauge.builder("cairn_router_unknown_buckets", router, Router::unknownBuckets)
                 .description("buckets with no known owner (UNKNOWN_BUCKETS alert while > 0)").register(r);
-        Gauge.builder("cairn_router_epoch", router, x -> x.topology().epoch()).register(r);
+        Gauge.builder("cairn_router_epoch", router, x -> x.topology().epoch()).description("topology epoch this router routes by").register(r);
         Gauge.builder("cairn_router_suspected_buckets", router, x -> x.suspectedBuckets().size())
                 .description("buckets two replicasets claim as writable (SUSPECTED_DOUBLED_BUCKETS alert while > 0)").register(r);
         Gauge.builder("cairn_router_doubled_buckets", router, x -> x.doubledBuckets().size())

@@ -53,6 +53,7 @@ final class StatusReport {
                 m.put("address", n.raftAddress());
                 m.put("raftRole", i == null ? "DOWN" : i.get("raftRole"));
                 if (i != null && Boolean.TRUE.equals(i.get("rejoining"))) m.put("rejoining", true);
+                if (i != null && i.get("alerts") instanceof List<?> alerts && !alerts.isEmpty()) m.put("alerts", alerts);
                 if (i != null) {
                     m.put("term", i.get("term"));
                     m.put("appliedIndex", i.get("appliedIndex"));
@@ -99,12 +100,18 @@ final class StatusReport {
         status.put("rebalancer", rebalancer);
         status.put("replicasets", sets);
         status.put("routers", routers);
+        List<StatusHealth.Finding> findings = StatusHealth.findings(status);
+        StatusHealth.Level level = StatusHealth.level(findings);
+        status.put("health", level.name());
+        status.put("exitCode", level.exitCode);
+        status.put("attention", findings.stream().map(f -> Map.of("level", f.level().name(), "text", f.text())).toList());
         return status;
     }
 
     @SuppressWarnings("unchecked")
     static String render(Map<String, Object> status) {
         StringBuilder out = new StringBuilder();
+        if (status.get("attention") instanceof List<?> attention) out.append(attentionLines(status, attention));
         out.append(String.format("epoch %s, %s buckets%n", status.get("epoch"), status.get("bucketCount")));
         for (Object o : (List<Object>) status.get("replicasets")) {
             Map<String, Object> rs = (Map<String, Object>) o;
@@ -151,6 +158,15 @@ final class StatusReport {
                 || !(sets.get(replicaset) instanceof Map<?, ?> rs)) return "";
         Object left = rs.get("bucketsLeft");
         return rs.get("state") + (left instanceof Number n && n.intValue() > 0 ? " (" + n + " buckets left)" : "");
+    }
+
+    /** The health line and the findings, worst first, as collect() stored them. */
+    private static String attentionLines(Map<String, Object> status, List<?> attention) {
+        if (attention.isEmpty()) return "health: HEALTHY (exit 0): every member and router answers, no alerts\n\n";
+        StringBuilder out = new StringBuilder(String.format("health: %s (exit %s): %d %s attention%n", status.get("health"), status.get("exitCode"),
+                attention.size(), attention.size() == 1 ? "thing needs" : "things need"));
+        for (Object a : attention) out.append("  ! ").append(a instanceof Map<?, ?> m ? m.get("text") : a).append('\n');
+        return out.append('\n').toString();
     }
 
     private static Object orDash(Object o) {

@@ -224,6 +224,7 @@ public final class StorageProcess implements AutoCloseable {
     }
 
     private void registerMetrics(MeterRegistry r) {
+        io.cairn.server.admin.AlertMetrics.register(r, this::alerts, "BOOTSTRAP_REFUSED", "REPLACED_DISK", "DOUBLED_BUCKETS");
         String rs = replicaset.id();
         Gauge.builder("cairn_storage_leader", node, n -> n.isLeader() ? 1 : 0).tag("replicaset", rs)
                 .description("1 when this node is its replicaset's Raft leader").register(r);
@@ -251,7 +252,7 @@ public final class StorageProcess implements AutoCloseable {
                 .description("last Raft log index applied to RocksDB").register(r);
         Gauge.builder("cairn_storage_bsn", node, n -> n.localStats().lastBsn()).tag("replicaset", rs)
                 .description("last bucket sequence number").register(r);
-        Gauge.builder("cairn_storage_raft_term", node, StorageNode::term).tag("replicaset", rs).register(r);
+        Gauge.builder("cairn_storage_raft_term", node, StorageNode::term).tag("replicaset", rs).description("this member's current Raft term").register(r);
         io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_stale_epoch_refusals", node, StorageNode::staleEpochRefusals)
                 .tag("replicaset", rs).description("data-plane requests refused because they were sent at an older topology epoch").register(r);
         io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_dataplane_paused", node, StorageNode::dataPlaneReadingPaused)
@@ -305,6 +306,7 @@ public final class StorageProcess implements AutoCloseable {
         info.put("bootstrapped", s.bootstrapped());
         if (bootstrap.refusal() != null) info.put("bootstrapRefused", bootstrap.refusal());
         info.put("doubledBuckets", DoubledAlerts.contained(node.bucketRecords()));
+        info.put("alerts", alerts());
         info.put("quarantinedBuckets", DoubledAlerts.quarantined(node.bucketRecords()));
         long[] c = doubled.counters();
         info.put("doubledChecks", Map.of("bucketsChecked", c[0], "copiesContained", c[1]));

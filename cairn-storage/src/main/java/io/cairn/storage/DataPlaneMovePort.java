@@ -76,6 +76,11 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
         this.budget = new TransferBudget(maxBytesPerSecond, stepTargetMs);
     }
 
+    /** A new copy rate cap and step latency target (0: none, fixed) from now on. Driver thread. */
+    public void setCopyRate(long maxBytesPerSecond, long stepTargetMs) {
+        budget.reconfigure(maxBytesPerSecond, stepTargetMs, nowMs());
+    }
+
     /** The rate chunks copied ahead may leave at now, in bytes per second; 0 for no limit. Driver thread. */
     public long copyBytesPerSecond() {
         return budget.bytesPerSecond();

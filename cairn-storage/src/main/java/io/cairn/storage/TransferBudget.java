@@ -14,7 +14,7 @@ final class TransferBudget {
     private static final long MAX_SAVED_MS = 100;
 
     /** Null for a fixed rate. */
-    private final AdaptiveCopyRate adaptive;
+    private AdaptiveCopyRate adaptive;
     private long bytesPerSecond;
     private double available;
     private long refilledAtMs = Long.MIN_VALUE;
@@ -33,6 +33,23 @@ final class TransferBudget {
         if (stepTargetMs < 0) throw new IllegalArgumentException("stepTargetMs must be >= 0, was " + stepTargetMs);
         this.adaptive = stepTargetMs == 0 ? null : new AdaptiveCopyRate(stepTargetMs, maxBytesPerSecond);
         this.bytesPerSecond = maxBytesPerSecond;
+    }
+
+    /**
+     * A new cap and step latency target from now on (run-time settings): what was saved is kept
+     * within the new rate's bound; an adaptive rate starts anew, as at start.
+     */
+    void reconfigure(long maxBytesPerSecond, long stepTargetMs, long nowMs) {
+        if (maxBytesPerSecond < 0) throw new IllegalArgumentException("bytesPerSecond must be >= 0, was " + maxBytesPerSecond);
+        if (stepTargetMs < 0) throw new IllegalArgumentException("stepTargetMs must be >= 0, was " + stepTargetMs);
+        if (bytesPerSecond != 0) refill(nowMs);
+        else {
+            available = 0;
+            refilledAtMs = nowMs;
+        }
+        adaptive = stepTargetMs == 0 ? null : new AdaptiveCopyRate(stepTargetMs, maxBytesPerSecond);
+        bytesPerSecond = maxBytesPerSecond;
+        if (bytesPerSecond != 0) available = Math.min(available, maxSaved());
     }
 
     static TransferBudget unlimited() {

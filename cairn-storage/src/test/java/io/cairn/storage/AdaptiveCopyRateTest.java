@@ -126,4 +126,19 @@ class AdaptiveCopyRateTest {
         assertThat(budget.bytesPerSecond()).isPositive();
         assertThat(budget.waitMs(520)).as("the chunk that just left is owed at the new rate").isPositive();
     }
+
+    @Test
+    void aBudgetReconfiguredAtRunTimePacesAtTheNewCapAndUnlimitsAgainAtZero() {
+        TransferBudget budget = new TransferBudget(0, 0);
+        budget.spend(4 * MB, 0);
+        assertThat(budget.waitMs(0)).as("no cap yet").isZero();
+        budget.reconfigure(MB, 0, 1_000); // 1 MB/s from t = 1 s (cairn config set rebalancer.maxBytesPerSecond)
+        assertThat(budget.bytesPerSecond()).isEqualTo(MB);
+        budget.spend(MB, 1_000);
+        assertThat(budget.waitMs(1_000)).as("a 1 MB chunk is owed for about a second at 1 MB/s").isBetween(900L, 1_000L);
+        budget.reconfigure(0, 0, 1_100);
+        assertThat(budget.waitMs(1_100)).as("0: no limit again").isZero();
+        budget.reconfigure(MB, 10, 1_200);
+        assertThat(budget.bytesPerSecond()).as("an adaptive rate starts at its cap").isEqualTo(MB);
+    }
 }

@@ -52,9 +52,9 @@ public final class Mover {
                            long stepRetries, Map<String, Integer> held, Map<String, ReplicasetPhase> phases) {}
 
     private final MovePort port;
-    private final PlanLimits planLimits;
+    private PlanLimits planLimits;
     private final SendMove.Limits moveLimits;
-    private final boolean autoRebalance;
+    private boolean autoRebalance;
     private Layout layout = new Layout(0, 0, Map.of());
     /** Buckets each replicaset owned, sent or received at the last round that heard from it. */
     private final Map<String, Integer> held = new HashMap<>();
@@ -95,6 +95,15 @@ public final class Mover {
         this.planLimits = planLimits;
         this.moveLimits = moveLimits;
         this.autoRebalance = autoRebalance;
+    }
+
+    /**
+     * New planning bounds and automatic rebalancing on or off, from the next round on (run-time
+     * settings, cairn config set). Moves in flight go on; a lower limit only stops new ones.
+     */
+    public void setPlanning(PlanLimits limits, boolean auto) {
+        this.planLimits = java.util.Objects.requireNonNull(limits);
+        this.autoRebalance = auto;
     }
 
     public void setLayout(Layout layout) {

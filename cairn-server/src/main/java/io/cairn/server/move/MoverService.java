@@ -45,7 +45,8 @@ public final class MoverService implements AutoCloseable {
     private final ScheduledExecutorService driver = new DriverThread();
     private final DataPlaneMovePort port;
     private final BooleanSupplier isLeader;
-    private final Settings settings;
+    /** Replaced by {@link #applySettings} on the driver thread (run-time settings); read there too. */
+    private volatile Settings settings;
     private volatile Topology topology;
     private final java.util.concurrent.CountDownLatch topologyKnown = new java.util.concurrent.CountDownLatch(1);
     private volatile boolean bootstrapComplete;
@@ -78,6 +79,27 @@ public final class MoverService implements AutoCloseable {
             port.setTopology(next);
             if (mover != null) mover.setLayout(layout(next));
         });
+    }
+
+    /**
+     * Run-time settings (cairn config set): the plan limits, automatic rebalancing and the copy rate
+     * take effect from the next round; moves in flight go on. The round interval and chunk bounds
+     * are fixed at start. One INFO line per change.
+     */
+    public void applySettings(Settings next) {
+        driver.execute(() -> {
+            Settings before = settings;
+            if (before.equals(next)) return;
+            settings = next;
+            port.setCopyRate(next.maxBytesPerSecond(), next.stepLatencyTargetMs());
+            if (mover != null) mover.setPlanning(next.planLimits(), next.autoRebalance());
+            log.info("rebalancer settings changed: {} -> {}", before, next);
+        });
+    }
+
+    /** The settings in force (the config file's, with run-time changes applied). */
+    public Settings settings() {
+        return settings;
     }
 
     /** The coordinator's word on whether every replicaset has claimed its initial buckets. */

@@ -1,0 +1,152 @@
+package io.cairn.server;
+
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.server.config.ClusterConfig.RebalancerSettings;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * The settings that change at run time, with no restart ({@code cairn config show|set}): their
+ * names, what they mean, and how a value over the config file's settings is checked and applied.
+ *
+ * <p>The values set are kept by the coordinator group (Raft, {@code SET_SETTINGS}), so a new
+ * coordinator leader starts its rebalancer with them. A value is checked here, against the same
+ * bounds the config file's {@code rebalancer:} section is checked against (the settings record's
+ * constructor), before it is written; what is stored is applied by every coordinator node about once
+ * a second ({@link CoordinatorProcess}). A setting without a value set takes the config file's.
+ */
+final class LiveSettings {
+    /** A run-time setting: its name (as in the config file), meaning, and value in the file's settings. */
+    enum Setting {
+        AUTO("rebalancer.auto", Boolean.class, "move buckets by weight automatically (true|false); manual moves work either way", r -> r.auto()),
+        THRESHOLD_PERCENT("rebalancer.thresholdPercent", Double.class, "no automatic moves while the disbalance is at or below this (percent)",
+                r -> r.thresholdPercent()),
+        MAX_SENDING("rebalancer.maxSendingPerReplicaset", Integer.class, "concurrent moves out of one replicaset", r -> r.maxSendingPerReplicaset()),
+        MAX_RECEIVING("rebalancer.maxReceivingPerReplicaset", Integer.class, "concurrent moves into one replicaset", r -> r.maxReceivingPerReplicaset()),
+        MAX_MOVES_PER_ROUND("rebalancer.maxMovesPerRound", Integer.class, "moves one planning round may start", r -> r.maxMovesPerRound()),
+        MAX_BYTES_PER_SECOND("rebalancer.maxBytesPerSecond", Long.class, "bucket data copied per second over all moves (0: no limit)",
+                r -> r.maxBytesPerSecond()),
+        STEP_LATENCY_TARGET_MS("rebalancer.stepLatencyTargetMs", Long.class,
+                "the copy slows down while move steps take longer than this to commit, at the median (ms; 0: off)", r -> r.stepLatencyTargetMs());
+
+        final String key;
+        final Class<?> type;
+        final String doc;
+        final Function<RebalancerSettings, Object> fromFile;
+
+        Setting(String key, Class<?> type, String doc, Function<RebalancerSettings, Object> fromFile) {
+            this.key = key;
+            this.type = type;
+            this.doc = doc;
+            this.fromFile = fromFile;
+        }
+    }
+
+    private LiveSettings() {}
+
+    /**
+     * The config file's settings with {@code values} over them. Names no setting has are ignored
+     * (a newer node may know more).
+     *
+     * @throws IllegalArgumentException for a value that is not of the setting's type or breaks its bounds
+     */
+    static RebalancerSettings apply(RebalancerSettings file, Map<String, String> values) {
+        Map<Setting, Object> v = new java.util.EnumMap<>(Setting.class);
+        for (Setting s : Setting.values()) v.put(s, values.containsKey(s.key) ? parse(s, values.get(s.key)) : s.fromFile.apply(file));
+        return new RebalancerSettings((Boolean) v.get(Setting.AUTO), (Double) v.get(Setting.THRESHOLD_PERCENT),
+                (Integer) v.get(Setting.MAX_SENDING), (Integer) v.get(Setting.MAX_RECEIVING), (Integer) v.get(Setting.MAX_MOVES_PER_ROUND),
+                file.chunkKeys(), file.chunkBytes(), file.roundIntervalMs(), file.copyAhead(),
+                ((Number) v.get(Setting.MAX_BYTES_PER_SECOND)).longValue(), ((Number) v.get(Setting.STEP_LATENCY_TARGET_MS)).longValue());
+    }
+
+    /**
+     * Checks {@code changes} (name -> value; "default" drops a value, so the config file's applies
+     * again) over the values set now, and answers them as the coordinator stores them (dropped: empty).
+     *
+     * @throws CairnException INVALID_CONFIG naming every unknown setting and bad value, nothing changed
+     */
+    static Map<String, String> check(RebalancerSettings file, Map<String, String> current, Map<String, String> changes) {
+        List<String> problems = new ArrayList<>();
+        Map<String, String> stored = new TreeMap<>();
+        Map<String, String> after = new TreeMap<>(current);
+        for (Map.Entry<String, String> c : changes.entrySet()) {
+            Setting s = byKey(c.getKey());
+            if (s == null) {
+                problems.add("unknown run-time setting '" + c.getKey() + "' (run-time settings: " + keys() + ")");
+                continue;
+            }
+            if (c.getValue() == null) {
+                problems.add(s.key + " needs a value: " + s.key + "=VALUE (" + s.key + "=default: the config file's value)");
+                continue;
+            }
+            String value = c.getValue().trim();
+            if (value.equals("default")) value = "";
+            try {
+                if (!value.isEmpty()) parse(s, value);
+                stored.put(s.key, value);
+                if (value.isEmpty()) after.remove(s.key);
+                else after.put(s.key, value);
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        if (problems.isEmpty()) {
+            try {
+                apply(file, after); // the bounds of the settings together (as the config file's are checked)
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        if (!problems.isEmpty()) throw new CairnException(ErrorCode.INVALID_CONFIG, String.join("; ", problems) + "; nothing changed");
+        if (stored.isEmpty()) throw new CairnException(ErrorCode.INVALID_CONFIG, "no setting given: use NAME=VALUE (run-time settings: " + keys() + ")");
+        return stored;
+    }
+
+    /** Every run-time setting: its value in force, where it comes from, and what it means. */
+    static Map<String, Object> show(RebalancerSettings file, Map<String, String> values) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (Setting s : Setting.values()) {
+            Map<String, Object> one = new LinkedHashMap<>();
+            boolean set = values.containsKey(s.key);
+            one.put("value", set ? values.get(s.key) : String.valueOf(s.fromFile.apply(file)));
+            one.put("source", set ? "set at run time" : "config file");
+            one.put("configFile", String.valueOf(s.fromFile.apply(file)));
+            one.put("meaning", s.doc);
+            out.put(s.key, one);
+        }
+        return out;
+    }
+
+    static String keys() {
+        return String.join(", ", java.util.Arrays.stream(Setting.values()).map(s -> s.key).toList());
+    }
+
+    private static Setting byKey(String key) {
+        for (Setting s : Setting.values()) if (s.key.equals(key)) return s;
+        return null;
+    }
+
+    /** A value of the setting's type (the type of its config file value). */
+    private static Object parse(Setting s, String value) {
+        try {
+            if (s.type == Boolean.class) {
+                if (!value.equals("true") && !value.equals("false")) throw new NumberFormatException();
+                return Boolean.parseBoolean(value);
+            }
+            if (s.type == Integer.class) return Integer.parseInt(value);
+            if (s.type == Long.class) return Long.parseLong(value);
+            double d = Double.parseDouble(value);
+            if (!Double.isFinite(d)) throw new NumberFormatException();
+            return d;
+        } catch (NumberFormatException e) {
+            String type = s.type == Boolean.class ? "true or false" : s.type == Double.class ? "a number" : "a whole number";
+            throw new IllegalArgumentException(s.key + " must be " + type + ", was '" + value + "'");
+        }
+    }
+}

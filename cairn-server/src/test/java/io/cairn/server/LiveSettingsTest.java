@@ -1,0 +1,70 @@
+package io.cairn.server;
+
+import io.cairn.core.CairnException;
+import io.cairn.core.ErrorCode;
+import io.cairn.server.config.ClusterConfig.RebalancerSettings;
+import org.junit.jupiter.api.Test;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@link LiveSettings}: which names and values {@code cairn config set} takes, and what they change. */
+class LiveSettingsTest {
+    /** The config file's defaults (docs/operations.md). */
+    private static final RebalancerSettings FILE = new RebalancerSettings(true, 1.0, 32, 64, 128, 1000, 1 << 20, 1000, true, 0, 10);
+
+    @Test
+    void valuesSetOverrideTheConfigFileAndTheRestStays() {
+        RebalancerSettings live = LiveSettings.apply(FILE, Map.of("rebalancer.maxBytesPerSecond", "5000000",
+                "rebalancer.maxSendingPerReplicaset", "4", "rebalancer.auto", "false", "rebalancer.thresholdPercent", "2.5"));
+        assertThat(live.maxBytesPerSecond()).isEqualTo(5_000_000);
+        assertThat(live.maxSendingPerReplicaset()).isEqualTo(4);
+        assertThat(live.auto()).isFalse();
+        assertThat(live.thresholdPercent()).isEqualTo(2.5);
+        assertThat(live.maxReceivingPerReplicaset()).isEqualTo(64);
+        assertThat(live.chunkKeys()).isEqualTo(1000);
+        assertThat(live.stepLatencyTargetMs()).isEqualTo(10);
+    }
+
+    @Test
+    void anUnknownNameAndABadValueAreEachNamedAndNothingIsStored() {
+        Map<String, String> changes = new LinkedHashMap<>();
+        changes.put("rebalancer.nope", "1");
+        changes.put("rebalancer.auto", "maybe");
+        changes.put("rebalancer.maxBytesPerSecond", "10MB");
+        assertThatThrownBy(() -> LiveSettings.check(FILE, Map.of(), changes))
+                .isInstanceOfSatisfying(CairnException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_CONFIG))
+                .hasMessageContaining("unknown run-time setting 'rebalancer.nope' (run-time settings: rebalancer.auto, ")
+                .hasMessageContaining("rebalancer.auto must be true or false, was 'maybe'")
+                .hasMessageContaining("rebalancer.maxBytesPerSecond must be a whole number, was '10MB'")
+                .hasMessageEndingWith("nothing changed");
+    }
+
+    @Test
+    void aValueOutsideTheConfigFilesBoundsIsRefusedWithTheirMessage() {
+        assertThatThrownBy(() -> LiveSettings.check(FILE, Map.of(), Map.of("rebalancer.maxSendingPerReplicaset", "0")))
+                .hasMessageContaining("move limits must be at least 1");
+        assertThatThrownBy(() -> LiveSettings.check(FILE, Map.of(), Map.of("rebalancer.stepLatencyTargetMs", "-5")))
+                .hasMessageContaining("rebalancer.stepLatencyTargetMs must be 0..60000");
+    }
+
+    @Test
+    void defaultDropsAValueSoTheConfigFilesAppliesAgain() {
+        Map<String, String> stored = LiveSettings.check(FILE, Map.of("rebalancer.maxBytesPerSecond", "5000000"),
+                Map.of("rebalancer.maxBytesPerSecond", "default"));
+        assertThat(stored).containsExactly(Map.entry("rebalancer.maxBytesPerSecond", ""));
+        Map<String, Object> shown = LiveSettings.show(FILE, Map.of());
+        @SuppressWarnings("unchecked") Map<String, Object> one = (Map<String, Object>) shown.get("rebalancer.maxBytesPerSecond");
+        assertThat(one).containsEntry("value", "0").containsEntry("source", "config file");
+    }
+
+    @Test
+    void aNameWithoutAValueIsRefused() {
+        Map<String, String> changes = new LinkedHashMap<>();
+        changes.put("rebalancer.auto", null);
+        assertThatThrownBy(() -> LiveSettings.check(FILE, Map.of(), changes)).hasMessageContaining("rebalancer.auto needs a value");
+    }
+}
