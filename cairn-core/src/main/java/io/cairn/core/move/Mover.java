@@ -311,6 +311,8 @@ public final class Mover {
     }
 
     private void plan(List<String> ids, Map<String, MoveStatus> statuses, Set<Integer> listed) {
+        // A replicaset removed from the layout while this round's answers came in: the next round plans on the new layout.
+        if (!layout.weights().keySet().containsAll(ids)) return;
         // A bucket in flight counts at its destination from StartSend on: before its first chunk
         // lands it is SENDING at the source and not yet RECEIVING anywhere.
         Map<String, Set<Integer>> incoming = new HashMap<>();
