@@ -88,6 +88,12 @@ class EntryFuzzTest {
                 new KvOp(KvOp.Type.HDEL, 5, b("h"), Packed.encode(List.of(b("f2"))), 0, 0))));
         out.add(StorageRequest.write(List.of(new KvOp(KvOp.Type.HRANDFIELD, 5, b("h"), null, -3, KvOp.FLAG_COUNT | KvOp.FLAG_WITHVALUES),
                 new KvOp(KvOp.Type.HSCAN, 5, b("h"), Packed.encode(List.of(b("0"), b("*"), b("10"))), 0, 0))));
+        out.add(StorageRequest.write(List.of(new KvOp(KvOp.Type.SETRANGE, 4, b("a"), b("xy"), 3, 0),
+                new KvOp(KvOp.Type.SETBIT, 4, b("bits"), new byte[] {1}, 77, 0),
+                new KvOp(KvOp.Type.INCRBYFLOAT, 3, b("f"), b("2.5"), 0, 0),
+                new KvOp(KvOp.Type.GETEX, 4, b("a"), null, 5_000, KvOp.FLAG_EXPIRE_REL),
+                new KvOp(KvOp.Type.MSETNX, 2, b("m1"), Packed.encode(List.of(b("m1"), b("1"), b("m2"), b("2"))), 0, 0),
+                new KvOp(KvOp.Type.PEXPIRE, 2, b("m1"), null, 90_000, KvOp.FLAG_EXPIRE_ABS))));
         out.add(StorageRequest.move(new MoveCommand.StartSend(6, "rs2")));
         out.add(StorageRequest.move(new MoveCommand.ReceiveChunk(BUCKETS + 1, "rs2", 3, 0,
                 List.of(new ChunkEntry(b("moved"), b("value")), ChunkEntry.deletion(b("gone"))))));

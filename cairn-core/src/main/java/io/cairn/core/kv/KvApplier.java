@@ -14,10 +14,12 @@ import java.nio.charset.StandardCharsets;
 public final class KvApplier {
     private final int maxValueBytes;
     private final HashApplier hashes;
+    private final StringEditApplier edits;
 
     public KvApplier(int maxValueBytes) {
         this.maxValueBytes = maxValueBytes;
         this.hashes = new HashApplier(maxValueBytes);
+        this.edits = new StringEditApplier(maxValueBytes);
     }
 
     public OpResult apply(KvOp op, KvView view, long nowMs) {
@@ -31,16 +33,15 @@ public final class KvApplier {
         byte[] stored = live(raw, nowMs);
         if (KvOp.HASH_TYPES.contains(op.type())) return hashes.apply(op, raw, stored, view);
         // Refused alike on every replica: a request that did not come through a router may lack it.
-        if (op.value() == null && (op.type() == KvOp.Type.SET || op.type() == KvOp.Type.APPEND)) {
-            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " without a value");
-        }
+        if (op.value() == null && needsValue(op.type())) return OpResult.error(ErrorCode.PROTOCOL, op.type() + " without a value");
         if (stored != null && !StoredValue.isString(stored) && readsString(op)) return HashApplier.wrongType();
+        if (KvOp.STRING_EDITS.contains(op.type())) return edits.apply(op, raw, stored, view, nowMs);
         return switch (op.type()) {
             case GET -> OpResult.bulk(stored == null ? null : StoredValue.data(stored));
             case EXISTS -> OpResult.integer(stored == null ? 0 : 1);
             case TYPE -> OpResult.status(stored == null ? "none" : StoredValue.typeName(stored));
             case STRLEN -> OpResult.integer(stored == null ? 0 : StoredValue.dataLength(stored));
-            case PTTL -> OpResult.integer(pttl(stored, nowMs));
+            case PTTL -> OpResult.integer(op.has(KvOp.FLAG_EXPIRE_ABS) ? expireTime(stored) : pttl(stored, nowMs));
             case SET -> set(op, raw, stored, view, nowMs);
             case DEL -> delete(op, raw, stored, view, false);
             case GETDEL -> delete(op, raw, stored, view, true);
@@ -52,10 +53,17 @@ public final class KvApplier {
         };
     }
 
+    private static boolean needsValue(KvOp.Type type) {
+        return switch (type) {
+            case SET, APPEND, SETRANGE, INCRBYFLOAT, SETBIT, MSETNX -> true;
+            default -> false;
+        };
+    }
+
     /** String commands that read the value answer WRONGTYPE on another type; SET without GET overwrites any. */
     private static boolean readsString(KvOp op) {
         return switch (op.type()) {
-            case GET, STRLEN, INCRBY, APPEND, GETDEL -> true;
+            case GET, STRLEN, INCRBY, APPEND, GETDEL, GETEX, SETRANGE, INCRBYFLOAT, SETBIT -> true;
             case SET -> op.has(KvOp.FLAG_GET);
             default -> false;
         };
@@ -75,6 +83,13 @@ public final class KvApplier {
         if (stored == null) return -2;
         long at = StoredValue.expireAtMs(stored);
         return at == 0 ? -1 : Math.max(0, at - nowMs);
+    }
+
+    /** PEXPIRETIME: the absolute expiry in unix ms; -1 without one, -2 for no key. */
+    private static long expireTime(byte[] stored) {
+        if (stored == null) return -2;
+        long at = StoredValue.expireAtMs(stored);
+        return at == 0 ? -1 : at;
     }
 
     private OpResult set(KvOp op, byte[] raw, byte[] stored, KvView view, long nowMs) {
@@ -140,18 +155,19 @@ public final class KvApplier {
     }
 
     private static OpResult expire(KvOp op, byte[] raw, byte[] stored, KvView view, long nowMs) {
-        if (stored == null || !expiryConditionHolds(op, StoredValue.expireAtMs(stored), nowMs)) return OpResult.integer(0);
-        if (op.arg() <= 0) {
+        // PEXPIREAT's arg is a unix time in ms (FLAG_EXPIRE_ABS), PEXPIRE's a time to live
+        long newAtMs = op.has(KvOp.FLAG_EXPIRE_ABS) ? Math.max(op.arg(), nowMs) : op.arg() <= 0 ? nowMs : nowMs + op.arg();
+        if (stored == null || !expiryConditionHolds(op, StoredValue.expireAtMs(stored), newAtMs)) return OpResult.integer(0);
+        if (newAtMs <= nowMs) {
             deleteRecord(op, raw, view);
         } else {
-            view.put(op.bucket(), op.key(), StoredValue.withExpiry(stored, nowMs + op.arg()));
+            view.put(op.bucket(), op.key(), StoredValue.withExpiry(stored, newAtMs));
         }
         return OpResult.integer(1);
     }
 
     /** Redis 7's EXPIRE NX, XX, GT and LT, checked against the key's current expiry ({@code currentAtMs}, 0: none). */
-    private static boolean expiryConditionHolds(KvOp op, long currentAtMs, long nowMs) {
-        long newAtMs = op.arg() <= 0 ? nowMs : nowMs + op.arg();
+    private static boolean expiryConditionHolds(KvOp op, long currentAtMs, long newAtMs) {
         if ((op.flags() & KvOp.FLAG_NX) != 0 && currentAtMs != 0) return false;
         if ((op.flags() & KvOp.FLAG_XX) != 0 && currentAtMs == 0) return false;
         if ((op.flags() & KvOp.FLAG_GT) != 0 && (currentAtMs == 0 || newAtMs <= currentAtMs)) return false;

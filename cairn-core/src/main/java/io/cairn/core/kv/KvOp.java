@@ -39,6 +39,12 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
      */
     public static final long MAX_RANDOM_FIELDS = 1_000_000;
 
+    /** GETEX: remove the key's expiry. */
+    public static final int FLAG_PERSIST = 1024;
+    /** The string edits ({@link StringEditApplier}'s). */
+    public static final java.util.Set<Type> STRING_EDITS = java.util.Collections.unmodifiableSet(java.util.EnumSet.of(
+            Type.GETEX, Type.SETRANGE, Type.INCRBYFLOAT, Type.SETBIT, Type.MSETNX));
+
     /** An operation's type; its {@link #code()} is stored in the Raft log: never reuse or renumber one. */
     public enum Type {
         GET(0, true), EXISTS(1, true), STRLEN(2, true), PTTL(3, true),
@@ -49,7 +55,9 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
         // issue 24
         TYPE(12, true), HGET(13, true), HMGET(14, true), HEXISTS(15, true), HLEN(16, true), HGETALL(17, true), HKEYS(18, true), HVALS(19, true),
         HSTRLEN(20, true), HRANDFIELD(21, true), HSCAN(22, true),
-        HSET(23, false), HSETNX(24, false), HDEL(25, false), HINCRBY(26, false), HINCRBYFLOAT(27, false);
+        HSET(23, false), HSETNX(24, false), HDEL(25, false), HINCRBY(26, false), HINCRBYFLOAT(27, false),
+        // issue 24, string edits ({@link StringEditApplier}); codes from 60 on, clear of the other types' range
+        GETEX(60, false), SETRANGE(61, false), INCRBYFLOAT(62, false), SETBIT(63, false), MSETNX(64, false);
 
         public final boolean readOnly;
         private final byte code;

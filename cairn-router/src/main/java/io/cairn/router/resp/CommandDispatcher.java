@@ -28,6 +28,7 @@ final class CommandDispatcher {
 
     CommandDispatcher(KvBackend backend, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort) {
         register(new StringCommands(backend).specs());
+        register(new StringEditCommands(backend).specs());
         register(new ServerCommands(backend, config, clients, metrics, boundPort).specs());
         register(new KeyspaceCommands(backend).specs());
         register(new HashCommands(backend).specs());

@@ -128,24 +128,7 @@ final class StringCommands {
 
     /** EXPIRE and PEXPIRE with Redis 7's NX, XX, GT and LT; a time not in the future deletes the key, as in Redis. */
     private CompletableFuture<RedisMessage> expire(CommandArgs args, long unitMs, String command) {
-        int flags = 0;
-        for (int i = 3; i < args.count(); i++) {
-            switch (args.string(i).toUpperCase(java.util.Locale.ROOT)) {
-                case "NX" -> flags |= KvOp.FLAG_NX;
-                case "XX" -> flags |= KvOp.FLAG_XX;
-                case "GT" -> flags |= KvOp.FLAG_GT;
-                case "LT" -> flags |= KvOp.FLAG_LT;
-                default -> {
-                    return Replies.done(Replies.error("ERR Unsupported option " + args.printable(i)));
-                }
-            }
-        }
-        if ((flags & KvOp.FLAG_NX) != 0 && (flags & (KvOp.FLAG_XX | KvOp.FLAG_GT | KvOp.FLAG_LT)) != 0) {
-            return Replies.done(Replies.error("ERR NX and XX, GT or LT options at the same time are not compatible"));
-        }
-        if ((flags & KvOp.FLAG_GT) != 0 && (flags & KvOp.FLAG_LT) != 0) {
-            return Replies.done(Replies.error("ERR GT and LT options at the same time are not compatible"));
-        }
+        int flags = ExpireOptions.flags(args, 3);
         long when = args.longAt(2);
         if (when > Long.MAX_VALUE / unitMs || when < Long.MIN_VALUE / unitMs
                 || when * unitMs > SetOptions.MAX_RELATIVE_EXPIRE_MS) {
