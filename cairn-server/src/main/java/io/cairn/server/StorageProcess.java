@@ -305,6 +305,7 @@ public final class StorageProcess implements AutoCloseable {
         info.put("bootstrapped", s.bootstrapped());
         if (bootstrap.refusal() != null) info.put("bootstrapRefused", bootstrap.refusal());
         info.put("doubledBuckets", DoubledAlerts.contained(node.bucketRecords()));
+        info.put("alerts", alerts());
         info.put("quarantinedBuckets", DoubledAlerts.quarantined(node.bucketRecords()));
         long[] c = doubled.counters();
         info.put("doubledChecks", Map.of("bucketsChecked", c[0], "copiesContained", c[1]));

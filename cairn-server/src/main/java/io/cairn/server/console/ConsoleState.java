@@ -1,0 +1,181 @@
+package io.cairn.server.console;
+
+import io.cairn.core.topology.NodeAddress;
+import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.core.topology.RouterSpec;
+import io.cairn.core.topology.Topology;
+import io.cairn.router.Router;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * What the web console shows, gathered by the router in one place so the page needs one call a
+ * second ({@code /console/api/state}) and the router's work does not grow with the number of open
+ * consoles: one refresher thread, once a second, and only while some console asked within the
+ * last {@link #WATCHED_MS} (an unwatched router probes nobody). A refresh asks every storage node,
+ * coordinator and router for its {@code /info} (in parallel, {@link ClusterProbe#TIMEOUT} each),
+ * reads the router's routes into the {@link BucketMap} (O(bucket count)) and samples its traffic
+ * counters. Pages get the last refresh; none ever waits for a slow or dead node.
+ */
+final class ConsoleState implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ConsoleState.class);
+    static final long REFRESH_MS = 1_000;
+    /** Refreshes stop this long after the last request (the page polls every second). */
+    static final long WATCHED_MS = 15_000;
+    /** The first request waits this long for the first refresh; later ones never wait. */
+    private static final long FIRST_REFRESH_WAIT_MS = 5_000;
+
+    private final Router router;
+    private final String routerId;
+    private final Supplier<List<String>> routerAlerts;
+    private final ClusterProbe probe = new ClusterProbe();
+    private final TrafficHistory traffic = new TrafficHistory();
+    private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cairn-console-refresh");
+        t.setDaemon(true);
+        return t;
+    });
+    private final CompletableFuture<Void> firstRefresh = new CompletableFuture<>();
+    private volatile long lastRequestMs;
+    private volatile boolean started;
+    private volatile Map<String, Object> state = Map.of();
+    private volatile BucketMap bucketMap;
+    /** The coordinator leader's admin URL at the last refresh (null: none answered), for one bucket's records. */
+    private volatile String coordinatorLeader;
+    private volatile List<Map<String, Object>> moves = List.of();
+
+    ConsoleState(Router router, String routerId, Supplier<List<String>> routerAlerts) {
+        this.router = router;
+        this.routerId = routerId;
+        this.routerAlerts = routerAlerts;
+    }
+
+    /** The last refresh; marks the console as watched (starting the refresher on first use). */
+    Map<String, Object> state() {
+        watched();
+        return state;
+    }
+
+    BucketMap bucketMap() {
+        watched();
+        return bucketMap;
+    }
+
+    String coordinatorLeader() {
+        return coordinatorLeader;
+    }
+
+    List<Map<String, Object>> moves() {
+        return moves;
+    }
+
+    Router router() {
+        return router;
+    }
+
+    ClusterProbe probe() {
+        return probe;
+    }
+
+    private void watched() {
+        lastRequestMs = System.currentTimeMillis();
+        if (!started) startRefresher();
+        try {
+            firstRefresh.get(FIRST_REFRESH_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (Exception notYet) {
+            // answer with what there is: an empty state says so ("refreshing")
+        }
+    }
+
+    private synchronized void startRefresher() {
+        if (started) return;
+        started = true;
+        refresher.scheduleWithFixedDelay(() -> {
+            if (System.currentTimeMillis() - lastRequestMs > WATCHED_MS) return;
+            try {
+                refresh();
+            } catch (RuntimeException e) {
+                log.warn("console refresh failed: {}", e.toString());
+            } finally {
+                firstRefresh.complete(null);
+            }
+        }, 0, REFRESH_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Refresher thread: one round of probes, the bucket map and a traffic sample. */
+    private void refresh() {
+        long startNs = System.nanoTime();
+        Topology topology = router.topology();
+        Map<String, CompletableFuture<Map<String, Object>>> calls = new LinkedHashMap<>();
+        for (ReplicasetSpec rs : topology.replicasets()) for (NodeAddress n : rs.nodes()) calls.put(n.id(), probe.info(n.host(), n.adminPort()));
+        for (NodeAddress c : topology.coordinators()) calls.put(c.id(), probe.info(c.host(), c.adminPort()));
+        for (RouterSpec r : topology.routers()) if (!r.id().equals(routerId)) calls.put(r.id(), probe.info(r.host(), r.adminPort()));
+        CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new)).join(); // each ends within the probe's timeout
+        Map<String, Map<String, Object>> infos = new LinkedHashMap<>();
+        calls.forEach((id, f) -> infos.put(id, f.join()));
+
+        Map<String, Object> rebalancer = Map.of("running", false);
+        String leaderUrl = null;
+        for (NodeAddress c : topology.coordinators()) {
+            Map<String, Object> i = infos.get(c.id());
+            if (i != null && Boolean.TRUE.equals(i.get("leader")) && i.get("rebalancer") instanceof Map<?, ?> r) {
+                @SuppressWarnings("unchecked") Map<String, Object> progress = (Map<String, Object>) r;
+                rebalancer = progress;
+                leaderUrl = "http://" + c.host() + ":" + c.adminPort();
+            }
+        }
+        coordinatorLeader = leaderUrl;
+        moves = listedMoves(rebalancer);
+        Set<Integer> moving = new HashSet<>();
+        moves.forEach(m -> moving.add(((Number) m.get("bucket")).intValue()));
+        Set<Integer> doubled = new HashSet<>(router.suspectedBuckets());
+        doubled.addAll(router.doubledBuckets().keySet());
+        List<String> names = topology.replicasets().stream().map(ReplicasetSpec::id).toList();
+        BucketMap map = BucketMap.of(router, names, moving, doubled);
+        bucketMap = map;
+        long now = System.currentTimeMillis();
+        traffic.sample(router.traffic(), now);
+
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("at", now);
+        s.put("router", routerId);
+        s.put("epoch", topology.epoch());
+        s.put("bucketCount", topology.bucketCount());
+        s.put("unknownBuckets", router.unknownBuckets());
+        s.put("mapVersion", Long.toString(map.version()));
+        s.put("owners", map.owners());
+        s.put("replicasets", ConsoleTopology.replicasets(topology, infos, rebalancer, router.bucketsByReplicaset()));
+        s.put("coordinators", ConsoleTopology.processes(topology.coordinators().stream().map(NodeAddress::id).toList(), infos, routerId));
+        s.put("routers", ConsoleTopology.processes(topology.routers().stream().map(RouterSpec::id).toList(), infos, routerId));
+        s.put("rebalancer", rebalancer);
+        s.put("alerts", ConsoleAlerts.gather(topology, infos, rebalancer, routerId, routerAlerts.get()));
+        s.put("traffic", traffic.columns());
+        s.put("refreshMs", (System.nanoTime() - startNs) / 1_000_000);
+        state = s;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> listedMoves(Map<String, Object> rebalancer) {
+        if (!(rebalancer.get("moves") instanceof List<?> l)) return List.of();
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Object o : l) if (o instanceof Map<?, ?> m && m.get("bucket") instanceof Number) out.add((Map<String, Object>) m);
+        return out;
+    }
+
+    @Override
+    public void close() {
+        refresher.shutdownNow();
+    }
+}
