@@ -311,17 +311,21 @@ function renderRebalancer(rb) {
     box.replaceChildren(el("p", { class: "muted" }, "Not running: no coordinator answers as the leader."));
     return;
   }
-  const remaining = (rb.bucketsToMove || 0);
-  if (remaining === 0 && !rb.inFlight) view.waveStartMoved = null;
+  // Progress of the current wave of moves: buckets moved since the page first saw moves pending, out of those plus the ones left.
+  const toMove = rb.bucketsToMove || 0, inFlight = rb.inFlight || 0, remaining = toMove + inFlight;
+  if (remaining === 0) view.waveStartMoved = null;
   else if (view.waveStartMoved === null) view.waveStartMoved = rb.moved;
   const doneNow = view.waveStartMoved === null ? 0 : rb.moved - view.waveStartMoved;
-  const fraction = remaining === 0 && !rb.inFlight ? 1 : doneNow / Math.max(1, doneNow + remaining);
+  const fraction = remaining === 0 ? 1 : doneNow / (doneNow + remaining);
+  const stateText = inFlight > 0 ? `moving (${fmt(doneNow)} of ${fmt(doneNow + remaining)} done)` : toMove > 0 ? "moves planned, none in flight"
+    : rb.balanced ? "balanced" : "nothing to move";
+  const eta = remaining === 0 ? "none" : toMove === 0 ? "when the moves in flight end" : duration(rb.etaSeconds);
   const held = rb.writesHeldMs || {};
   const facts = el("dl", { class: "facts" },
-    el("dt", {}, "state"), el("dd", { "data-balanced": rb.balanced }, rb.balanced ? "balanced" : "moving buckets"),
-    el("dt", {}, "to move"), el("dd", {}, `${fmt(remaining)} buckets, ${fmt(rb.inFlight)} in flight`),
-    el("dt", {}, "rate"), el("dd", {}, `${fmt(rb.bucketsPerSecond, 1)} buckets/s`),
-    el("dt", {}, "ETA"), el("dd", {}, duration(rb.etaSeconds)),
+    el("dt", {}, "state"), el("dd", { "data-balanced": rb.balanced }, stateText),
+    el("dt", {}, "to move"), el("dd", {}, `${fmt(toMove)} buckets planned, ${fmt(inFlight)} in flight`),
+    el("dt", {}, "rate"), el("dd", {}, `${fmt(rb.bucketsPerSecond, 1)} buckets/s (last 10 s)`),
+    el("dt", {}, "ETA"), el("dd", {}, eta),
     el("dt", {}, "disbalance"), el("dd", {}, `${rb.disbalancePercent} %`),
     el("dt", {}, "moved"), el("dd", {}, `${fmt(rb.moved)} buckets (${fmt(rb.keysMoved)} keys), ${fmt(rb.rolledBack)} rolled back, since the leader started`),
     el("dt", {}, "writes held"), el("dd", {}, held.moves ? `p50 ${held.p50} ms, p99 ${held.p99} ms, max ${held.max} ms (last ${held.moves} moves)` : "-"),
@@ -371,17 +375,17 @@ function renderTraffic(traffic) {
   drawChart(document.getElementById("latency"), series("writeMs", false).concat(series("readMs", true)), "ms");
   document.getElementById("traffic-legend").replaceChildren(...ids.map(id => {
     const last = (f) => { const v = traffic[id][f]; return v.length ? v[v.length - 1] : null; };
-    return el("span", { "data-replicaset": id }, el("span", { class: "swatch", style: "background:" + colourOf(id) }),
+    return el("span", { "data-replicaset": id, "data-writes": last("writes"), "data-reads": last("reads") }, el("span", { class: "swatch", style: "background:" + colourOf(id) }),
       `${id}: ${fmt(last("writes"))} writes/s, ${fmt(last("reads"))} reads/s, ${last("writeMs") >= 0 ? last("writeMs") + " ms" : "-"} / ${last("readMs") >= 0 ? last("readMs") + " ms" : "-"}`);
   }));
 }
 
 function drawChart(canvas, series, unit) {
-  const width = Math.max(300, canvas.parentElement.clientWidth - 4);
+  const width = Math.max(300, Math.floor(canvas.getBoundingClientRect().width));
   canvas.width = width;
   const ctx = canvas.getContext("2d"), h = canvas.height, left = 56, bottom = 18, top = 8;
   ctx.clearRect(0, 0, width, h);
-  const now = Date.now(), span = 120_000;
+  const now = view.state ? view.state.at : Date.now(), span = 120_000; // the router's clock: a browser's may differ
   let max = 0;
   for (const s of series) for (const v of s.v) if (v > max) max = v;
   max = niceCeiling(max);
@@ -440,5 +444,8 @@ document.getElementById("bucket-form").addEventListener("submit", (e) => {
 window.addEventListener("resize", () => { drawMap(); if (view.state) renderTraffic(view.state.traffic || {}); });
 
 const wanted = parseInt(new URLSearchParams(location.search).get("bucket"), 10);
-if (wanted > 0) view.selected = wanted;
+if (wanted > 0) {
+  view.selected = wanted;
+  document.getElementById("bucket-input").value = wanted;
+}
 poll();

@@ -85,9 +85,12 @@ final class HeadlessChromium implements AutoCloseable {
         return r.path("result").path("value");
     }
 
-    /** A PNG of the page as the window shows it. */
+    /** A PNG of the whole page, also what lies below the window. */
     void screenshot(Path file) throws Exception {
-        JsonNode r = call("Page.captureScreenshot", Map.of("format", "png"));
+        int width = eval("document.documentElement.scrollWidth").asInt();
+        int height = eval("document.documentElement.scrollHeight").asInt();
+        JsonNode r = call("Page.captureScreenshot", Map.of("format", "png", "captureBeyondViewport", true,
+                "clip", Map.of("x", 0, "y", 0, "width", width, "height", height, "scale", 1)));
         Files.createDirectories(file.getParent());
         Files.write(file, Base64.getDecoder().decode(r.path("data").asText()));
     }

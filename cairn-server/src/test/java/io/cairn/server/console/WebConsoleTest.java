@@ -56,11 +56,13 @@ class WebConsoleTest {
             String console = "http://127.0.0.1:" + cluster.router().admin().port() + "/console/?bucket=" + bucket;
             System.out.printf("console at %s; moving bucket %d from %s to %s%n", console, bucket, from, to);
 
+            Thread load = steadyLoad(cluster, loading);
             browser.open(console);
             awaitPage(browser, "live updates and the bucket's owner",
                     "document.body.dataset.updates >= 2 && document.getElementById('bucket-detail').dataset.owner === '" + from + "'");
             assertThat(text(browser, "document.querySelectorAll('[data-replicaset][data-state]').length")).isEqualTo("2");
             assertThat(text(browser, "document.querySelectorAll('tr[data-member][data-up=\"true\"]').length")).isEqualTo("6");
+            awaitPage(browser, "the load in the throughput chart", "[...document.querySelectorAll('#traffic-legend [data-writes]')].some(e => e.dataset.writes > 0)");
 
             Cli move = Cli.run("bucket", "move", Integer.toString(bucket), "--to", to, "--dir", dir.toString());
             assertThat(move.exitCode()).as(move.err()).isZero();
@@ -81,7 +83,36 @@ class WebConsoleTest {
                             + " && document.querySelector('#alerts [data-code=\"PROCESS_DOWN\"]') !== null");
             assertThat(text(browser, "document.querySelector('#alerts [data-code=\"PROCESS_DOWN\"]').textContent")).contains(stopped);
             browser.screenshot(SCREENSHOTS.resolve("console.png"));
+            loading.set(false);
+            load.join(30_000);
+            assertThat(loadErrors.get()).as("errors of the steady load").isZero();
+        } finally {
+            loading.set(false);
         }
+    }
+
+    private final java.util.concurrent.atomic.AtomicBoolean loading = new java.util.concurrent.atomic.AtomicBoolean(true);
+    private final java.util.concurrent.atomic.AtomicInteger loadErrors = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** About 200 writes and reads a second while the page watches: the charts have something to show. */
+    private Thread steadyLoad(LocalCluster cluster, java.util.concurrent.atomic.AtomicBoolean on) {
+        Thread t = new Thread(() -> {
+            try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort(), 30_000)) {
+                for (int i = 0; on.get(); i++) {
+                    jedis.set("load" + (i % 500), "v" + i);
+                    jedis.get("load" + ((i * 7) % 500));
+                    java.util.concurrent.locks.LockSupport.parkNanos(5_000_000); // pacing the load, not waiting for a condition
+                }
+            } catch (RuntimeException e) {
+                if (on.get()) {
+                    loadErrors.incrementAndGet();
+                    System.out.println("steady load failed: " + e);
+                }
+            }
+        }, "console-test-load");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     private static String text(HeadlessChromium browser, String expression) throws Exception {
