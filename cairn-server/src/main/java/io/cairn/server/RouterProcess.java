@@ -114,6 +114,11 @@ public final class RouterProcess implements AutoCloseable {
         return router;
     }
 
+    /** The web console on the admin port (null before the router started). */
+    public io.cairn.server.console.ConsoleRoutes console() {
+        return console;
+    }
+
     public AdminServer admin() {
         return admin;
     }

@@ -119,6 +119,11 @@ public final class ConsoleRoutes implements AutoCloseable {
         AdminServer.sendJson(ex, 200, out);
     }
 
+    /** How often the console's state was gathered (bounded by time, not by the consoles open). */
+    public long refreshes() {
+        return state.refreshes();
+    }
+
     private static void send(HttpExchange ex, byte[] body) throws IOException {
         ex.sendResponseHeaders(200, body.length);
         try (OutputStream out = ex.getResponseBody()) {

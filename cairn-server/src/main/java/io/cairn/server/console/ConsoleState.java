@@ -55,6 +55,7 @@ final class ConsoleState implements AutoCloseable {
     /** The coordinator leader's admin URL at the last refresh (null: none answered), for one bucket's records. */
     private volatile String coordinatorLeader;
     private volatile List<Map<String, Object>> moves = List.of();
+    private final java.util.concurrent.atomic.AtomicLong refreshes = new java.util.concurrent.atomic.AtomicLong();
 
     ConsoleState(Router router, String routerId, Supplier<List<String>> routerAlerts) {
         this.router = router;
@@ -79,6 +80,11 @@ final class ConsoleState implements AutoCloseable {
 
     List<Map<String, Object>> moves() {
         return moves;
+    }
+
+    /** Refreshes done so far: about one a second while watched, however many consoles are open. */
+    long refreshes() {
+        return refreshes.get();
     }
 
     Router router() {
@@ -164,6 +170,7 @@ final class ConsoleState implements AutoCloseable {
         s.put("traffic", traffic.columns());
         s.put("refreshMs", (System.nanoTime() - startNs) / 1_000_000);
         state = s;
+        refreshes.incrementAndGet();
     }
 
     @SuppressWarnings("unchecked")
