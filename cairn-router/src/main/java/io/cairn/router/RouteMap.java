@@ -27,6 +27,15 @@ final class RouteMap {
     /** What the owner's record said: its state and flags ({@link io.cairn.core.BucketRecord}), unknown with no owner. */
     record OwnerRecord(String owner, io.cairn.core.BucketState state, long generation, int flags) {}
 
+    /** Every bucket's owner and its record's state and flags, in id order, with no object per bucket. */
+    void forEachOwner(BucketRoute.Visitor visitor) {
+        for (int b = 1; b <= bucketCount; b++) {
+            String o = owner.get(b);
+            int packed = ownerState.get(b);
+            visitor.route(b, o, o == null ? null : io.cairn.core.BucketState.ofCode((byte) (packed & 0xff)), o == null ? 0 : packed >>> 8);
+        }
+    }
+
     /** The bucket's owner and the state its record had when learned; the owner is null while unknown. */
     OwnerRecord ownerRecord(int bucket) {
         String o = owner.get(bucket);

@@ -350,10 +350,7 @@ public final class Router implements KvBackend, AutoCloseable {
 
     /** Every bucket's route, in id order; O(bucket count), for the web console's map (at most once a second). */
     public void forEachRoute(BucketRoute.Visitor visitor) {
-        for (int b = 1; b <= routes.bucketCount(); b++) {
-            RouteMap.OwnerRecord r = routes.ownerRecord(b);
-            visitor.route(b, r.owner(), r.state(), r.owner() == null ? 0 : r.flags());
-        }
+        routes.forEachOwner(visitor);
     }
 
     /** What this router sent each replicaset, and how long the answers took ({@link ReplicasetTraffic}). */

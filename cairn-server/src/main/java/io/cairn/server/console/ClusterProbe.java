@@ -12,19 +12,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Asks other Cairn processes' admin ports for their {@code /info} (as {@code cairn status} does),
- * asynchronously and bounded by a short timeout: a process that does not answer in time is
- * reported as null (down), never waited on longer. One HTTP client, shared by every call.
+ * Asks other Cairn processes' admin ports for JSON ({@code /info} as {@code cairn status} does, a
+ * bucket's records), asynchronously and bounded by a timeout: a failure of any kind is a null
+ * answer, never an exception. One HTTP client, shared by every call.
  */
 final class ClusterProbe {
-    /** Short: a probe round runs once a second, and a down node must not hold the console's view up. */
-    static final Duration TIMEOUT = Duration.ofMillis(800);
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
-
-    /** The process's {@code /info}, or null when it does not answer 200 with JSON within {@link #TIMEOUT}. */
-    CompletableFuture<Map<String, Object>> info(String host, int adminPort) {
-        return getJson("http://" + host + ":" + adminPort + "/info", TIMEOUT);
-    }
+    /** A stopped process refuses at once; this bounds a host that does not answer at all. */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
 
     /** A JSON object from {@code url}, or null on any failure (the caller shows it as missing). */
     CompletableFuture<Map<String, Object>> getJson(String url, Duration timeout) {

@@ -9,11 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,9 +23,10 @@ import java.util.function.Supplier;
  * second ({@code /console/api/state}) and the router's work does not grow with the number of open
  * consoles: one refresher thread, once a second, and only while some console asked within the
  * last {@link #WATCHED_MS} (an unwatched router probes nobody). A refresh asks every storage node,
- * coordinator and router for its {@code /info} (in parallel, {@link ClusterProbe#TIMEOUT} each),
- * reads the router's routes into the {@link BucketMap} (O(bucket count)) and samples its traffic
- * counters. Pages get the last refresh; none ever waits for a slow or dead node.
+ * coordinator and router for its {@code /info} in the background ({@link ProcessWatch}: at most one
+ * probe per process in flight), reads the router's routes into the {@link BucketMap} (O(bucket
+ * count)) and samples its traffic counters. Pages get the last refresh; neither they nor the
+ * refresh ever wait for a slow or dead node.
  */
 final class ConsoleState implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ConsoleState.class);
@@ -36,11 +35,14 @@ final class ConsoleState implements AutoCloseable {
     static final long WATCHED_MS = 15_000;
     /** The first request waits this long for the first refresh; later ones never wait. */
     private static final long FIRST_REFRESH_WAIT_MS = 5_000;
+    /** The first refresh waits this long for the processes' first answers; later ones use what has arrived. */
+    private static final long FIRST_PROBES_WAIT_MS = 3_000;
 
     private final Router router;
     private final String routerId;
     private final Supplier<List<String>> routerAlerts;
     private final ClusterProbe probe = new ClusterProbe();
+    private final ProcessWatch watch = new ProcessWatch(probe);
     private final TrafficHistory traffic = new TrafficHistory();
     private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "cairn-console-refresh");
@@ -124,13 +126,18 @@ final class ConsoleState implements AutoCloseable {
     private void refresh() {
         long startNs = System.nanoTime();
         Topology topology = router.topology();
-        Map<String, CompletableFuture<Map<String, Object>>> calls = new LinkedHashMap<>();
-        for (ReplicasetSpec rs : topology.replicasets()) for (NodeAddress n : rs.nodes()) calls.put(n.id(), probe.info(n.host(), n.adminPort()));
-        for (NodeAddress c : topology.coordinators()) calls.put(c.id(), probe.info(c.host(), c.adminPort()));
-        for (RouterSpec r : topology.routers()) if (!r.id().equals(routerId)) calls.put(r.id(), probe.info(r.host(), r.adminPort()));
-        CompletableFuture.allOf(calls.values().toArray(CompletableFuture[]::new)).join(); // each ends within the probe's timeout
+        // Probes run in the background (ProcessWatch): this reads what they have answered so far and never waits for one.
+        Map<String, String[]> processes = new LinkedHashMap<>();
+        for (ReplicasetSpec rs : topology.replicasets()) for (NodeAddress n : rs.nodes()) processes.put(n.id(), new String[] {n.host(), "" + n.adminPort()});
+        for (NodeAddress c : topology.coordinators()) processes.put(c.id(), new String[] {c.host(), "" + c.adminPort()});
+        for (RouterSpec r : topology.routers()) if (!r.id().equals(routerId)) processes.put(r.id(), new String[] {r.host(), "" + r.adminPort()});
+        watch.retain(processes.keySet());
+        List<CompletableFuture<?>> probes = new ArrayList<>();
+        processes.forEach((id, where) -> probes.add(watch.probe(id, where[0], Integer.parseInt(where[1]))));
+        if (refreshes.get() == 0) awaitFirstAnswers(probes); // else a console opened now would show every process down for a second
+        long probedAt = System.currentTimeMillis();
         Map<String, Map<String, Object>> infos = new LinkedHashMap<>();
-        calls.forEach((id, f) -> infos.put(id, f.join()));
+        processes.keySet().forEach(id -> infos.put(id, watch.upInfo(id, probedAt)));
 
         Map<String, Object> rebalancer = Map.of("running", false);
         String leaderUrl = null;
@@ -144,12 +151,15 @@ final class ConsoleState implements AutoCloseable {
         }
         coordinatorLeader = leaderUrl;
         moves = listedMoves(rebalancer);
-        Set<Integer> moving = new HashSet<>();
-        moves.forEach(m -> moving.add(((Number) m.get("bucket")).intValue()));
-        Set<Integer> doubled = new HashSet<>(router.suspectedBuckets());
-        doubled.addAll(router.doubledBuckets().keySet());
+        java.util.BitSet moving = new java.util.BitSet();
+        moves.forEach(m -> moving.set(((Number) m.get("bucket")).intValue()));
+        java.util.BitSet doubled = new java.util.BitSet();
+        router.suspectedBuckets().forEach(doubled::set);
+        router.doubledBuckets().keySet().forEach(doubled::set);
         List<String> names = topology.replicasets().stream().map(ReplicasetSpec::id).toList();
+        long mapStartNs = System.nanoTime();
         BucketMap map = BucketMap.of(router, names, moving, doubled);
+        long mapMs = (System.nanoTime() - mapStartNs) / 1_000_000;
         bucketMap = map;
         long now = System.currentTimeMillis();
         traffic.sample(router.traffic(), now);
@@ -159,18 +169,27 @@ final class ConsoleState implements AutoCloseable {
         s.put("router", routerId);
         s.put("epoch", topology.epoch());
         s.put("bucketCount", topology.bucketCount());
-        s.put("unknownBuckets", router.unknownBuckets());
+        s.put("unknownBuckets", map.unknown());
         s.put("mapVersion", Long.toString(map.version()));
         s.put("owners", map.owners());
-        s.put("replicasets", ConsoleTopology.replicasets(topology, infos, rebalancer, router.bucketsByReplicaset()));
+        s.put("replicasets", ConsoleTopology.replicasets(topology, infos, rebalancer, map.counts()));
         s.put("coordinators", ConsoleTopology.processes(topology.coordinators().stream().map(NodeAddress::id).toList(), infos, routerId));
         s.put("routers", ConsoleTopology.processes(topology.routers().stream().map(RouterSpec::id).toList(), infos, routerId));
         s.put("rebalancer", rebalancer);
         s.put("alerts", ConsoleAlerts.gather(topology, infos, rebalancer, routerId, routerAlerts.get()));
         s.put("traffic", traffic.columns());
         s.put("refreshMs", (System.nanoTime() - startNs) / 1_000_000);
+        s.put("mapMs", mapMs);
         state = s;
         refreshes.incrementAndGet();
+    }
+
+    private static void awaitFirstAnswers(List<CompletableFuture<?>> probes) {
+        try {
+            CompletableFuture.allOf(probes.toArray(CompletableFuture[]::new)).get(FIRST_PROBES_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (Exception slow) {
+            // a process that has not answered by now is shown as down until it does
+        }
     }
 
     @SuppressWarnings("unchecked")
