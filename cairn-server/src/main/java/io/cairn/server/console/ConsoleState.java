@@ -126,41 +126,11 @@ final class ConsoleState implements AutoCloseable {
     private void refresh() {
         long startNs = System.nanoTime();
         Topology topology = router.topology();
-        // Probes run in the background (ProcessWatch): this reads what they have answered so far and never waits for one.
-        Map<String, String[]> processes = new LinkedHashMap<>();
-        for (ReplicasetSpec rs : topology.replicasets()) for (NodeAddress n : rs.nodes()) processes.put(n.id(), new String[] {n.host(), "" + n.adminPort()});
-        for (NodeAddress c : topology.coordinators()) processes.put(c.id(), new String[] {c.host(), "" + c.adminPort()});
-        for (RouterSpec r : topology.routers()) if (!r.id().equals(routerId)) processes.put(r.id(), new String[] {r.host(), "" + r.adminPort()});
-        watch.retain(processes.keySet());
-        List<CompletableFuture<?>> probes = new ArrayList<>();
-        processes.forEach((id, where) -> probes.add(watch.probe(id, where[0], Integer.parseInt(where[1]))));
-        if (refreshes.get() == 0) awaitFirstAnswers(probes); // else a console opened now would show every process down for a second
-        long probedAt = System.currentTimeMillis();
-        Map<String, Map<String, Object>> infos = new LinkedHashMap<>();
-        processes.keySet().forEach(id -> infos.put(id, watch.upInfo(id, probedAt)));
-
-        Map<String, Object> rebalancer = Map.of("running", false);
-        String leaderUrl = null;
-        for (NodeAddress c : topology.coordinators()) {
-            Map<String, Object> i = infos.get(c.id());
-            if (i != null && Boolean.TRUE.equals(i.get("leader")) && i.get("rebalancer") instanceof Map<?, ?> r) {
-                @SuppressWarnings("unchecked") Map<String, Object> progress = (Map<String, Object>) r;
-                rebalancer = progress;
-                leaderUrl = "http://" + c.host() + ":" + c.adminPort();
-            }
-        }
-        coordinatorLeader = leaderUrl;
-        moves = listedMoves(rebalancer);
-        java.util.BitSet moving = new java.util.BitSet();
-        moves.forEach(m -> moving.set(((Number) m.get("bucket")).intValue()));
-        java.util.BitSet doubled = new java.util.BitSet();
-        router.suspectedBuckets().forEach(doubled::set);
-        router.doubledBuckets().keySet().forEach(doubled::set);
-        List<String> names = topology.replicasets().stream().map(ReplicasetSpec::id).toList();
+        Map<String, Map<String, Object>> infos = probeProcesses(topology);
+        Map<String, Object> rebalancer = readRebalancer(topology, infos);
         long mapStartNs = System.nanoTime();
-        BucketMap map = BucketMap.of(router, names, moving, doubled);
+        BucketMap map = readMap(topology);
         long mapMs = (System.nanoTime() - mapStartNs) / 1_000_000;
-        bucketMap = map;
         long now = System.currentTimeMillis();
         traffic.sample(router.traffic(), now);
 
@@ -180,8 +150,58 @@ final class ConsoleState implements AutoCloseable {
         s.put("traffic", traffic.columns());
         s.put("refreshMs", (System.nanoTime() - startNs) / 1_000_000);
         s.put("mapMs", mapMs);
+        bucketMap = map;
         state = s;
         refreshes.incrementAndGet();
+    }
+
+    private record AdminAddress(String host, int port) {}
+
+    /**
+     * Every other process's last {@code /info} while it counts as up (null: down). Probes run in the
+     * background ({@link ProcessWatch}): this reads what they have answered so far and never waits for
+     * one, except on the first refresh.
+     */
+    private Map<String, Map<String, Object>> probeProcesses(Topology topology) {
+        Map<String, AdminAddress> processes = new LinkedHashMap<>();
+        for (ReplicasetSpec rs : topology.replicasets()) for (NodeAddress n : rs.nodes()) processes.put(n.id(), new AdminAddress(n.host(), n.adminPort()));
+        for (NodeAddress c : topology.coordinators()) processes.put(c.id(), new AdminAddress(c.host(), c.adminPort()));
+        for (RouterSpec r : topology.routers()) if (!r.id().equals(routerId)) processes.put(r.id(), new AdminAddress(r.host(), r.adminPort()));
+        watch.retain(processes.keySet());
+        List<CompletableFuture<?>> probes = new ArrayList<>();
+        processes.forEach((id, where) -> probes.add(watch.probe(id, where.host(), where.port())));
+        if (refreshes.get() == 0) awaitFirstAnswers(probes); // else a console opened now would show every process down for a second
+        long now = System.currentTimeMillis();
+        Map<String, Map<String, Object>> infos = new LinkedHashMap<>();
+        processes.keySet().forEach(id -> infos.put(id, watch.upInfo(id, now)));
+        return infos;
+    }
+
+    /** The coordinator leader's rebalancer progress ({"running": false} when none answers as leader); remembers the leader and its moves. */
+    private Map<String, Object> readRebalancer(Topology topology, Map<String, Map<String, Object>> infos) {
+        Map<String, Object> rebalancer = Map.of("running", false);
+        String leaderUrl = null;
+        for (NodeAddress c : topology.coordinators()) {
+            Map<String, Object> i = infos.get(c.id());
+            if (i != null && Boolean.TRUE.equals(i.get("leader")) && i.get("rebalancer") instanceof Map<?, ?> r) {
+                @SuppressWarnings("unchecked") Map<String, Object> progress = (Map<String, Object>) r;
+                rebalancer = progress;
+                leaderUrl = "http://" + c.host() + ":" + c.adminPort();
+            }
+        }
+        coordinatorLeader = leaderUrl;
+        moves = listedMoves(rebalancer);
+        return rebalancer;
+    }
+
+    /** The router's routes with the marks of the moves in flight and of suspected or contained doubled buckets. */
+    private BucketMap readMap(Topology topology) {
+        java.util.BitSet moving = new java.util.BitSet();
+        moves.forEach(m -> moving.set(((Number) m.get("bucket")).intValue()));
+        java.util.BitSet doubled = new java.util.BitSet();
+        router.suspectedBuckets().forEach(doubled::set);
+        router.doubledBuckets().keySet().forEach(doubled::set);
+        return BucketMap.of(router, topology.replicasets().stream().map(ReplicasetSpec::id).toList(), moving, doubled);
     }
 
     private static void awaitFirstAnswers(List<CompletableFuture<?>> probes) {
