@@ -41,7 +41,7 @@ public final class ConsoleRoutes implements AutoCloseable {
     /** Serves the console on {@code admin}; {@code routerAlerts} are the router's own /alerts. */
     public static ConsoleRoutes install(AdminServer admin, Router router, String routerId, Supplier<List<String>> routerAlerts) {
         ConsoleRoutes routes = new ConsoleRoutes(new ConsoleState(router, routerId, routerAlerts));
-        admin.route("/console/api/state", ex -> AdminServer.sendJson(ex, 200, routes.state.state()));
+        admin.route("/console/api/state", routes::state);
         admin.route("/console/api/buckets", routes::buckets);
         admin.route("/console/api/bucket/", routes::bucket);
         admin.route("/console/", routes::file);
@@ -54,6 +54,36 @@ public final class ConsoleRoutes implements AutoCloseable {
             ex.sendResponseHeaders(302, -1);
         });
         return routes;
+    }
+
+    /** Compact JSON: the page reads it every second (the other admin endpoints are indented for people). */
+    private static final com.fasterxml.jackson.databind.ObjectWriter COMPACT =
+            AdminServer.JSON.writer().without(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
+
+    /**
+     * GET /console/api/state[?since=MS]: the last refresh; with {@code since}, the traffic history
+     * holds only the points after it (the page asks for the points it lacks, not two minutes each second).
+     */
+    private void state(HttpExchange ex) throws IOException {
+        Map<String, Object> s = state.state();
+        long since = sinceOf(ex.getRequestURI().getQuery());
+        if (since > 0 && s.get("traffic") instanceof Map<?, ?> traffic) {
+            s = new LinkedHashMap<>(s);
+            s.put("traffic", TrafficHistory.after(traffic, since));
+        }
+        byte[] body = COMPACT.writeValueAsBytes(s);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.getResponseHeaders().set("Cache-Control", "no-store");
+        send(ex, body);
+    }
+
+    private static long sinceOf(String query) {
+        if (query == null || !query.startsWith("since=")) return 0;
+        try {
+            return Long.parseLong(query.substring("since=".length()));
+        } catch (NumberFormatException e) {
+            return 0; // a malformed value asks for everything
+        }
     }
 
     private void file(HttpExchange ex) throws IOException {

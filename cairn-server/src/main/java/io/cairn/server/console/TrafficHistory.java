@@ -50,6 +50,22 @@ final class TrafficHistory {
         return batches <= 0 ? -1 : Math.round(nanos / (double) batches / 10_000.0) / 100.0;
     }
 
+    /** {@link #columns()} cut to the points after {@code sinceMs} (each column filtered alike). */
+    @SuppressWarnings("unchecked")
+    static Map<String, Map<String, List<Number>>> after(Map<?, ?> columns, long sinceMs) {
+        Map<String, Map<String, List<Number>>> out = new LinkedHashMap<>();
+        columns.forEach((rs, c) -> {
+            Map<String, List<Number>> all = (Map<String, List<Number>>) c;
+            List<Number> t = all.get("t");
+            int from = 0;
+            while (from < t.size() && t.get(from).longValue() <= sinceMs) from++;
+            Map<String, List<Number>> cut = new LinkedHashMap<>();
+            for (var e : all.entrySet()) cut.put(e.getKey(), e.getValue().subList(from, e.getValue().size()));
+            out.put((String) rs, cut);
+        });
+        return out;
+    }
+
     /** Per replicaset, its points oldest first, as columns (compact JSON): t, w, r, wms, rms. */
     Map<String, Map<String, List<Number>>> columns() {
         Map<String, Map<String, List<Number>>> out = new LinkedHashMap<>();

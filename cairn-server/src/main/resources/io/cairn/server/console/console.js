@@ -13,8 +13,10 @@ const PALETTE = ["#4e79a7", "#59a14f", "#9c755f", "#af7aa1", "#76b7b2", "#f28e2b
 
 const view = {
   state: null, owners: [], cells: null, mapVersion: null, layout: null,
-  selected: null, detailInFlight: false, updates: 0, waveStartMoved: null, lastOk: 0
+  selected: null, detailInFlight: false, updates: 0, waveStartMoved: null, lastOk: 0,
+  traffic: {}, trafficSince: 0  // the charts' points, merged from the new ones each poll brings
 };
+const HISTORY_MS = 120_000;
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -55,11 +57,12 @@ function duration(seconds) {
 
 async function poll() {
   try {
-    const response = await fetch("api/state", { cache: "no-store" });
+    const response = await fetch("api/state?since=" + view.trafficSince, { cache: "no-store" });
     if (!response.ok) throw new Error("HTTP " + response.status);
     const state = await response.json();
     if (state.at) {
       view.state = state;
+      mergeTraffic(state.traffic || {}, state.at);
       view.owners = state.owners || [];
       if (state.mapVersion !== view.mapVersion) await fetchMap();
       render(state);
@@ -87,6 +90,19 @@ async function fetchMap() {
   drawMap();
 }
 
+// The router sends only the points after `since`; older ones are kept here for two minutes.
+function mergeTraffic(fresh, now) {
+  for (const id of Object.keys(view.traffic)) if (!(id in fresh)) delete view.traffic[id]; // a removed replicaset
+  for (const [id, columns] of Object.entries(fresh)) {
+    const kept = view.traffic[id] || (view.traffic[id] = { t: [], writes: [], reads: [], writeMs: [], readMs: [] });
+    for (const k of Object.keys(kept)) kept[k].push(...(columns[k] || []));
+    let drop = 0;
+    while (drop < kept.t.length && kept.t[drop] < now - HISTORY_MS) drop++;
+    for (const k of Object.keys(kept)) kept[k].splice(0, drop);
+    if (kept.t.length) view.trafficSince = Math.max(view.trafficSince, kept.t[kept.t.length - 1]);
+  }
+}
+
 function setStatus(ok, text) {
   const s = document.getElementById("status");
   s.className = "status " + (ok ? "live" : "stale");
@@ -101,7 +117,7 @@ function render(state) {
   renderLegend(state);
   renderRebalancer(state.rebalancer || {});
   renderAlerts(state.alerts || []);
-  renderTraffic(state.traffic || {});
+  renderTraffic(view.traffic);
 }
 
 // ---- topology ----
@@ -441,7 +457,7 @@ document.getElementById("bucket-form").addEventListener("submit", (e) => {
   e.preventDefault();
   select(parseInt(document.getElementById("bucket-input").value, 10));
 });
-window.addEventListener("resize", () => { drawMap(); if (view.state) renderTraffic(view.state.traffic || {}); });
+window.addEventListener("resize", () => { drawMap(); renderTraffic(view.traffic); });
 
 const wanted = parseInt(new URLSearchParams(location.search).get("bucket"), 10);
 if (wanted > 0) {

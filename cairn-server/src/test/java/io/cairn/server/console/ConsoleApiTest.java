@@ -70,6 +70,13 @@ class ConsoleApiTest {
                 assertThat(state.path("traffic").path("rs1").path("t").size()).isGreaterThanOrEqualTo(1);
             });
 
+            // ?since= sends only the traffic points after it: a page asks for what it lacks.
+            JsonNode full = JSON.readTree(get(base + "/console/api/state").body()).path("traffic").path("rs1").path("t");
+            long last = full.get(full.size() - 1).asLong();
+            JsonNode recent = JSON.readTree(get(base + "/console/api/state?since=" + last).body()).path("traffic").path("rs1").path("t");
+            assertThat(recent.size()).isLessThan(full.size());
+            recent.forEach(t -> assertThat(t.asLong()).isGreaterThan(last));
+
             // The map: two bytes per bucket, owners by index, and the same owner as the router routes to.
             HttpResponse<byte[]> map = http.send(HttpRequest.newBuilder(URI.create(base + "/console/api/buckets")).build(), HttpResponse.BodyHandlers.ofByteArray());
             assertThat(map.body()).hasSize(2 * BUCKETS);

@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Ten consoles open on one router (each polling as the page does: the state every second, the
- * bucket map when its version changes) cost the router one gathering a second, not ten; the CPU
+ * Ten consoles open on one router (each polling as the page does: the state every second with the
+ * traffic points it lacks, the bucket map when its version changes) cost the router one gathering a second, not ten; the CPU
  * they cost the in-process cluster is measured and printed (docs/console.md, "Cost").
  */
 class ConsoleCostTest {
@@ -37,6 +37,18 @@ class ConsoleCostTest {
 
     @TempDir
     Path dir;
+
+    /** CPU nanoseconds used so far by the live threads, summed per name (all admin servers' threads share one). */
+    private static Map<String, Long> cpuByThreadKind() {
+        var threads = ManagementFactory.getThreadMXBean();
+        Map<String, Long> out = new java.util.HashMap<>();
+        for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (t == null) continue;
+            long cpu = threads.getThreadCpuTime(t.getThreadId());
+            if (cpu > 0) out.merge(t.getThreadName(), cpu, Long::sum);
+        }
+        return out;
+    }
 
     @Test
     void tenOpenConsolesCostOneRefreshASecond() throws Exception {
@@ -56,19 +68,24 @@ class ConsoleCostTest {
             AtomicInteger stateCalls = new AtomicInteger(), mapCalls = new AtomicInteger(), failures = new AtomicInteger();
             AtomicLong stateBytes = new AtomicLong();
             long refreshesBefore = cluster.router().console().refreshes();
+            Map<String, Long> threadsBefore = cpuByThreadKind();
             long cpuBefore = os.getProcessCpuTime();
             long start = System.nanoTime();
             ScheduledExecutorService consoles = Executors.newScheduledThreadPool(CONSOLES);
             String[] versions = new String[CONSOLES];
+            long[] since = new long[CONSOLES]; // as the page: only the traffic points it lacks
             java.util.concurrent.atomic.AtomicBoolean measuring = new java.util.concurrent.atomic.AtomicBoolean(true);
             for (int c = 0; c < CONSOLES; c++) {
                 int console = c;
                 consoles.scheduleAtFixedRate(() -> {
                     try {
-                        String state = http.send(HttpRequest.newBuilder(URI.create(base + "state")).build(), HttpResponse.BodyHandlers.ofString()).body();
+                        String state = http.send(HttpRequest.newBuilder(URI.create(base + "state?since=" + since[console])).build(),
+                                HttpResponse.BodyHandlers.ofString()).body();
                         stateCalls.incrementAndGet();
                         stateBytes.addAndGet(state.length());
-                        String version = JSON.readTree(state).path("mapVersion").asText();
+                        JsonNode parsed = JSON.readTree(state);
+                        for (JsonNode rs : parsed.path("traffic")) for (JsonNode t : rs.path("t")) since[console] = Math.max(since[console], t.asLong());
+                        String version = parsed.path("mapVersion").asText();
                         if (!version.equals(versions[console])) {
                             http.send(HttpRequest.newBuilder(URI.create(base + "buckets")).build(), HttpResponse.BodyHandlers.ofByteArray());
                             mapCalls.incrementAndGet();
@@ -86,6 +103,7 @@ class ConsoleCostTest {
             double seconds = (System.nanoTime() - start) / 1e9;
             double cpuMsPerSecond = (os.getProcessCpuTime() - cpuBefore) / 1e6 / seconds;
             long refreshes = cluster.router().console().refreshes() - refreshesBefore;
+            Map<String, Long> threadsAfter = cpuByThreadKind();
             measuring.set(false);
             consoles.shutdown(); // calls in flight end normally
             assertThat(consoles.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
@@ -95,6 +113,11 @@ class ConsoleCostTest {
                     CONSOLES, seconds, stateCalls.get(), stateBytes.get() / Math.max(1, stateCalls.get()), mapCalls.get(), refreshes,
                     last.path("refreshMs").asText(), cpuMsPerSecond, idleCpuMsPerSecond, Runtime.getRuntime().availableProcessors());
 
+            // The console's own threads: the refresher, and the admin threads that serve the state (router) and /info (probed processes).
+            for (String kind : new String[] {"cairn-console-refresh", "cairn-admin-http"}) {
+                System.out.printf("console cost: threads %s %.1f ms CPU per second%n", kind,
+                        (threadsAfter.getOrDefault(kind, 0L) - threadsBefore.getOrDefault(kind, 0L)) / 1e6 / seconds);
+            }
             assertThat(failures.get()).isZero();
             assertThat(stateCalls.get()).isGreaterThanOrEqualTo(CONSOLES * (SECONDS - 5)); // the consoles did poll, on a loaded machine too
             assertThat(refreshes).as("refreshes in %.1f s with %d consoles", seconds, CONSOLES).isLessThanOrEqualTo((long) seconds + 2);

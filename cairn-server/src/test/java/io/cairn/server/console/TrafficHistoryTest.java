@@ -29,6 +29,16 @@ class TrafficHistoryTest {
     }
 
     @Test
+    void afterCutsEveryColumnToThePointsAfterATime() {
+        TrafficHistory history = new TrafficHistory();
+        for (int s = 0; s <= 5; s++) history.sample(Map.of("rs1", traffic(s * 10L, s * 20L, s, s * 1_000_000L, 0, 0)), s * 1000L);
+        Map<String, Map<String, List<Number>>> recent = TrafficHistory.after(history.columns(), 3000);
+        assertThat(recent.get("rs1").get("t")).containsExactly(4000L, 5000L);
+        assertThat(recent.get("rs1").get("reads")).containsExactly(20L, 20L);
+        assertThat(TrafficHistory.after(history.columns(), 5000).get("rs1").get("writes")).isEmpty();
+    }
+
+    @Test
     void theHistoryKeepsTwoMinutesAndForgetsARemovedReplicaset() {
         TrafficHistory history = new TrafficHistory();
         for (int s = 0; s <= 300; s++) {
