@@ -85,6 +85,25 @@ final class ReplicasetClient implements AutoCloseable {
 
     record DataPlaneBacklog(long unsentBytes, long deferredAttempts) {}
 
+    /** Batches answered (ok or not) and the time from send to answer, per kind: one clock read and two adds per batch. */
+    private final java.util.concurrent.atomic.LongAdder writeAnswered = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder writeAnswerNanos = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder readAnswered = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder readAnswerNanos = new java.util.concurrent.atomic.LongAdder();
+
+    ReplicasetTraffic traffic() {
+        return new ReplicasetTraffic(writes.ops(), reads.ops(), writes.batches(), reads.batches(),
+                writeAnswered.sum(), writeAnswerNanos.sum(), readAnswered.sum(), readAnswerNanos.sum());
+    }
+
+    private static <T> CompletableFuture<T> timed(CompletableFuture<T> call, long sentNs,
+                                                 java.util.concurrent.atomic.LongAdder answered, java.util.concurrent.atomic.LongAdder nanos) {
+        return call.whenComplete((v, e) -> {
+            nanos.add(System.nanoTime() - sentNs);
+            answered.increment();
+        });
+    }
+
     GroupCommitCounters groupCommitCounters() {
         return new GroupCommitCounters(writes.batches(), writes.ops(), reads.batches(), reads.ops(), writes.refused() + reads.refused());
     }
@@ -132,10 +151,20 @@ final class ReplicasetClient implements AutoCloseable {
     }
 
     private CompletableFuture<List<OpResult>> sendWrites(List<KvOp> batch, long deadlineNs) {
+        long sentNs = System.nanoTime();
+        return timed(sendWritesUntimed(batch, deadlineNs), sentNs, writeAnswered, writeAnswerNanos);
+    }
+
+    private CompletableFuture<List<OpResult>> sendWritesUntimed(List<KvOp> batch, long deadlineNs) {
         return dataPlane.call(DataPlane.WRITE, StorageRequest.write(batch), deadlineNs).thenApply(reply -> OpCodec.decodeResults(committed(reply).body()));
     }
 
     private CompletableFuture<List<OpResult>> sendReads(List<KvOp> batch, long deadlineNs) {
+        long sentNs = System.nanoTime();
+        return timed(sendReadsUntimed(batch, deadlineNs), sentNs, readAnswered, readAnswerNanos);
+    }
+
+    private CompletableFuture<List<OpResult>> sendReadsUntimed(List<KvOp> batch, long deadlineNs) {
         byte[] read = StorageRequest.read(batch);
         if (followerReads) return followerRead(dataPlane.someFollower(), read, knownCommitIndex.get(), deadlineNs);
         return leaderRead(read, deadlineNs);

@@ -14,11 +14,33 @@ final class RouteMap {
     private final int bucketCount;
     private final AtomicReferenceArray<String> owner;
     private final AtomicLongArray generation;
+    /** The owner's record as last learned: its state's code and flags ({@link #ownerRecord}), for operators' views. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray ownerState;
 
     RouteMap(int bucketCount) {
         this.bucketCount = bucketCount;
         this.owner = new AtomicReferenceArray<>(bucketCount + 1);
         this.generation = new AtomicLongArray(bucketCount + 1);
+        this.ownerState = new java.util.concurrent.atomic.AtomicIntegerArray(bucketCount + 1);
+    }
+
+    /** What the owner's record said: its state and flags ({@link io.cairn.core.BucketRecord}), unknown with no owner. */
+    record OwnerRecord(String owner, io.cairn.core.BucketState state, long generation, int flags) {}
+
+    /** Every bucket's owner and its record's state and flags, in id order, with no object per bucket. */
+    void forEachOwner(BucketRoute.Visitor visitor) {
+        for (int b = 1; b <= bucketCount; b++) {
+            String o = owner.get(b);
+            int packed = ownerState.get(b);
+            visitor.route(b, o, o == null ? null : io.cairn.core.BucketState.ofCode((byte) (packed & 0xff)), o == null ? 0 : packed >>> 8);
+        }
+    }
+
+    /** The bucket's owner and the state its record had when learned; the owner is null while unknown. */
+    OwnerRecord ownerRecord(int bucket) {
+        String o = owner.get(bucket);
+        int packed = ownerState.get(bucket);
+        return new OwnerRecord(o, o == null ? null : io.cairn.core.BucketState.ofCode((byte) (packed & 0xff)), generation.get(bucket), packed >>> 8);
     }
 
     int bucketCount() {
@@ -60,6 +82,7 @@ final class RouteMap {
             if (current == null || newer || tieWon) {
                 owner.set(b, replicaset);
                 generation.set(b, r.generation());
+                ownerState.set(b, (r.flags() << 8) | (r.state().code() & 0xff));
             }
         } else if (replicaset.equals(owner.get(b)) && r.generation() >= generation.get(b)) {
             owner.set(b, null);

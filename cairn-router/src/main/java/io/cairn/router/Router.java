@@ -342,6 +342,24 @@ public final class Router implements KvBackend, AutoCloseable {
         return routes.owner(bucket);
     }
 
+    /** One bucket's owner and the state of the owner's record as discovery last reported it (operators' views). */
+    public BucketRoute route(int bucket) {
+        RouteMap.OwnerRecord r = routes.ownerRecord(bucket);
+        return new BucketRoute(bucket, r.owner(), r.state(), r.generation(), r.owner() == null ? 0 : r.flags());
+    }
+
+    /** Every bucket's route, in id order; O(bucket count), for the web console's map (at most once a second). */
+    public void forEachRoute(BucketRoute.Visitor visitor) {
+        routes.forEachOwner(visitor);
+    }
+
+    /** What this router sent each replicaset, and how long the answers took ({@link ReplicasetTraffic}). */
+    public Map<String, ReplicasetTraffic> traffic() {
+        Map<String, ReplicasetTraffic> out = new java.util.TreeMap<>();
+        clients.forEach((id, c) -> out.put(id, c.traffic()));
+        return out;
+    }
+
     /** Buckets two replicasets claim as writable (suspected doubled). */
     public java.util.SortedSet<Integer> suspectedBuckets() {
         return routes.suspected();

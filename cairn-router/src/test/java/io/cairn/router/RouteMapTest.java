@@ -28,6 +28,22 @@ class RouteMapTest {
     }
 
     @Test
+    void theOwnersRecordStateAndFlagsFollowTheMoveForOperatorsViews() {
+        RouteMap map = new RouteMap(10);
+        map.learn("a", rec(2, BucketState.PINNED, 1, ""));
+        assertThat(map.ownerRecord(2)).isEqualTo(new RouteMap.OwnerRecord("a", BucketState.PINNED, 1, 0));
+        map.learn("a", new BucketRecord(2, BucketState.ACTIVE, 1, 2, "b", BucketRecord.FLAG_COPYING));
+        assertThat(map.ownerRecord(2).flags()).isEqualTo(BucketRecord.FLAG_COPYING);
+        map.learn("b", rec(2, BucketState.RECEIVING, 2, "a")); // not routable: the route and its record stay the source's
+        assertThat(map.ownerRecord(2)).isEqualTo(new RouteMap.OwnerRecord("a", BucketState.ACTIVE, 1, BucketRecord.FLAG_COPYING));
+        map.learn("b", rec(2, BucketState.ACTIVE, 2, "a"));
+        assertThat(map.ownerRecord(2)).isEqualTo(new RouteMap.OwnerRecord("b", BucketState.ACTIVE, 2, 0));
+        java.util.List<String> seen = new java.util.ArrayList<>();
+        map.forEachOwner((bucket, owner, state, flags) -> seen.add(bucket + ":" + owner + ":" + state));
+        assertThat(seen).hasSize(10).contains("2:b:ACTIVE", "1:null:null");
+    }
+
+    @Test
     void twoWritableClaimsAtTheSameGenerationAreSuspectedRefuseWritesAndDoNotFlap() {
         RouteMap map = new RouteMap(10);
         map.learn("a", rec(3, BucketState.ACTIVE, 4, ""));

@@ -91,8 +91,8 @@ public final class Main implements Runnable {
                 System.err.println("cairn: the cluster did not become ready within 120 s; see the log above");
             }
             var r = config.topology().routers().get(0);
-            System.out.printf("cairn is up: redis-cli -p %d | admin http://%s:%d/info | data %s | Ctrl-C to stop%n",
-                    r.respPort(), r.host(), r.adminPort(), config.dataDir());
+            System.out.printf("cairn is up: redis-cli -p %d | console http://%s:%d/console/ | admin http://%s:%d/info | data %s | Ctrl-C to stop%n",
+                    r.respPort(), r.host(), r.adminPort(), r.host(), r.adminPort(), config.dataDir());
             System.out.flush();
             runUntilStopped(() -> {
                 cluster.close();

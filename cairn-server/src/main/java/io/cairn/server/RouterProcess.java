@@ -33,6 +33,7 @@ public final class RouterProcess implements AutoCloseable {
     private final boolean ownsLoops;
     private volatile RespServer resp;
     private volatile AdminServer admin;
+    private volatile io.cairn.server.console.ConsoleRoutes console;
 
     public RouterProcess(ClusterConfig config, String routerId) {
         this(config, routerId, null);
@@ -69,6 +70,7 @@ public final class RouterProcess implements AutoCloseable {
         });
         resp = new RespServer(router, config.router().respConfig(self.host(), self.respPort()), ioLoops).start();
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
+        console = io.cairn.server.console.ConsoleRoutes.install(admin, router, self.id(), this::alerts); // the web console (docs/console.md)
         registerMetrics(admin.registry());
         return this;
     }
@@ -110,6 +112,11 @@ public final class RouterProcess implements AutoCloseable {
 
     public Router router() {
         return router;
+    }
+
+    /** The web console on the admin port (null before the router started). */
+    public io.cairn.server.console.ConsoleRoutes console() {
+        return console;
     }
 
     public AdminServer admin() {
@@ -215,6 +222,7 @@ public final class RouterProcess implements AutoCloseable {
     @Override
     public void close() {
         if (resp != null) resp.close();
+        if (console != null) console.close();
         if (admin != null) admin.close();
         coordinator.close();
         if (router != null) router.close();

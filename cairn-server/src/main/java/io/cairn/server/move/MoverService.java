@@ -238,9 +238,22 @@ public final class MoverService implements AutoCloseable {
                     "bucketsLeft", io.cairn.core.rebalance.ReplicasetPhase.bucketsLeft(phase, buckets, p.targets().getOrDefault(id, -1))));
         });
         m.put("replicasets", sets);
+        m.put("moves", movesInFlight());
         m.put("problems", p.problems());
         progress = m;
         logProblemChanges(p.problems(), now);
+    }
+
+    /** At most this many moves in flight are listed in progress (the web console marks them on its bucket map). */
+    private static final int MAX_LISTED_MOVES = 256;
+
+    /** Driver thread: the moves in flight, lowest bucket first, at most {@link #MAX_LISTED_MOVES}. */
+    private List<Map<String, Object>> movesInFlight() {
+        List<Map<String, Object>> moves = new java.util.ArrayList<>();
+        new java.util.TreeMap<>(mover.inFlight()).entrySet().stream().limit(MAX_LISTED_MOVES).forEach(e -> moves.add(Map.of(
+                "bucket", e.getKey(), "from", e.getValue().source(), "to", e.getValue().destination(),
+                "phase", String.valueOf(e.getValue().phase()), "keysSent", e.getValue().keysSent())));
+        return moves;
     }
 
     /** A problem shorter than this (a leader election, a shutdown) is not logged. */
