@@ -279,6 +279,7 @@ public final class Router implements KvBackend, AutoCloseable {
                     locked = true;
                     again.add(i);
                 }
+                case BUCKET_RESTORING -> again.add(i); // an archived bucket: its leader restores it, then serves it
                 case UNAVAILABLE -> {
                     if (ops.get(i).readOnly()) again.add(i);
                 }
