@@ -46,7 +46,7 @@ public record ArchiveSettings(String store, String folder, String prefix, String
             throw new IllegalArgumentException("archive.s3AccessKeyId and archive.s3SecretAccessKey go together (or both empty: the AWS default chain)");
         }
         new StoreThrottle.Rates(callsPerSecond, bytesPerSecond); // its own range checks
-        restoreSettings(); // its own range checks
+        restoreSettings(afterIdleMs, maxQueuedRestores, restoreThreads); // its own range checks (the fields are not set yet here)
     }
 
     private static boolean blank(String s) {
@@ -62,6 +62,10 @@ public record ArchiveSettings(String store, String folder, String prefix, String
     }
 
     public BucketArchives.Settings restoreSettings() {
+        return restoreSettings(afterIdleMs, maxQueuedRestores, restoreThreads);
+    }
+
+    private static BucketArchives.Settings restoreSettings(long afterIdleMs, int maxQueuedRestores, int restoreThreads) {
         BucketArchives.Settings d = BucketArchives.Settings.defaults(Duration.ofMillis(afterIdleMs));
         return new BucketArchives.Settings(d.afterIdle(), maxQueuedRestores, restoreThreads, d.chunkKeys(), d.chunkBytes(), d.idleBucketsPerTick());
     }

@@ -1,0 +1,115 @@
+package io.cairn.server;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.move.ArchivePointer;
+import io.cairn.server.ArchiveScenarios.Loaded;
+import io.cairn.server.config.ClusterConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static io.cairn.server.ArchiveScenarios.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Live buckets archived to the default folder store and restored on access, on a real local cluster (issue 23). */
+class ArchiveLiveTest {
+    @TempDir
+    Path dir;
+
+    private LocalCluster start(int replicasets, Map<String, Object> extra) throws Exception {
+        ClusterConfig config = TestClusters.config(dir, replicasets, 3, 64, extra);
+        LocalCluster cluster = new LocalCluster(config).start();
+        assertThat(cluster.awaitReady(WAIT)).isTrue();
+        return cluster;
+    }
+
+    @Test
+    void aBucketIsArchivedReadBackWrittenAndArchivedAgainWithoutLosingAKey() throws Exception {
+        try (LocalCluster cluster = start(1, Map.of())) {
+            archiveReadWriteReArchive(cluster);
+            assertThat(Files.isDirectory(dir.resolve("archive/objects/cairn/rs1/buckets"))).as("the folder store under the data folder").isTrue();
+        }
+    }
+
+    @Test
+    void aNewLeaderServesABucketArchivedByTheOldOne() throws Exception {
+        try (LocalCluster cluster = start(1, Map.of()); Jedis jedis = TestClusters.jedis(cluster)) {
+            Loaded l = load(jedis, cluster, "restart", 100);
+            ArchivePointer p = archiveAndCheck(cluster, "rs1", l);
+            String oldLeader = leaderOf(cluster, "rs1").node().id();
+            cluster.stopNode(oldLeader);
+            StorageProcess next = leaderOf(cluster, "rs1");
+            assertThat(next.node().id()).isNotEqualTo(oldLeader);
+            assertServed(jedis, l);
+            assertThat(next.archives().counts().restored()).as("the new leader restored it").isEqualTo(1);
+            assertThat(next.archiveStore().head(p.objectKey())).isPresent();
+            cluster.startNode(oldLeader);
+            StorageProcess back = cluster.storage(oldLeader);
+            await().atMost(WAIT).until(() -> {
+                BucketRecord r = record(back, l.bucket());
+                return r != null && !r.isArchived() && back.node().localStats().keyCount() == l.strings().size() + 1;
+            });
+        }
+    }
+
+    @Test
+    void flushAllForgetsAnArchiveSoItsKeysNeverComeBack() throws Exception {
+        try (LocalCluster cluster = start(1, Map.of()); Jedis jedis = TestClusters.jedis(cluster)) {
+            Loaded l = load(jedis, cluster, "flushed", 50);
+            archiveAndCheck(cluster, "rs1", l);
+            assertThat(jedis.flushAll()).isEqualTo("OK");
+            for (StorageProcess member : members(cluster, "rs1")) {
+                await().atMost(WAIT).until(() -> !record(member, l.bucket()).isArchived());
+            }
+            for (String k : l.strings().keySet()) assertThat(jedis.get(k)).as(k).isNull();
+            assertThat(jedis.hgetAll(l.hashKey())).isEmpty();
+            assertThat(leaderOf(cluster, "rs1").archives().counts().restored()).as("nothing restored").isZero();
+            assertThat(jedis.set(l.hashKey(), "fresh")).isEqualTo("OK");
+            assertThat(jedis.get(l.hashKey())).isEqualTo("fresh");
+        }
+    }
+
+    @Test
+    void aMoveOfAnArchivedBucketRestoresItFirstAndThenMovesEveryKey() throws Exception {
+        Map<String, Object> manual = Map.of("rebalancer", Map.of("auto", false, "roundIntervalMs", 100));
+        try (LocalCluster cluster = start(2, manual); Jedis jedis = TestClusters.jedis(cluster)) {
+            Loaded l = load(jedis, cluster, "moving", 100);
+            String source = ownerOf(cluster, l.bucket());
+            String destination = source.equals("rs1") ? "rs2" : "rs1";
+            archiveAndCheck(cluster, source, l);
+            var mover = cluster.coordinatorLeader().mover();
+            await().atMost(WAIT).until(() -> {
+                mover.requestMove(l.bucket(), destination); // refused while archived (the refusal starts the restore), then moved
+                BucketRecord r = record(leaderOf(cluster, destination), l.bucket());
+                return r != null && r.state() == io.cairn.core.BucketState.ACTIVE;
+            });
+            assertThat(record(leaderOf(cluster, source), l.bucket()).state()).isIn(io.cairn.core.BucketState.SENT, io.cairn.core.BucketState.SENDING);
+            assertServed(jedis, l);
+        }
+    }
+
+    @Test
+    void idleBucketsAreArchivedByThemselvesWhenTheThresholdIsSet() throws Exception {
+        try (LocalCluster cluster = start(1, Map.of("archive", Map.of("afterIdleMs", 1_500)));
+             Jedis jedis = TestClusters.jedis(cluster)) {
+            Loaded l = load(jedis, cluster, "idle", 40);
+            StorageProcess leader = leaderOf(cluster, "rs1");
+            await().atMost(WAIT).until(() -> record(leader, l.bucket()).isArchived());
+            assertThat(leader.archives().counts().archived()).isPositive();
+            assertServed(jedis, l);
+        }
+    }
+
+    private static String ownerOf(LocalCluster cluster, int bucket) {
+        for (String rs : new String[]{"rs1", "rs2"}) {
+            BucketRecord r = record(leaderOf(cluster, rs), bucket);
+            if (r != null && r.state().isOwned()) return rs;
+        }
+        throw new AssertionError("no owner of bucket " + bucket);
+    }
+}
