@@ -40,6 +40,8 @@ final class StorageArchiveTier implements AutoCloseable {
     private final ThrottledObjectStore store;
     private final BucketArchives archives;
     private volatile long leaderSinceMs = -1;
+    /** Its own thread: an archive waits on the object store, which must not hold up the process timer's sweeps. */
+    private final java.util.concurrent.ScheduledExecutorService ticker;
 
     StorageArchiveTier(ArchiveSettings settings, Path dataDir, Path nodeDir, StorageNode node, StorageAdmin replicaset) {
         this.node = node;
@@ -47,6 +49,16 @@ final class StorageArchiveTier implements AutoCloseable {
         BucketArchiver archiver = new BucketArchiver(store, nodeDir.resolve("archive-staging"));
         this.archives = new BucketArchives(node, settings.replicasetPrefix(node.replicaset().id()), archiver, replicaset::move,
                 settings.restoreSettings());
+        this.ticker = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "cairn-archive-" + node.id());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Starts the leader's periodic step ({@link #tick}). */
+    void start() {
+        ticker.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
     }
 
     BucketArchives archives() {
@@ -177,6 +189,7 @@ final class StorageArchiveTier implements AutoCloseable {
 
     @Override
     public void close() {
+        ticker.shutdownNow();
         archives.close();
         try {
             store.close();

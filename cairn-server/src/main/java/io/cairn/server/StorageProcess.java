@@ -131,7 +131,7 @@ public final class StorageProcess implements AutoCloseable {
         if (archive != null) {
             admin.route("/buckets/", archive::handle);
             archive.registerMetrics(admin.registry());
-            timer.scheduleWithFixedDelay(archive::tick, StorageArchiveTier.TICK_MS, StorageArchiveTier.TICK_MS, TimeUnit.MILLISECONDS);
+            archive.start();
         }
         coordinator.watch(state -> {
             epoch = state.epoch();

@@ -14,6 +14,7 @@ import java.util.Map;
 
 import static io.cairn.server.ArchiveScenarios.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** Live buckets archived to the default folder store and restored on access, on a real local cluster (issue 23). */
@@ -102,6 +103,38 @@ class ArchiveLiveTest {
             await().atMost(WAIT).until(() -> record(leader, l.bucket()).isArchived());
             assertThat(leader.archives().counts().archived()).isPositive();
             assertServed(jedis, l);
+        }
+    }
+
+    /**
+     * One restore at a time, and a store throttled to 500 bytes/s while the first runs: a read of a
+     * second archived bucket is told at once that the queue is full (nothing queued, nothing lost), and
+     * is served once the first restore is done.
+     */
+    @Test
+    void pastTheRestoreQueueAReadIsToldToRetryAndIsServedLater() throws Exception {
+        Map<String, Object> oneAtATime = Map.of("archive", Map.of("maxQueuedRestores", 1, "restoreThreads", 1));
+        try (LocalCluster cluster = start(1, oneAtATime); Jedis jedis = TestClusters.jedis(cluster)) {
+            Loaded first = load(jedis, cluster, "queued", 100);
+            Loaded second = load(jedis, cluster, "refused", 100);
+            assertThat(second.bucket()).isNotEqualTo(first.bucket());
+            archiveAndCheck(cluster, "rs1", first, second.strings().size() + 1);
+            archiveAndCheck(cluster, "rs1", second);
+            StorageProcess leader = leaderOf(cluster, "rs1");
+            leader.archiveStore().throttle().setRates(new io.cairn.archive.StoreThrottle.Rates(0, 500));
+            var running = leader.archives().restore(first.bucket());
+            assertThat(running).isNotNull();
+            assertThat(leader.archives().counts().restoresInFlight()).isEqualTo(1);
+
+            assertThatThrownBy(() -> jedis.get("{refused}k1")).isInstanceOf(redis.clients.jedis.exceptions.JedisDataException.class)
+                    .hasMessageContaining("TRYAGAIN").hasMessageContaining("restore queue is full");
+            assertThat(leader.archives().counts().queueFullRefusals()).isPositive();
+            assertThat(record(leader, second.bucket()).isArchived()).as("nothing was queued for it").isTrue();
+
+            leader.archiveStore().throttle().setRates(io.cairn.archive.StoreThrottle.Rates.UNLIMITED);
+            assertThat(running.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertServed(jedis, first);
+            assertServed(jedis, second);
         }
     }
 
