@@ -55,6 +55,14 @@ class ArchiveLiveTest {
                 BucketRecord r = record(back, l.bucket());
                 return r != null && !r.isArchived() && back.node().localStats().keyCount() == l.strings().size() + 1;
             });
+
+            // Archived again, then every member restarted: the record and its pointer come back from disk.
+            archiveAndCheck(cluster, "rs1", l);
+            for (StorageProcess member : members(cluster, "rs1")) cluster.stopNode(member.node().id());
+            for (String id : cluster.nodes().keySet()) cluster.startNode(id);
+            StorageProcess restarted = leaderOf(cluster, "rs1");
+            assertThat(record(restarted, l.bucket()).isArchived()).isTrue();
+            assertServed(jedis, l);
         }
     }
 
