@@ -71,6 +71,7 @@ class ArchiveLiveTest {
         try (LocalCluster cluster = start(1, Map.of()); Jedis jedis = TestClusters.jedis(cluster)) {
             Loaded l = load(jedis, cluster, "flushed", 50);
             archiveAndCheck(cluster, "rs1", l);
+            assertThat(StatusReport.render(StatusReport.collect(cluster.config()))).as("cairn status").contains("(1 archived)");
             assertThat(jedis.flushAll()).isEqualTo("OK");
             for (StorageProcess member : members(cluster, "rs1")) {
                 await().atMost(WAIT).until(() -> !record(member, l.bucket()).isArchived());

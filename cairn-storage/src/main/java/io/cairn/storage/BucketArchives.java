@@ -138,14 +138,17 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
      */
     public CompletableFuture<Boolean> restore(int bucket) {
         CompletableFuture<Boolean> running = restores.get(bucket);
-        if (running != null) return running;
-        if (restores.size() >= settings.maxQueuedRestores()) {
-            queueFull.increment();
-            return null;
-        }
+        if (running != null) return running; // the common case while a bucket restores: no lock
         CompletableFuture<Boolean> mine = new CompletableFuture<>();
-        running = restores.putIfAbsent(bucket, mine);
-        if (running != null) return running;
+        synchronized (restores) { // admission: the bound holds exactly (a few callers per restore, never on a hot path)
+            running = restores.get(bucket);
+            if (running != null) return running;
+            if (restores.size() >= settings.maxQueuedRestores()) {
+                queueFull.increment();
+                return null;
+            }
+            restores.put(bucket, mine);
+        }
         try {
             workers.execute(() -> {
                 try {
