@@ -112,6 +112,11 @@ final class ArchiveScenarios {
             StorageProcess leader = leaderOf(cluster, "rs1");
             long restoredBefore = leader.archives().counts().restored();
 
+            String firstKey = l.strings().keySet().iterator().next();
+            long startNs = System.nanoTime();
+            assertThat(jedis.get(firstKey)).isEqualTo(l.strings().get(firstKey));
+            System.out.printf("first read of an archived bucket (%d keys, %d bytes): answered in %d ms (restore, router retries included)%n",
+                    first.keyCount(), first.sizeBytes(), (System.nanoTime() - startNs) / 1_000_000);
             assertServed(jedis, l);
             assertThat(record(leader, l.bucket()).isArchived()).isFalse();
             assertThat(leader.archives().counts().restored()).isEqualTo(restoredBefore + 1);
