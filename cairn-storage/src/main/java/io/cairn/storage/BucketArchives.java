@@ -191,6 +191,7 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
         if (r == null || !r.state().servesWrites() || r.isArchived() || r.isCopying()) {
             throw new CairnException(ErrorCode.ILLEGAL_TRANSITION, "bucket " + bucket + " cannot be archived here: " + r);
         }
+        long startNs = System.nanoTime();
         MoveReply began = ok(replicate.apply(new BeginArchive(bucket, r.generation())), "begin the archive of bucket " + bucket);
         long generation = began.record().generation();
         try {
@@ -207,7 +208,8 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
                     "record the archive of bucket " + bucket);
             archived.increment();
             archivedBytes.add(ref.sizeBytes());
-            log.info("replicaset {} archived bucket {} ({} keys, {} bytes) to {}", node.replicaset().id(), bucket, ref.keyCount(), ref.sizeBytes(), ref.objectKey());
+            log.info("replicaset {} archived bucket {} ({} keys, {} bytes) to {} in {} ms (writes held meanwhile)", node.replicaset().id(), bucket,
+                    ref.keyCount(), ref.sizeBytes(), ref.objectKey(), (System.nanoTime() - startNs) / 1_000_000);
             if (!done.message().isEmpty()) deleteReplaced(bucket, done.message());
             return pointer;
         } catch (CairnException e) {
