@@ -72,6 +72,7 @@ class ArchiveLiveTest {
             Loaded l = load(jedis, cluster, "flushed", 50);
             archiveAndCheck(cluster, "rs1", l);
             assertThat(StatusReport.render(StatusReport.collect(cluster.config()))).as("cairn status").contains("(1 archived)");
+            assertThat(BucketCommand.records(cluster.config(), l.bucket()).get("rs1")).as("cairn bucket show").asString().contains("ACTIVE", "(archived)");
             assertThat(jedis.flushAll()).isEqualTo("OK");
             for (StorageProcess member : members(cluster, "rs1")) {
                 await().atMost(WAIT).until(() -> !record(member, l.bucket()).isArchived());
@@ -144,6 +145,24 @@ class ArchiveLiveTest {
             assertThat(running.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
             assertServed(jedis, first);
             assertServed(jedis, second);
+        }
+    }
+
+    @Test
+    void theCliArchivesAndRestoresABucketThroughItsLeader() throws Exception {
+        try (LocalCluster cluster = start(1, Map.of()); Jedis jedis = TestClusters.jedis(cluster)) {
+            Loaded l = load(jedis, cluster, "cli", 30);
+            String file = cluster.config().source().toString();
+            assertThat(Cli.run("bucket", "archive", Integer.toString(l.bucket()), "--config", file).exitCode()).isZero();
+            StorageProcess leader = leaderOf(cluster, "rs1");
+            assertThat(record(leader, l.bucket()).isArchived()).isTrue();
+            assertThat(Cli.run("bucket", "archive", Integer.toString(l.bucket()), "--config", file).exitCode())
+                    .as("an archived bucket is not archived twice").isEqualTo(1);
+            assertThat(Cli.run("bucket", "restore", Integer.toString(l.bucket()), "--config", file).exitCode()).isZero();
+            assertThat(record(leader, l.bucket()).isArchived()).isFalse();
+            assertThat(leader.archives().counts().restored()).isEqualTo(1);
+            assertServed(jedis, l);
+            assertThat(Cli.run("bucket", "archive", "9999", "--config", file).exitCode()).as("a bucket no replicaset owns").isNotZero();
         }
     }
 
