@@ -166,6 +166,41 @@ class ArchiveLiveTest {
         }
     }
 
+    /**
+     * The object deleted behind Cairn's back, then replaced by garbage: each restore fails with a clear
+     * reason (an alert, the bucket stays archived, nothing half-restored is served), and once the real
+     * object is back every key is served.
+     */
+    @Test
+    void aMissingOrCorruptObjectLeavesTheBucketArchivedWithAnAlertAndLosesNothing() throws Exception {
+        try (LocalCluster cluster = start(1, Map.of()); Jedis jedis = TestClusters.jedis(cluster)) {
+            Loaded l = load(jedis, cluster, "lost", 60);
+            ArchivePointer p = archiveAndCheck(cluster, "rs1", l);
+            StorageProcess leader = leaderOf(cluster, "rs1");
+            var store = leader.archiveStore();
+            String aside = p.objectKey() + "-aside";
+            store.copy(p.objectKey(), aside);
+            store.delete(p.objectKey());
+
+            assertThat(leader.archives().restore(l.bucket()).get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+            assertThat(leader.archives().failures().get(l.bucket())).contains("OBJECT_NOT_FOUND");
+            assertThat(leader.alerts()).anyMatch(a -> a.startsWith("ARCHIVE_FAILED: bucket " + l.bucket()));
+            assertThat(record(leader, l.bucket()).isArchived()).isTrue();
+
+            store.put(p.objectKey(), io.cairn.archive.ObjectBody.of(new byte[(int) p.sizeBytes()]), Map.of());
+            assertThat(leader.archives().restore(l.bucket()).get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+            assertThat(leader.archives().failures().get(l.bucket())).contains("ARCHIVE_CORRUPT");
+            assertThat(record(leader, l.bucket()).isArchived()).isTrue();
+            assertThat(leader.node().localStats().keyCount()).as("nothing half-restored is left").isZero();
+
+            store.delete(p.objectKey());
+            store.copy(aside, p.objectKey());
+            assertServed(jedis, l);
+            assertThat(leader.archives().failures()).doesNotContainKey(l.bucket());
+            assertThat(leader.alerts()).noneMatch(a -> a.startsWith("ARCHIVE_FAILED"));
+        }
+    }
+
     private static String ownerOf(LocalCluster cluster, int bucket) {
         for (String rs : new String[]{"rs1", "rs2"}) {
             BucketRecord r = record(leaderOf(cluster, rs), bucket);

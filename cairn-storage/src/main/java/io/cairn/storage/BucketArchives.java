@@ -153,7 +153,10 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
             workers.execute(() -> {
                 try {
                     mine.complete(restoreNow(bucket));
-                } catch (RuntimeException e) {
+                } catch (RuntimeException e) { // not an expected condition (those are CairnExceptions, handled inside)
+                    restoreFailures.increment();
+                    failures.put(bucket, "restore: " + e);
+                    log.warn("replicaset {}: restore of bucket {} failed unexpectedly; it stays archived", node.replicaset().id(), bucket, e);
                     mine.complete(false);
                 } finally {
                     restores.remove(bucket, mine);
