@@ -7,6 +7,11 @@ package io.cairn.core;
  */
 public record BucketRecord(int id, BucketState state, long generation, long bsn, String peer, int flags) {
     public static final int FLAG_DOUBLED = 1;
+    /**
+     * ACTIVE or PINNED (still owned here, routed here) with its data in the archive tier, not in
+     * RocksDB: the replicated archive pointer names the object (docs/archive.md). Reads and writes
+     * are refused with BUCKET_RESTORING while the leader restores it.
+     */
     public static final int FLAG_ARCHIVED = 2;
     /** SENT or GARBAGE: the bucket's data is deleted here; the record stays as a tombstone. */
     public static final int FLAG_DATA_DROPPED = 4;
@@ -21,9 +26,24 @@ public record BucketRecord(int id, BucketState state, long generation, long bsn,
      * changed, and the move sends only the changed keys while the bucket is SENDING (docs/moves.md).
      */
     public static final int FLAG_COPYING = 16;
+    /**
+     * ACTIVE or PINNED, being written to the archive tier: writes are refused with a retryable error
+     * so the snapshot the leader uploads is the bucket's whole content; reads are still served.
+     */
+    public static final int FLAG_ARCHIVING = 32;
 
     public boolean has(int flag) {
         return (flags & flag) != 0;
+    }
+
+    /** The data is in the archive tier, not here ({@link #FLAG_ARCHIVED}). */
+    public boolean isArchived() {
+        return has(FLAG_ARCHIVED);
+    }
+
+    /** Archived, or being archived: neither may move (a move restores it first) nor take writes. */
+    public boolean isArchivedOrArchiving() {
+        return has(FLAG_ARCHIVED) || has(FLAG_ARCHIVING);
     }
 
     public boolean isCopying() {

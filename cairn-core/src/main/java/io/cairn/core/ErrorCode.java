@@ -59,7 +59,22 @@ public enum ErrorCode {
     /** A command of one data type on a key holding another (Redis's exact text, issue 24). */
     WRONG_TYPE(34, RetryClass.FATAL, "WRONGTYPE", "Operation against a key holding the wrong kind of value"),
     /** A float argument or stored value that does not parse (HINCRBYFLOAT); the message says which. */
-    NOT_FLOAT(35, RetryClass.FATAL, "ERR", "value is not a valid float");
+    NOT_FLOAT(35, RetryClass.FATAL, "ERR", "value is not a valid float"),
+    /*
+     * 45 and 46, not 36 and 37: branches merged at the same time (lists/sets, security) take 36-38;
+     * the numbers between stay free for them. Codes only need to be unique and never reused.
+     */
+    /**
+     * The bucket is archived in the object store; the replicaset's leader is restoring it (issue 23).
+     * Nothing was applied; the router retries until the restore is done or its deadline passes.
+     */
+    BUCKET_RESTORING(45, RetryClass.RETRY_LATER, "TRYAGAIN", "the bucket is archived and being restored; retry shortly"),
+    /**
+     * The bucket is archived and the leader's queue of restores is full: nothing was applied and no
+     * restore was queued for it. The router does not retry it itself (that would hold the load it
+     * sheds); the client retries later.
+     */
+    RESTORE_QUEUE_FULL(46, RetryClass.RETRY_LATER, "TRYAGAIN", "too many archived buckets are being restored; retry later");
 
     public final int code;
     public final RetryClass retry;

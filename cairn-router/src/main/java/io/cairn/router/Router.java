@@ -250,7 +250,9 @@ public final class Router implements KvBackend, AutoCloseable {
                 return;
             }
             retries.incrementAndGet();
-            boolean onlyLocked = Arrays.stream(again).allMatch(i -> results[i].error() == ErrorCode.BUCKET_LOCKED);
+            // A restoring bucket is served within milliseconds of its restore: poll it as a locked one, not with the long backoff.
+            boolean onlyLocked = Arrays.stream(again).allMatch(i -> results[i].error() == ErrorCode.BUCKET_LOCKED
+                    || results[i].error() == ErrorCode.BUCKET_RESTORING);
             long backoffMs = Math.min(onlyLocked ? MAX_LOCKED_BACKOFF_MS : MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attemptNo, 6));
             long delayNs = Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadline - now);
             scheduler.schedule(() -> attempt(ops, again, results, deadline, attemptNo + 1, done), delayNs, TimeUnit.NANOSECONDS);
@@ -279,6 +281,7 @@ public final class Router implements KvBackend, AutoCloseable {
                     locked = true;
                     again.add(i);
                 }
+                case BUCKET_RESTORING -> again.add(i); // an archived bucket: its leader restores it, then serves it
                 case UNAVAILABLE -> {
                     if (ops.get(i).readOnly()) again.add(i);
                 }

@@ -13,8 +13,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code cairn bucket}: look at one bucket on every replicaset, move it by hand, pin or unpin it. */
-@Command(name = "bucket", mixinStandardHelpOptions = true, description = "Find the bucket of a key; show, move, pin or unpin one bucket; list, resolve and export doubled buckets.",
+@Command(name = "bucket", mixinStandardHelpOptions = true,
+        description = "Find the bucket of a key; show, move, pin, unpin, archive or restore one bucket; list, resolve and export doubled buckets.",
         subcommands = {BucketOf.class, BucketCommand.Show.class, BucketCommand.Move.class, BucketCommand.Pin.class, BucketCommand.Unpin.class,
+                BucketCommand.Archive.class, BucketCommand.Restore.class,
                 DoubledCommands.Doubled.class, DoubledCommands.Resolve.class, DoubledCommands.Export.class})
 final class BucketCommand implements Runnable {
     @Override
@@ -101,6 +103,55 @@ final class BucketCommand implements Runnable {
         @Override
         String action() {
             return "unpin";
+        }
+    }
+
+    /**
+     * Asks the leader of the replicaset that owns the bucket (from the coordinator's view of the
+     * records) to archive or restore it; the other members answer 421 and are skipped.
+     */
+    abstract static class ArchiveBase implements Callable<Integer> {
+        @Mixin ClusterAccess access;
+        @Parameters(index = "0", description = "bucket id") int bucket;
+
+        abstract String action();
+
+        @Override
+        public Integer call() {
+            ClusterConfig c = access.load();
+            String owner = null;
+            for (Map.Entry<String, Object> e : records(c, bucket).entrySet()) {
+                String state = String.valueOf(e.getValue());
+                if (state.startsWith("ACTIVE") || state.startsWith("PINNED")) owner = e.getKey();
+            }
+            if (owner == null) throw new CairnException(ErrorCode.WRONG_BUCKET, "no replicaset owns bucket " + bucket + " (see cairn bucket show)");
+            String rs = owner;
+            var spec = c.topology().replicasets().stream().filter(r -> r.id().equals(rs)).findFirst()
+                    .orElseThrow(() -> new CairnException(ErrorCode.UNKNOWN_NODE, "replicaset " + rs + " is not in " + c.source()));
+            for (var n : spec.nodes()) {
+                Object[] r = ClusterAccess.post("http://" + n.host() + ":" + n.adminPort() + "/buckets/" + bucket + "/" + action());
+                if ((int) r[0] == 421 || (int) r[0] == 0) continue; // not the leader, or down: ask the next member
+                System.out.print(r[1]);
+                return (int) r[0] == 200 ? 0 : 1;
+            }
+            throw new CairnException(ErrorCode.UNAVAILABLE, "no member of " + rs + " answered as its leader");
+        }
+    }
+
+    @Command(name = "archive", mixinStandardHelpOptions = true,
+            description = "Write the bucket to the archive tier now and drop it locally; the first read or write restores it.")
+    static final class Archive extends ArchiveBase {
+        @Override
+        String action() {
+            return "archive";
+        }
+    }
+
+    @Command(name = "restore", mixinStandardHelpOptions = true, description = "Restore an archived bucket now (the object stays in the store).")
+    static final class Restore extends ArchiveBase {
+        @Override
+        String action() {
+            return "restore";
         }
     }
 }

@@ -134,7 +134,8 @@ public final class CoordinatorProcess implements AutoCloseable {
         if (records == null) return null;
         Map<String, String> out = new LinkedHashMap<>();
         records.forEach((rs, r) -> out.put(rs, r == null ? "NO ANSWER" : r.state() + " generation " + r.generation()
-                + (r.isCopying() ? " (being copied ahead of its move)" : "") + (r.peer().isEmpty() ? "" : " peer " + r.peer())));
+                + (r.isCopying() ? " (being copied ahead of its move)" : "") + (r.isArchived() ? " (archived)" : "")
+                + (r.has(BucketRecord.FLAG_ARCHIVING) ? " (being archived)" : "") + (r.peer().isEmpty() ? "" : " peer " + r.peer())));
         return out;
     }
 

@@ -45,6 +45,7 @@ final class StatusReport {
             String leader = null;
             long buckets = 0;
             long keys = 0;
+            Object archived = null;
             List<Object> members = new ArrayList<>();
             for (NodeAddress n : rs.nodes()) {
                 Map<String, Object> i = calls.get(n.id()).join();
@@ -62,6 +63,7 @@ final class StatusReport {
                         leader = n.id();
                         buckets = ((Number) i.get("bucketsOwned")).longValue();
                         keys = ((Number) i.get("keys")).longValue();
+                        if (i.get("archive") instanceof Map<?, ?> a) archived = a.get("archivedBuckets");
                     }
                 }
                 members.add(m);
@@ -69,6 +71,7 @@ final class StatusReport {
             set.put("leader", leader);
             set.put("buckets", leader == null ? null : buckets);
             set.put("keys", leader == null ? null : keys);
+            set.put("archivedBuckets", archived); // of the buckets above, those whose data is in the archive tier (keys: local only)
             set.put("members", members);
             sets.add(set);
         }
@@ -115,9 +118,10 @@ final class StatusReport {
         out.append(String.format("epoch %s, %s buckets%n", status.get("epoch"), status.get("bucketCount")));
         for (Object o : (List<Object>) status.get("replicasets")) {
             Map<String, Object> rs = (Map<String, Object>) o;
-            out.append(String.format("%nreplicaset %-8s weight %-3s buckets %-6s keys %-9s leader %-8s %s%n", rs.get("id"), rs.get("weight"),
+            out.append(String.format("%nreplicaset %-8s weight %-3s buckets %-6s keys %-9s leader %-8s %s%s%n", rs.get("id"), rs.get("weight"),
                     orDash(rs.get("buckets")), orDash(rs.get("keys")), rs.get("leader") == null ? "NONE" : rs.get("leader"),
-                    phaseOf(status, (String) rs.get("id"))));
+                    phaseOf(status, (String) rs.get("id")),
+                    rs.get("archivedBuckets") instanceof Number a && a.longValue() > 0 ? "  (" + a + " archived)" : ""));
             for (Object mo : (List<Object>) rs.get("members")) {
                 Map<String, Object> m = (Map<String, Object>) mo;
                 out.append(String.format("  %-10s %-21s %-10s term %-4s applied %s%s%n", m.get("id"), m.get("address"), m.get("raftRole"),

@@ -37,6 +37,8 @@ public final class StorageProcess implements AutoCloseable {
     private final BootstrapTask bootstrap;
     private final ScheduledExecutorService timer;
     private final DoubledVerifier doubled;
+    /** Null when the config turns the tier off ({@code archive.store: none}). */
+    private final StorageArchiveTier archive;
     private final AdminServer admin;
     private volatile long epoch;
     private final LocalTopologies topologies;
@@ -73,6 +75,16 @@ public final class StorageProcess implements AutoCloseable {
         this.replicasetAdmin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5));
         this.bootstrap = new BootstrapTask(node, replicaset, coordinator, replicasetAdmin);
         this.doubled = new DoubledVerifier(replicaset.id(), node, config.storage().doubledVerifier(), System::currentTimeMillis);
+        try {
+            this.archive = config.archive().enabled()
+                    ? new StorageArchiveTier(config.archive(), config.dataDir(), config.nodeDir(nodeId), node, replicasetAdmin) : null;
+        } catch (RuntimeException e) {
+            replicasetAdmin.close();
+            admin.close();
+            coordinator.close();
+            node.close();
+            throw e;
+        }
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-storage-" + nodeId + "-timer");
             t.setDaemon(true);
@@ -116,6 +128,11 @@ public final class StorageProcess implements AutoCloseable {
         node.start();
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         registerMetrics(admin.registry());
+        if (archive != null) {
+            admin.route("/buckets/", archive::handle);
+            archive.registerMetrics(admin.registry());
+            archive.start();
+        }
         coordinator.watch(state -> {
             epoch = state.epoch();
             node.knowEpoch(epoch);
@@ -210,6 +227,7 @@ public final class StorageProcess implements AutoCloseable {
         }
         String doubledAlert = DoubledAlerts.storage(replicaset.id(), node.bucketRecords());
         if (doubledAlert != null) alerts.add(doubledAlert);
+        if (archive != null) archive.addAlerts(alerts);
         return alerts;
     }
 
@@ -221,6 +239,16 @@ public final class StorageProcess implements AutoCloseable {
 
     public StorageNode node() {
         return node;
+    }
+
+    /** This node's archive tier (null when {@code archive.store: none}). */
+    public io.cairn.storage.BucketArchives archives() {
+        return archive == null ? null : archive.archives();
+    }
+
+    /** This process's throttled object store (null when {@code archive.store: none}). */
+    public io.cairn.archive.ThrottledObjectStore archiveStore() {
+        return archive == null ? null : archive.store();
     }
 
     private void registerMetrics(MeterRegistry r) {
@@ -310,12 +338,14 @@ public final class StorageProcess implements AutoCloseable {
         info.put("quarantinedBuckets", DoubledAlerts.quarantined(node.bucketRecords()));
         long[] c = doubled.counters();
         info.put("doubledChecks", Map.of("bucketsChecked", c[0], "copiesContained", c[1]));
+        if (archive != null) info.put("archive", archive.info());
         return info;
     }
 
     @Override
     public void close() throws IOException {
         timer.shutdownNow();
+        if (archive != null) archive.close();
         doubled.close();
         replicasetAdmin.close();
         coordinator.close();

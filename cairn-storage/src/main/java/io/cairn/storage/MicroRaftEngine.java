@@ -146,6 +146,11 @@ final class MicroRaftEngine implements NodeEngine {
     }
 
     @Override
+    public void onArchivedAccess(ArchivedAccess hook) {
+        stateMachine.onArchivedAccess(hook);
+    }
+
+    @Override
     public void onVerifyRequest(Consumer<List<Integer>> hook) {
         stateMachine.onVerifyRequest(hook);
     }

@@ -155,6 +155,23 @@ final class MoveLedgerStore implements BucketLedger.Store {
         putSystem(ReplicasetState.quarantinedAtKey(bucket), RocksStore.longKey(stampMs));
     }
 
+    @Override
+    public io.cairn.core.move.ArchivePointer archivePointer(int bucket) {
+        byte[] v = systemValue(ReplicasetState.archivePointerKey(bucket));
+        return v == null ? null : io.cairn.core.move.ArchivePointer.decode(v);
+    }
+
+    @Override
+    public void putArchivePointer(int bucket, io.cairn.core.move.ArchivePointer pointer) {
+        putSystem(ReplicasetState.archivePointerKey(bucket), pointer.encode());
+    }
+
+    /** From RocksDB: FinishArchive, the one caller, is never preceded by a write to its bucket in the same entry. */
+    @Override
+    public MoveQuery.BucketDigest digest(int bucket) {
+        return MoveQueries.digest(bucket, state);
+    }
+
     private static byte[] progressKey(int bucket) {
         return ByteBuffer.allocate(PROGRESS_PREFIX.length + 4).put(PROGRESS_PREFIX).putInt(bucket).array();
     }

@@ -63,6 +63,9 @@ interface NodeEngine extends AutoCloseable {
     /** Calls {@code hook} with the buckets of every Verify query this member answers. */
     void onVerifyRequest(Consumer<List<Integer>> hook);
 
+    /** Tells {@code hook} of every request refused here because its bucket is archived ({@link ArchivedAccess}). */
+    void onArchivedAccess(ArchivedAccess hook);
+
     /**
      * Before a planned stop: if this member leads, hands leadership to another voter (bounded in
      * time), so writes flow again at once instead of after the followers' leader timeout. Engines

@@ -186,6 +186,11 @@ final class RatisEngine implements NodeEngine {
     }
 
     @Override
+    public void onArchivedAccess(ArchivedAccess hook) {
+        stateMachine.onArchivedAccess(hook);
+    }
+
+    @Override
     public void onVerifyRequest(Consumer<List<Integer>> hook) {
         stateMachine.onVerifyRequest(hook);
     }

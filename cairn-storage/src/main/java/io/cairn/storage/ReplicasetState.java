@@ -58,6 +58,13 @@ final class ReplicasetState {
     private final CallReplies callReplies;
     /** The stamp of the entry being applied (apply thread only): "now" for the ledger's ref check. */
     private long applyingStampMs;
+    /**
+     * When each bucket was last read here (the query's clock), for the archive tier's idle check; lossy
+     * on purpose (buckets share a slot modulo its size), which can only make a bucket look busier.
+     */
+    private final java.util.concurrent.atomic.AtomicLongArray lastReadMs = new java.util.concurrent.atomic.AtomicLongArray(1 << 16);
+    /** Told of every request refused because its bucket is archived (the leader restores it). */
+    private volatile ArchivedAccess archivedAccess = ArchivedAccess.NONE;
 
     ReplicasetState(RocksStore store, int maxValueBytes) {
         this.store = store;
@@ -80,6 +87,22 @@ final class ReplicasetState {
 
     StorageRefs refs() {
         return refs;
+    }
+
+    void archivedAccess(ArchivedAccess hook) {
+        this.archivedAccess = hook;
+    }
+
+    private static final byte[] ARCHIVE_POINTER_PREFIX = RocksStore.bytes("archive-pointer/");
+
+    static byte[] archivePointerKey(int bucket) {
+        return ByteBuffer.allocate(ARCHIVE_POINTER_PREFIX.length + 4).put(ARCHIVE_POINTER_PREFIX).putInt(bucket).array();
+    }
+
+    /** The bucket's archive object: the current one while it is archived, else the last one (or null). */
+    io.cairn.core.move.ArchivePointer archivePointer(int bucket) {
+        byte[] v = store.get(store.system, archivePointerKey(bucket));
+        return v == null ? null : io.cairn.core.move.ArchivePointer.decode(v);
     }
 
     /** The read ref of {@code bucket}: held from a reader's state check to its last key (see the class comment). */
@@ -112,6 +135,11 @@ final class ReplicasetState {
     long lastWriteMs(int bucket) {
         byte[] v = store.get(store.system, BatchView.lastWriteKey(bucket));
         return v == null ? -1 : ByteBuffer.wrap(v).getLong();
+    }
+
+    /** When {@code bucket} was last read on this member (0: not since it started); may be later than the truth, never earlier. */
+    long lastReadMs(int bucket) {
+        return lastReadMs.get(bucket & (lastReadMs.length() - 1));
     }
 
     /** Whether storage refs keep buckets from leaving, at the stamp of the entry being applied. */
@@ -186,7 +214,7 @@ final class ReplicasetState {
             case MOVE_BATCH -> applyMoveBatch(entry, new MoveLedgerStore(this, batch, view));
             case REF -> OpCodec.encodeResults(List.of(refs.take(entry.getLong(), entry.getLong(), stampMs, buckets.values(), batch)));
             case UNREF -> OpCodec.encodeResults(List.of(refs.release(entry.getLong(), stampMs, batch)));
-            case FLUSH -> applyFlush(entry.getLong(), stampMs, view);
+            case FLUSH -> applyFlush(entry.getLong(), stampMs, view, batch);
             case COLLECT -> applyCollect(entry, batch, stampMs);
             default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "not a log entry: " + kind)));
         };
@@ -240,6 +268,10 @@ final class ReplicasetState {
     private byte[] applyMove(ByteBuffer entry, MoveLedgerStore ledgerStore) {
         MoveCommand command = MoveCodec.decodeCommand(entry);
         io.cairn.core.move.MoveReply reply = BucketLedger.apply(command, ledgerStore);
+        boolean startsMove = command instanceof MoveCommand.StartSend || command instanceof MoveCommand.StartCopy;
+        if (startsMove && !reply.isOk() && reply.record() != null && reply.record().isArchived()) {
+            archivedAccess.requested(command.bucket()); // a move of an archived bucket restores it first, then moves it
+        }
         if (command.takesTurnsWithRefs()) {
             if (reply.isOk()) refs.moveStarted(ledgerStore.batch());
             else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, ledgerStore.batch());
@@ -257,7 +289,7 @@ final class ReplicasetState {
     }
 
     /** FLUSHALL on this replicaset, under storage ref {@code refId}: deletes every key of the buckets it serves. */
-    private byte[] applyFlush(long refId, long stampMs, BatchView view) {
+    private byte[] applyFlush(long refId, long stampMs, BatchView view, WriteBatch batch) {
         if (!refs.held(refId, stampMs)) {
             return OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.REF_NOT_HELD, "storage ref " + refId + " is not held")));
         }
@@ -265,6 +297,12 @@ final class ReplicasetState {
             // A contained doubled copy refuses writes, FLUSHALL included: its data stays for the operator to compare and export.
             boolean flushable = r.state().isRoutable() && r.state() != BucketState.READONLY;
             if (flushable && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) view.dropBucket(r.id());
+            // An archived bucket is emptied by forgetting its archive (never restored again: no resurrection);
+            // one being archived loses its archive in progress (its FinishArchive finds the record changed).
+            if (flushable && r.isArchivedOrArchiving()) {
+                putWithNextBsn(batch, new BucketRecord(r.id(), r.state(), r.generation(), 0, r.peer(),
+                        r.flags() & ~(BucketRecord.FLAG_ARCHIVED | BucketRecord.FLAG_ARCHIVING)));
+            }
         }
         return OpCodec.encodeResults(List.of(OpResult.integer(-view.keyCountDelta())));
     }
@@ -369,10 +407,18 @@ final class ReplicasetState {
         tally.changed(buckets.put(r.id(), r), r);
     }
 
-    /** Null when this replicaset may apply {@code op} to its bucket, else the error to answer. */
+    /**
+     * Null when this replicaset may apply {@code op} to its bucket, else the error to answer. The same
+     * on every replica for a write (it is decided in the apply), so an archived bucket's write is
+     * always answered BUCKET_RESTORING; only reads (queries) can say the restore queue is full.
+     */
     private OpResult refusal(KvOp op) {
         BucketRecord r = buckets.get(op.bucket());
         BucketState state = r == null ? null : r.state();
+        if (r != null && r.isArchived() && state.isRoutable()) return archivedRefusal(op);
+        if (r != null && r.has(BucketRecord.FLAG_ARCHIVING) && !op.readOnly() && state.servesWrites()) {
+            return OpResult.error(ErrorCode.BUCKET_LOCKED, "bucket " + op.bucket() + " is being archived");
+        }
         if (state != null && (op.readOnly() ? r.servesReads() : state.servesWrites())) return null;
         if (state == BucketState.SENDING) return OpResult.error(ErrorCode.BUCKET_LOCKED, "bucket " + op.bucket() + " is being moved");
         if (state == BucketState.READONLY) {
@@ -380,6 +426,18 @@ final class ReplicasetState {
         }
         String hint = state == BucketState.SENT ? " (moved to " + r.peer() + ")" : "";
         return OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + op.bucket() + " is not on this replicaset" + hint);
+    }
+
+    private OpResult archivedRefusal(KvOp op) {
+        ArchivedAccess.Admission admission = archivedAccess.requested(op.bucket());
+        if (op.readOnly() && admission == ArchivedAccess.Admission.QUEUE_FULL) {
+            return OpResult.error(ErrorCode.RESTORE_QUEUE_FULL, "bucket " + op.bucket() + " is archived and the restore queue is full");
+        }
+        if (op.readOnly() && admission == ArchivedAccess.Admission.NOT_LEADER) {
+            // A follower read cannot start a restore: the router asks the leader, which does.
+            return OpResult.error(ErrorCode.STALE_READ, "bucket " + op.bucket() + " is archived; ask the leader, which restores it");
+        }
+        return OpResult.error(ErrorCode.BUCKET_RESTORING, "bucket " + op.bucket() + " is archived and being restored");
     }
 
     /** Answers a read-only request against the current state. */
@@ -404,6 +462,7 @@ final class ReplicasetState {
                 results.add(OpResult.error(ErrorCode.PROTOCOL, op.type() + " is not a read"));
                 continue;
             }
+            lastReadMs.lazySet(op.bucket() & (lastReadMs.length() - 1), nowMs);
             java.util.concurrent.locks.Lock ref = lockOf(op.bucket()).readLock();
             ref.lock();
             try {

@@ -55,6 +55,14 @@ final class ReplicasetStateMachine implements ReplicaStateMachine, AutoCloseable
         this.verifyRequests = hook;
     }
 
+    private volatile ArchivedAccess archivedAccess = ArchivedAccess.NONE;
+
+    /** Told of requests refused because their bucket is archived; kept across snapshot installs. */
+    void onArchivedAccess(ArchivedAccess hook) {
+        this.archivedAccess = hook;
+        state.archivedAccess(hook);
+    }
+
     long snapshotInstalls() {
         return snapshotInstalls.get();
     }
@@ -89,6 +97,7 @@ final class ReplicasetStateMachine implements ReplicaStateMachine, AutoCloseable
         old.store().close();
         CheckpointStorage.replaceDatabase(dbDir, dir);
         ReplicasetState restored = new ReplicasetState(new RocksStore(dbDir), maxValueBytes);
+        restored.archivedAccess(archivedAccess);
         state = restored;
         if (restored.appliedIndex() != index) {
             throw new IOException("the checkpoint in " + dir + " is at index " + restored.appliedIndex() + ", not " + index);

@@ -52,6 +52,11 @@ public final class StorageAdmin implements AutoCloseable {
         return r.number();
     }
 
+    /** One bucket command through the replicaset's log (the archive tier's steps); the ledger's reply. */
+    public io.cairn.core.move.MoveReply move(io.cairn.core.move.MoveCommand command) {
+        return io.cairn.core.move.MoveCodec.decodeReply(send(StorageRequest.move(command), false));
+    }
+
     /** Makes sure the replicaset has applied at least one stamped entry, which fixes its incarnation. */
     public StorageStats ensureIncarnation() {
         StorageStats s = stats();

@@ -260,6 +260,16 @@ public final class StorageNode implements AutoCloseable {
         engine.onVerifyRequest(hook);
     }
 
+    /** Tells {@code hook} of every request refused here because its bucket is archived (the archive tier restores it). */
+    public void onArchivedAccess(ArchivedAccess hook) {
+        engine.onArchivedAccess(hook);
+    }
+
+    /** This member's replicated state (null while closed), for the archive tier on the leader. */
+    ReplicasetState state() {
+        return engine.state();
+    }
+
     /** Snapshots this member received from a leader and installed since it started. */
     public long snapshotInstalls() {
         return engine.snapshotInstalls();

@@ -82,8 +82,18 @@ final class StorageStateMachine extends BaseStateMachine {
         }
     }
 
+    private volatile ArchivedAccess archivedAccess = ArchivedAccess.NONE;
+
+    /** Told of requests refused because their bucket is archived; kept across snapshot installs. */
+    void onArchivedAccess(ArchivedAccess hook) {
+        this.archivedAccess = hook;
+        ReplicasetState s = state;
+        if (s != null) s.archivedAccess(hook);
+    }
+
     private void open() throws IOException {
         state = new ReplicasetState(new RocksStore(dbDir), maxValueBytes);
+        state.archivedAccess(archivedAccess);
         TermIndex applied = TermIndex.valueOf(state.appliedTerm(), state.appliedIndex());
         SnapshotInfo snap = storage.getLatestSnapshot();
         // Entries after the database's own index that are not in it changed no state (no-ops,

@@ -82,6 +82,29 @@ public final class BucketLedger {
         default MoveQuery.ChangesPage changes(int bucket, long generation) {
             return null;
         }
+
+        /** The bucket's archive object (the current one while archived, else the last one), or null ({@link ArchiveLedger}). */
+        default ArchivePointer archivePointer(int bucket) {
+            return null;
+        }
+
+        default void putArchivePointer(int bucket, ArchivePointer pointer) {
+            throw new UnsupportedOperationException("this store keeps no archive pointers");
+        }
+
+        /** The bucket's local key count and checksum (as a move computes them), or null when this store does not answer it. */
+        default MoveQuery.BucketDigest digest(int bucket) {
+            return null;
+        }
+    }
+
+    /**
+     * The refusal of a move of an archived (or archiving) bucket: the source's leader restores it on
+     * this refusal, and the rebalancer tries again in a later round (moving the object by server-side
+     * copy is the next step of issue 23).
+     */
+    public static String archivedRefusal(int bucket) {
+        return "bucket " + bucket + " is archived; it is being restored, retry the move later";
     }
 
     /** The refusal message of a StartSend kept out by storage refs. */
@@ -108,6 +131,10 @@ public final class BucketLedger {
         if (command instanceof Quarantine c) return DoubledLedger.quarantine(c, r, store);
         if (command instanceof Reactivate c) return DoubledLedger.reactivate(c, r, store);
         if (command instanceof DropQuarantined c) return DoubledLedger.dropQuarantined(c, r, store);
+        if (command instanceof BeginArchive || command instanceof FinishArchive || command instanceof CancelArchive
+                || command instanceof RestoreChunk || command instanceof FinishRestore) {
+            return ArchiveLedger.apply(command, r, store);
+        }
         throw new IllegalArgumentException("unknown command " + command);
     }
 
@@ -115,6 +142,7 @@ public final class BucketLedger {
         if (r != null && r.state() == SENDING && r.peer().equals(c.destination())) return MoveReply.ok(r);
         if (r == null || r.state() != ACTIVE) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not ACTIVE");
         if (r.isCopying()) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r));
+        if (r.isArchivedOrArchiving()) return MoveReply.refused(r, archivedRefusal(c.bucket()));
         if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
         BucketRecord sending = r.transition(SENDING, 0, c.destination());
         return MoveReply.ok(store.put(withGeneration(sending, r.generation() + 1)));
@@ -129,6 +157,7 @@ public final class BucketLedger {
         if (r == null || r.state() != ACTIVE || r.isCopying()) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not ACTIVE and idle");
         }
+        if (r.isArchivedOrArchiving()) return MoveReply.refused(r, archivedRefusal(c.bucket()));
         if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
         return MoveReply.ok(store.put(new BucketRecord(c.bucket(), ACTIVE, r.generation(), 0, c.destination(),
                 r.flags() | BucketRecord.FLAG_COPYING)));
@@ -346,6 +375,7 @@ public final class BucketLedger {
 
     static String describe(BucketRecord r) {
         if (r == null) return "unknown here";
-        return r.state() + (r.isCopying() ? " (being copied to " + r.peer() + ")" : "") + " at generation " + r.generation();
+        String detail = r.isCopying() ? " (being copied to " + r.peer() + ")" : r.isArchived() ? " (archived)" : r.has(BucketRecord.FLAG_ARCHIVING) ? " (being archived)" : "";
+        return r.state() + detail + " at generation " + r.generation();
     }
 }

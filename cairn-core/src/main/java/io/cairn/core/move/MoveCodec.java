@@ -66,6 +66,11 @@ public final class MoveCodec {
         else if (command instanceof StartCopy c) o.b(14).i(c.bucket()).str(c.destination());
         else if (command instanceof SendCopied c) o.b(15).i(c.bucket()).str(c.destination()).l(c.generation());
         else if (command instanceof CancelCopy c) o.b(c.takeGeneration() ? 16 : 19).i(c.bucket()).l(c.generation());
+        else if (command instanceof BeginArchive c) o.b(20).i(c.bucket()).l(c.generation());
+        else if (command instanceof FinishArchive c) o.b(21).i(c.bucket()).l(c.generation()).l(c.beganBsn()).bytes(c.pointer().encode()).l(c.checksum());
+        else if (command instanceof CancelArchive c) o.b(22).i(c.bucket()).l(c.generation());
+        else if (command instanceof RestoreChunk c) o.b(23).i(c.bucket()).l(c.generation()).i(c.seq()).entries(c.entries());
+        else if (command instanceof FinishRestore c) o.b(24).i(c.bucket()).l(c.generation()).l(c.keyCount()).l(c.checksum());
         else throw new IllegalArgumentException("unknown move command " + command);
         sink.writeBytes(o.done());
     }
@@ -92,6 +97,11 @@ public final class MoveCodec {
             case 14 -> new StartCopy(bucket, str(in));
             case 15 -> new SendCopied(bucket, str(in), in.getLong());
             case 16, 19 -> new CancelCopy(bucket, in.getLong(), type == 16);
+            case 20 -> new BeginArchive(bucket, in.getLong());
+            case 21 -> new FinishArchive(bucket, in.getLong(), in.getLong(), ArchivePointer.decode(OpCodec.readBytes(in)), in.getLong());
+            case 22 -> new CancelArchive(bucket, in.getLong());
+            case 23 -> new RestoreChunk(bucket, in.getLong(), in.getInt(), entries(in));
+            case 24 -> new FinishRestore(bucket, in.getLong(), in.getLong(), in.getLong());
             default -> throw new IllegalArgumentException("unknown move command type " + type);
         };
     }

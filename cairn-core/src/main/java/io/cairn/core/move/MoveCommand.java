@@ -33,6 +33,9 @@ import java.util.List;
  * Doubled buckets (docs/doubled-buckets.md): Contain (ACTIVE/PINNED -> READONLY doubled),
  * Quarantine (the losing copy -> GARBAGE quarantined, data kept), Reactivate (the kept copy ->
  * ACTIVE at a generation above every copy).
+ * Archive tier (docs/archive.md; {@link ArchiveLedger}): BeginArchive (writes held), FinishArchive
+ * (the verified object recorded, local data dropped) or CancelArchive; RestoreChunk x n and
+ * FinishRestore (verified, the bucket serves again). The record stays ACTIVE or PINNED throughout.
  */
 public sealed interface MoveCommand {
     int bucket();
@@ -141,4 +144,23 @@ public sealed interface MoveCommand {
 
     /** Resolution, step 2: the kept copy becomes the one ACTIVE copy at {@code newGeneration} (above every copy). */
     record Reactivate(int bucket, long newGeneration) implements MoveCommand {}
+
+    /** Holds writes to an ACTIVE or PINNED bucket at {@code generation} while the leader uploads its snapshot. */
+    record BeginArchive(int bucket, long generation) implements MoveCommand {}
+
+    /**
+     * Records the uploaded, verified object and drops the local data. Applies only if the record has
+     * not changed since BeginArchive took BSN {@code beganBsn} and every replica's copy has exactly
+     * {@code pointer.keyCount()} keys with {@code checksum} (the sum of {@link ChunkEntry#crc()}s).
+     */
+    record FinishArchive(int bucket, long generation, long beganBsn, ArchivePointer pointer, long checksum) implements MoveCommand {}
+
+    /** Gives up an archive in progress at {@code generation}: writes are served again, nothing else changes. */
+    record CancelArchive(int bucket, long generation) implements MoveCommand {}
+
+    /** Part {@code seq} (from 0) of an archived bucket's data on its way back; chunk 0 first drops leftovers of an earlier try. */
+    record RestoreChunk(int bucket, long generation, int seq, List<ChunkEntry> entries) implements MoveCommand {}
+
+    /** Ends a restore: the bucket serves again if what arrived adds up to the archive's {@code keyCount} and {@code checksum}. */
+    record FinishRestore(int bucket, long generation, long keyCount, long checksum) implements MoveCommand {}
 }

@@ -33,6 +33,8 @@ public class InMemoryReplicaset implements BucketLedger.Store {
     final Map<Integer, ReceiveProgress> progress = new HashMap<>();
     final Map<Integer, TreeMap<byte[], byte[]>> data = new HashMap<>();
     final Map<Integer, TreeSet<byte[]>> changed = new HashMap<>();
+    /** Archive pointers (not in {@link #snapshot()}: the simulator does not archive yet). */
+    final Map<Integer, ArchivePointer> archivePointers = new HashMap<>();
     long bsn;
     /** Every record stored, in order, to check BSNs. */
     final List<BucketRecord> puts = new ArrayList<>();
@@ -207,6 +209,16 @@ public class InMemoryReplicaset implements BucketLedger.Store {
     @Override
     public long nowMs() {
         return nowMs;
+    }
+
+    @Override
+    public ArchivePointer archivePointer(int bucket) {
+        return archivePointers.get(bucket);
+    }
+
+    @Override
+    public void putArchivePointer(int bucket, ArchivePointer pointer) {
+        archivePointers.put(bucket, pointer);
     }
 
     @Override

@@ -14,7 +14,14 @@ import java.nio.file.Path;
  * @param dataDir base folder; node {@code X} keeps its data in {@code dataDir/X}
  */
 public record ClusterConfig(Path source, Path dataDir, Topology topology, StorageSettings storage,
-                            RouterSettings router, RebalancerSettings rebalancer) {
+                            RouterSettings router, RebalancerSettings rebalancer, ArchiveSettings archive) {
+
+    /** A config with the archive tier's defaults (a folder under {@code dataDir}, idle archiving off). */
+    public ClusterConfig(Path source, Path dataDir, Topology topology, StorageSettings storage, RouterSettings router, RebalancerSettings rebalancer) {
+        this(source, dataDir, topology, storage, router, rebalancer, new ArchiveSettings(ArchiveSettings.FOLDER, "", "cairn", "", "us-east-1", "", true,
+                "", "", 0, 0, 0, io.cairn.storage.BucketArchives.Settings.DEFAULT_MAX_QUEUED_RESTORES,
+                io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS));
+    }
 
     /**
      * Storage node settings (see {@link StorageConfig}).

@@ -69,9 +69,25 @@ public final class ConfigLoader {
                     Map.entry("roundIntervalMs", 1_000L),
                     Map.entry("copyAhead", true),
                     Map.entry("maxBytesPerSecond", 0L),
-                    Map.entry("stepLatencyTargetMs", 10L)));
+                    Map.entry("stepLatencyTargetMs", 10L)),
+            // The archive tier (ArchiveSettings documents each key): a folder under the data folder, idle archiving off.
+            "archive", Map.ofEntries(
+                    Map.entry("store", ArchiveSettings.FOLDER),
+                    Map.entry("folder", ""),
+                    Map.entry("prefix", "cairn"),
+                    Map.entry("s3Endpoint", ""),
+                    Map.entry("s3Region", "us-east-1"),
+                    Map.entry("s3Bucket", ""),
+                    Map.entry("s3PathStyle", true),
+                    Map.entry("s3AccessKeyId", ""),
+                    Map.entry("s3SecretAccessKey", ""),
+                    Map.entry("callsPerSecond", 0L),
+                    Map.entry("bytesPerSecond", 0L),
+                    Map.entry("afterIdleMs", 0L),
+                    Map.entry("maxQueuedRestores", io.cairn.storage.BucketArchives.Settings.DEFAULT_MAX_QUEUED_RESTORES),
+                    Map.entry("restoreThreads", io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS)));
     private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
-            "router", "rebalancer");
+            "router", "rebalancer", "archive");
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
@@ -106,6 +122,7 @@ public final class ConfigLoader {
             ObjectNode storage = section(root, "storage", problems);
             ObjectNode router = section(root, "router", problems);
             ObjectNode rebalancer = section(root, "rebalancer", problems);
+            ObjectNode archive = section(root, "archive", problems);
             if (!problems.isEmpty()) throw invalid(file, problems);
             ClusterConfig.StorageSettings s = convert(storage, ClusterConfig.StorageSettings.class, "storage");
             ClusterConfig.RouterSettings r = convert(router, ClusterConfig.RouterSettings.class, "router");
@@ -122,7 +139,8 @@ public final class ConfigLoader {
             r.routerConfig();
             r.respConfig("127.0.0.1", 0); // the client limits must fit together and with the key and value sizes
             ClusterConfig.RebalancerSettings b = convert(rebalancer, ClusterConfig.RebalancerSettings.class, "rebalancer");
-            return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b);
+            ArchiveSettings a = convert(archive, ArchiveSettings.class, "archive");
+            return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b, a);
         } catch (CairnException e) {
             throw e;
         } catch (IllegalArgumentException e) {

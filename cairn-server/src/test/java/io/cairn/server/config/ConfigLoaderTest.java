@@ -129,6 +129,37 @@ class ConfigLoaderTest {
                 d.tombstoneRetentionMs(), d.doubledSelfCheckBucketsPerSecond(), d.quarantineRetentionHours(), documented.storage().engine()));
         assertThat(documented.router()).isEqualTo(defaults.router());
         assertThat(documented.rebalancer()).isEqualTo(defaults.rebalancer());
+        assertThat(documented.archive()).isEqualTo(defaults.archive());
+    }
+
+    @Test
+    void theArchiveTierDefaultsToAFolderUnderTheDataFolderWithIdleArchivingOff() throws IOException {
+        ClusterConfig config = ConfigLoader.load(minimalPlus(""));
+        ArchiveSettings a = config.archive();
+        assertThat(a.store()).isEqualTo(ArchiveSettings.FOLDER);
+        assertThat(a.afterIdleMs()).isZero();
+        assertThat(a.replicasetPrefix("rs1")).isEqualTo("cairn/rs1");
+        ClusterConfig built = new ClusterConfig(config.source(), config.dataDir(), config.topology(), config.storage(), config.router(), config.rebalancer());
+        assertThat(built.archive()).as("the in-code defaults are the loader's").isEqualTo(a);
+    }
+
+    @Test
+    void badArchiveSettingsAreRefusedByName() throws IOException {
+        assertRefused(minimalPlus("archive:\n  store: tape\n"), "archive.store must be folder, s3 or none");
+        assertRefused(minimalPlus("archive:\n  store: s3\n"), "archive.s3Bucket is required");
+        assertRefused(minimalPlus("archive:\n  s3AccessKeyId: k\n"), "archive.s3AccessKeyId and archive.s3SecretAccessKey go together");
+        assertRefused(minimalPlus("archive:\n  prefix: /abs\n"), "archive.prefix");
+        assertRefused(minimalPlus("archive:\n  afterIdleMs: -1\n"), "archive.afterIdleMs must be >= 0");
+        assertRefused(minimalPlus("archive:\n  maxQueuedRestores: 0\n"), "archive.maxQueuedRestores must be 1..100000");
+        assertRefused(minimalPlus("archive:\n  bogus: 1\n"), "unknown key 'archive.bogus'");
+    }
+
+    @Test
+    void theS3SecretIsNeverPrinted() throws IOException {
+        ClusterConfig config = ConfigLoader.load(minimalPlus(
+                "archive:\n  store: s3\n  s3Bucket: b\n  s3AccessKeyId: id\n  s3SecretAccessKey: very-secret\n"));
+        assertThat(config.archive().toString()).doesNotContain("very-secret");
+        assertThat(config.toString()).doesNotContain("very-secret");
     }
 
     @Test

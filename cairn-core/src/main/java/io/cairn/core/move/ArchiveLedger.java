@@ -1,0 +1,127 @@
+package io.cairn.core.move;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.move.MoveCommand.*;
+
+import static io.cairn.core.BucketRecord.FLAG_ARCHIVED;
+import static io.cairn.core.BucketRecord.FLAG_ARCHIVING;
+
+/**
+ * The archive tier's replicated decisions on one replicaset's bucket records (issue 23, seed 002;
+ * docs/archive.md). Pure, like {@link BucketLedger}, which hands these commands here.
+ *
+ * <p>An archived bucket never changes owner or state: it stays ACTIVE (or PINNED) here, at the same
+ * generation, and routers keep sending its requests here. Only its data moves, between RocksDB and
+ * one object, so the bucket-state table needs no new state and the single-owner invariant is
+ * untouched. What must hold instead:
+ * <ul>
+ *   <li><b>Nothing lost on archive.</b> BeginArchive holds writes (retryable refusal) before the
+ *       leader reads its snapshot, and FinishArchive drops the local data only if the record has not
+ *       changed since (same BSN: no FLUSHALL, pin, containment, cancel or second archive in between)
+ *       and every replica's copy has exactly the archived key count and checksum. The object was
+ *       verified in the store (HEAD) before FinishArchive was proposed.</li>
+ *   <li><b>Nothing resurrected.</b> Reads and writes are refused while {@link BucketRecord#FLAG_ARCHIVED}
+ *       is set, so no write lands next to an archive that lacks it; FLUSHALL clears the flag (the
+ *       object is then stale and is never restored).</li>
+ *   <li><b>A restore copies.</b> Chunks land in the bucket's range while it is still archived (not
+ *       served); FinishRestore serves the data only if it adds up to the archive's counts, and keeps
+ *       the pointer: the object stays until a newer archive of the bucket replaces it.</li>
+ * </ul>
+ * Every command is idempotent, so a re-sent command after a lost reply or a leader change is safe.
+ */
+final class ArchiveLedger {
+    private ArchiveLedger() {}
+
+    static MoveReply apply(MoveCommand command, BucketRecord r, BucketLedger.Store store) {
+        if (command instanceof BeginArchive c) return begin(c, r, store);
+        if (command instanceof FinishArchive c) return finish(c, r, store);
+        if (command instanceof CancelArchive c) return cancel(c, r, store);
+        if (command instanceof RestoreChunk c) return restoreChunk(c, r, store);
+        if (command instanceof FinishRestore c) return finishRestore(c, r, store);
+        throw new IllegalArgumentException("not an archive command: " + command);
+    }
+
+    /** Writable here (ACTIVE or PINNED) at {@code generation}. */
+    private static boolean ownedAt(BucketRecord r, long generation) {
+        return r != null && r.state().servesWrites() && r.generation() == generation;
+    }
+
+    private static MoveReply begin(BeginArchive c, BucketRecord r, BucketLedger.Store store) {
+        if (ownedAt(r, c.generation()) && r.has(FLAG_ARCHIVING)) return MoveReply.ok(r);
+        if (!ownedAt(r, c.generation()) || r.isCopying() || r.isArchived()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not ACTIVE or PINNED and idle at generation " + c.generation());
+        }
+        // A map-reduce call (KEYS, SCAN, FLUSHALL) lists local data: it must not miss a bucket dropped under it.
+        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, BucketLedger.REFS_HELD);
+        return MoveReply.ok(store.put(BucketLedger.withFlags(r, r.flags() | FLAG_ARCHIVING)));
+    }
+
+    private static MoveReply finish(FinishArchive c, BucketRecord r, BucketLedger.Store store) {
+        if (ownedAt(r, c.generation()) && r.isArchived() && c.pointer().equals(store.archivePointer(c.bucket()))) {
+            return MoveReply.ok(r);
+        }
+        if (!ownedAt(r, c.generation()) || !r.has(FLAG_ARCHIVING) || r.bsn() != c.beganBsn()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " changed since its archive began (BSN " + c.beganBsn() + "): "
+                    + BucketLedger.describe(r));
+        }
+        MoveQuery.BucketDigest here = store.digest(c.bucket());
+        if (here != null && (here.keyCount() != c.pointer().keyCount() || here.checksum() != c.checksum())) {
+            // Cannot happen while writes are held; refusing keeps the data rather than trusting the object.
+            return MoveReply.refused(r, "bucket " + c.bucket() + " holds " + here.keyCount() + " keys here, the archive "
+                    + c.pointer().keyCount() + " (or their checksums differ)");
+        }
+        ArchivePointer previous = store.archivePointer(c.bucket());
+        store.dropData(c.bucket());
+        store.putArchivePointer(c.bucket(), c.pointer());
+        BucketRecord archived = store.put(BucketLedger.withFlags(r, (r.flags() & ~FLAG_ARCHIVING) | FLAG_ARCHIVED));
+        // The leader deletes the replaced object once this is committed (never before: it is the only copy until now).
+        String replaced = previous == null || previous.objectKey().equals(c.pointer().objectKey()) ? "" : previous.objectKey();
+        return new MoveReply(MoveReply.Outcome.OK, archived, 0, replaced);
+    }
+
+    private static MoveReply cancel(CancelArchive c, BucketRecord r, BucketLedger.Store store) {
+        if (r == null || !r.has(FLAG_ARCHIVING) || r.generation() != c.generation()) return MoveReply.ok(r); // nothing (left) to cancel
+        return MoveReply.ok(store.put(BucketLedger.withFlags(r, r.flags() & ~FLAG_ARCHIVING)));
+    }
+
+    private static MoveReply restoreChunk(RestoreChunk c, BucketRecord r, BucketLedger.Store store) {
+        if (r == null || !r.isArchived() || r.generation() != c.generation()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not archived at generation " + c.generation());
+        }
+        ReceiveProgress p;
+        if (c.seq() == 0) {
+            store.dropData(c.bucket()); // leftovers of a restore that stopped half-way (a leader change)
+            p = new ReceiveProgress(c.generation(), 0, 0, 0, false);
+        } else {
+            p = store.progress(c.bucket());
+            if (p == null || p.generation() != c.generation()) return new MoveReply(MoveReply.Outcome.GAP, r, 0, "expected chunk 0");
+            if (c.seq() < p.nextSeq()) return MoveReply.ok(r);
+            if (c.seq() > p.nextSeq()) return new MoveReply(MoveReply.Outcome.GAP, r, p.nextSeq(), "expected chunk " + p.nextSeq());
+        }
+        for (ChunkEntry e : c.entries()) {
+            if (e.isDeletion()) return MoveReply.refused(r, "an archive holds no deletions");
+            byte[] old = store.putData(c.bucket(), e);
+            if (old != null) p = p.remove(new ChunkEntry(e.key(), old));
+            p = p.add(e);
+        }
+        store.putProgress(c.bucket(), new ReceiveProgress(p.generation(), p.nextSeq() + 1, p.keyCount(), p.checksum(), false));
+        return MoveReply.ok(r);
+    }
+
+    private static MoveReply finishRestore(FinishRestore c, BucketRecord r, BucketLedger.Store store) {
+        if (r != null && !r.isArchived() && r.generation() == c.generation() && r.state().isRoutable()) return MoveReply.ok(r);
+        if (r == null || !r.isArchived() || r.generation() != c.generation()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not archived at generation " + c.generation());
+        }
+        ReceiveProgress p = store.progress(c.bucket());
+        boolean adds = p != null && p.generation() == c.generation() && p.keyCount() == c.keyCount() && p.checksum() == c.checksum();
+        store.clearProgress(c.bucket());
+        if (!adds) {
+            store.dropData(c.bucket());
+            String got = p == null ? "nothing" : p.keyCount() + " keys";
+            return MoveReply.refused(r, "restore of bucket " + c.bucket() + " received " + got + ", the archive holds " + c.keyCount()
+                    + " (or the checksums differ); it stays archived");
+        }
+        return MoveReply.ok(store.put(BucketLedger.withFlags(r, r.flags() & ~FLAG_ARCHIVED)));
+    }
+}

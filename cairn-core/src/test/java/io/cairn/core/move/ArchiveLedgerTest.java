@@ -1,0 +1,189 @@
+package io.cairn.core.move;
+
+import io.cairn.core.BucketRecord;
+import io.cairn.core.move.MoveCommand.*;
+import io.cairn.core.move.MoveReply.Outcome;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static io.cairn.core.BucketRecord.*;
+import static io.cairn.core.BucketState.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The archive commands in {@link BucketLedger} ({@link ArchiveLedger}): each step, each refusal, and that no data is lost or resurrected. */
+class ArchiveLedgerTest {
+    private static final int B = 7;
+    private static final long GEN = 3;
+    private InMemoryReplicaset rs;
+
+    @BeforeEach
+    void setUp() {
+        rs = new InMemoryReplicaset("rs1").bootstrap(B, GEN, 5);
+    }
+
+    private List<ChunkEntry> entries() {
+        List<ChunkEntry> out = new ArrayList<>();
+        for (Map.Entry<byte[], byte[]> e : rs.keys(B).entrySet()) out.add(new ChunkEntry(e.getKey(), e.getValue()));
+        return out;
+    }
+
+    private static ArchivePointer pointer(String key, long keys) {
+        return new ArchivePointer(key, GEN, keys, 10 * keys, 100 + keys, "ab" + key.hashCode());
+    }
+
+    /** Archives B and returns the entries it held. */
+    private List<ChunkEntry> archive(String objectKey) {
+        List<ChunkEntry> held = entries();
+        MoveReply began = rs.apply(new BeginArchive(B, GEN));
+        assertThat(began.isOk()).as(began.message()).isTrue();
+        MoveReply done = rs.apply(new FinishArchive(B, GEN, began.record().bsn(), pointer(objectKey, held.size()), ChunkEntry.checksum(held)));
+        assertThat(done.isOk()).as(done.message()).isTrue();
+        return held;
+    }
+
+    @Test
+    void beginArchiveFlagsTheBucketAndKeepsItsStateGenerationAndData() {
+        MoveReply r = rs.apply(new BeginArchive(B, GEN));
+        assertThat(r.isOk()).isTrue();
+        assertThat(r.record().state()).isEqualTo(ACTIVE);
+        assertThat(r.record().generation()).isEqualTo(GEN);
+        assertThat(r.record().has(FLAG_ARCHIVING)).isTrue();
+        assertThat(rs.keys(B)).hasSize(5);
+        long bsn = rs.bsn;
+        assertThat(rs.apply(new BeginArchive(B, GEN)).isOk()).as("idempotent").isTrue();
+        assertThat(rs.bsn).isEqualTo(bsn);
+    }
+
+    @Test
+    void finishArchiveDropsTheLocalDataAndRecordsThePointer() {
+        archive("rs1/buckets/7/3-aa");
+        BucketRecord r = rs.record(B);
+        assertThat(r.state()).isEqualTo(ACTIVE);
+        assertThat(r.generation()).isEqualTo(GEN);
+        assertThat(r.isArchived()).isTrue();
+        assertThat(r.has(FLAG_ARCHIVING)).isFalse();
+        assertThat(rs.keys(B)).isEmpty();
+        assertThat(rs.archivePointer(B).objectKey()).isEqualTo("rs1/buckets/7/3-aa");
+    }
+
+    @Test
+    void finishArchiveIsRefusedWhenTheRecordChangedSinceItBegan() {
+        MoveReply began = rs.apply(new BeginArchive(B, GEN));
+        rs.apply(new CancelArchive(B, GEN));
+        rs.apply(new BeginArchive(B, GEN)); // a second try by another leader: a new BSN
+        List<ChunkEntry> held = entries();
+        MoveReply stale = rs.apply(new FinishArchive(B, GEN, began.record().bsn(), pointer("k", held.size()), ChunkEntry.checksum(held)));
+        assertThat(stale.outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.keys(B)).as("nothing dropped").hasSize(5);
+        assertThat(rs.record(B).isArchived()).isFalse();
+    }
+
+    @Test
+    void finishArchiveIsRefusedWhenTheCopyHereDiffersFromTheArchive() {
+        MoveReply began = rs.apply(new BeginArchive(B, GEN));
+        List<ChunkEntry> held = entries();
+        MoveReply r = rs.apply(new FinishArchive(B, GEN, began.record().bsn(), pointer("k", held.size() - 1), ChunkEntry.checksum(held)));
+        assertThat(r.outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.keys(B)).hasSize(5);
+        MoveReply badSum = rs.apply(new FinishArchive(B, GEN, began.record().bsn(), pointer("k", held.size()), ChunkEntry.checksum(held) + 1));
+        assertThat(badSum.outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.keys(B)).hasSize(5);
+    }
+
+    @Test
+    void cancelArchiveServesWritesAgainAndIsIdempotent() {
+        rs.apply(new BeginArchive(B, GEN));
+        MoveReply r = rs.apply(new CancelArchive(B, GEN));
+        assertThat(r.record().has(FLAG_ARCHIVING)).isFalse();
+        long bsn = rs.bsn;
+        assertThat(rs.apply(new CancelArchive(B, GEN)).isOk()).isTrue();
+        assertThat(rs.bsn).isEqualTo(bsn);
+    }
+
+    @Test
+    void anArchivedOrArchivingBucketRefusesToMoveAndToBeArchivedAgain() {
+        rs.apply(new BeginArchive(B, GEN));
+        assertThat(rs.apply(new StartSend(B, "rs2")).message()).contains("archived");
+        assertThat(rs.apply(new StartCopy(B, "rs2")).outcome()).isEqualTo(Outcome.REFUSED);
+        rs.apply(new CancelArchive(B, GEN));
+        archive("k1");
+        assertThat(rs.apply(new StartSend(B, "rs2")).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.apply(new BeginArchive(B, GEN)).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.record(B).state()).isEqualTo(ACTIVE);
+    }
+
+    @Test
+    void aCopiedAheadBucketIsNotArchived() {
+        rs.apply(new StartCopy(B, "rs2"));
+        assertThat(rs.apply(new BeginArchive(B, GEN)).outcome()).isEqualTo(Outcome.REFUSED);
+    }
+
+    @Test
+    void restoreBringsBackEveryKeyAndKeepsThePointer() {
+        List<ChunkEntry> held = archive("k1");
+        assertThat(rs.apply(new RestoreChunk(B, GEN, 0, held.subList(0, 2))).isOk()).isTrue();
+        assertThat(rs.apply(new RestoreChunk(B, GEN, 1, held.subList(2, 5))).isOk()).isTrue();
+        assertThat(rs.apply(new RestoreChunk(B, GEN, 1, held.subList(2, 5))).isOk()).as("a re-sent chunk").isTrue();
+        assertThat(rs.record(B).isArchived()).as("not served before the verdict").isTrue();
+        MoveReply done = rs.apply(new FinishRestore(B, GEN, held.size(), ChunkEntry.checksum(held)));
+        assertThat(done.isOk()).as(done.message()).isTrue();
+        assertThat(rs.record(B).isArchived()).isFalse();
+        assertThat(entries()).containsExactlyElementsOf(held);
+        assertThat(rs.archivePointer(B).objectKey()).as("a restore never forgets the object").isEqualTo("k1");
+        assertThat(rs.apply(new FinishRestore(B, GEN, held.size(), ChunkEntry.checksum(held))).isOk()).as("idempotent").isTrue();
+    }
+
+    @Test
+    void aRestoreThatDoesNotAddUpStaysArchivedWithNothingLeftHere() {
+        List<ChunkEntry> held = archive("k1");
+        rs.apply(new RestoreChunk(B, GEN, 0, held.subList(0, 3)));
+        MoveReply r = rs.apply(new FinishRestore(B, GEN, held.size(), ChunkEntry.checksum(held)));
+        assertThat(r.outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.record(B).isArchived()).isTrue();
+        assertThat(rs.keys(B)).isEmpty();
+    }
+
+    @Test
+    void chunkZeroOfASecondTryDropsTheLeftoversOfTheFirst() {
+        List<ChunkEntry> held = archive("k1");
+        rs.apply(new RestoreChunk(B, GEN, 0, held.subList(0, 4)));
+        assertThat(rs.apply(new RestoreChunk(B, GEN, 3, held)).outcome()).isEqualTo(Outcome.GAP);
+        rs.apply(new RestoreChunk(B, GEN, 0, held.subList(0, 1)));
+        rs.apply(new RestoreChunk(B, GEN, 1, held.subList(1, 5)));
+        assertThat(rs.apply(new FinishRestore(B, GEN, held.size(), ChunkEntry.checksum(held))).isOk()).isTrue();
+        assertThat(entries()).containsExactlyElementsOf(held);
+    }
+
+    @Test
+    void reArchivingAfterARestoreNamesTheReplacedObject() {
+        List<ChunkEntry> held = archive("k1");
+        rs.apply(new RestoreChunk(B, GEN, 0, held));
+        rs.apply(new FinishRestore(B, GEN, held.size(), ChunkEntry.checksum(held)));
+        rs.write(B, "new", "value");
+        List<ChunkEntry> now = entries();
+        MoveReply began = rs.apply(new BeginArchive(B, GEN));
+        MoveReply done = rs.apply(new FinishArchive(B, GEN, began.record().bsn(), pointer("k2", now.size()), ChunkEntry.checksum(now)));
+        assertThat(done.message()).as("the object the leader deletes after commit").isEqualTo("k1");
+    }
+
+    @Test
+    void archiveCommandsSurviveTheCodec() {
+        List<MoveCommand> all = List.of(new BeginArchive(B, GEN), new CancelArchive(B, GEN),
+                new FinishArchive(B, GEN, 42, pointer("rs1/buckets/7/3-ff", 9), -5),
+                new RestoreChunk(B, GEN, 2, List.of(new ChunkEntry(new byte[]{1}, new byte[]{2, 3}))),
+                new FinishRestore(B, GEN, 9, 77));
+        for (MoveCommand c : all) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            MoveCodec.encode(c, out);
+            MoveCommand back = MoveCodec.decodeCommand(ByteBuffer.wrap(out.toByteArray()));
+            if (c instanceof RestoreChunk rc) assertThat(((RestoreChunk) back).entries()).isEqualTo(rc.entries());
+            else assertThat(back).isEqualTo(c);
+        }
+    }
+}
