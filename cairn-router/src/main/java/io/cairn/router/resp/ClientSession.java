@@ -40,6 +40,8 @@ final class ClientSession {
     private volatile long lastInteractionNanos;
     private volatile boolean closing;
     private volatile boolean awaitingReplies;
+    /** The commands queued since MULTI; null outside a transaction. Event loop only. */
+    private Transactions.Queue transaction;
     /** Since when the output buffer has been above the soft limit; 0: it is not. Watchdog only. */
     private long softSinceNanos;
 
@@ -75,6 +77,14 @@ final class ClientSession {
 
     boolean quitRequested() {
         return quitRequested;
+    }
+
+    Transactions.Queue transaction() {
+        return transaction;
+    }
+
+    void transaction(Transactions.Queue queue) {
+        this.transaction = queue;
     }
 
     void attach(Connection connection) {

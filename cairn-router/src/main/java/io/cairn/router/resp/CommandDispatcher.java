@@ -25,8 +25,15 @@ final class CommandDispatcher {
     private static final Logger log = LoggerFactory.getLogger(CommandDispatcher.class);
 
     private final Map<String, CommandSpec> commands = new TreeMap<>();
+    private final Transactions transactions;
 
-    CommandDispatcher(KvBackend backend, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort) {
+    CommandDispatcher(KvBackend cluster, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort) {
+        // Every command reaches the cluster through the recording backend: EXEC gathers a transaction's operations there.
+        Transactions.Recording backend = new Transactions.Recording(cluster);
+        transactions = new Transactions(backend);
+        register(transactions.specs());
+        register(List.of(new CommandSpec("exec", 1, List.of("noscript", "loading", "stale", "skip_slowlog"), 0, 0, 0,
+                (a, s) -> transactions.exec(s, (spec, queued) -> run(spec, queued, s)))));
         register(new StringCommands(backend).specs());
         register(new StringEditCommands(backend).specs());
         register(new ServerCommands(backend, config, clients, metrics, boundPort).specs());
@@ -42,8 +49,15 @@ final class CommandDispatcher {
 
     CompletableFuture<RedisMessage> dispatch(CommandArgs args, ClientSession session) {
         CommandSpec spec = commands.get(args.name());
-        if (spec == null) return Replies.done(Replies.unknownCommand(args));
-        if (!spec.acceptsArgCount(args.count())) return Replies.done(Replies.wrongArity(spec.name()));
+        if (spec == null || !spec.acceptsArgCount(args.count())) {
+            Transactions.failQueued(session);
+            return Replies.done(spec == null ? Replies.unknownCommand(args) : Replies.wrongArity(spec.name()));
+        }
+        if (Transactions.queues(session, spec.name())) return Replies.done(transactions.queue(session, spec, args));
+        return run(spec, args, session);
+    }
+
+    private CompletableFuture<RedisMessage> run(CommandSpec spec, CommandArgs args, ClientSession session) {
         try {
             return spec.handler().handle(args, session).exceptionally(this::failureReply);
         } catch (RuntimeException e) {

@@ -1,0 +1,172 @@
+package io.cairn.router.resp;
+
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpResult;
+import io.cairn.core.testing.ExternalTool;
+import io.cairn.core.wire.KeyPage;
+import io.cairn.router.KvBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * MULTI, EXEC and DISCARD: replies compared with a real redis-server for transactions within one
+ * bucket (hash-tagged keys), every queued command's operations sent in one backend call, and the
+ * Cluster-style refusal of a transaction that spans buckets.
+ */
+class TransactionsTest {
+    private static final String[][] SCRIPT = {
+            {"exec"}, {"discard"}, {"multi"}, {"multi"}, {"discard"},
+            {"multi"}, {"set", "{u}a", "1"}, {"incr", "{u}a"}, {"get", "{u}a"}, {"strlen", "{u}a"}, {"exec"},
+            {"multi"}, {"set", "{u}s", "x"}, {"incr", "{u}s"}, {"append", "{u}s", "y"}, {"exec"}, {"get", "{u}s"},
+            {"multi"}, {"set", "{u}b", "1"}, {"nosuchcommand"}, {"exec"}, {"exists", "{u}b"},
+            {"multi"}, {"set", "{u}b", "1"}, {"get"}, {"exec"}, {"exists", "{u}b"},
+            {"multi"}, {"set", "{u}c", "1"}, {"discard"}, {"exists", "{u}c"}, {"exec"},
+            {"multi"}, {"exec"},
+            {"multi"}, {"ping"}, {"mset", "{u}m1", "1", "{u}m2", "2"}, {"mget", "{u}m1", "{u}m2"}, {"del", "{u}m1", "{u}m2"}, {"exec"},
+            {"unwatch"},
+    };
+
+    private Process redis;
+    private TestServer cairn;
+
+    @AfterEach
+    void stop() {
+        if (cairn != null) cairn.close();
+        if (redis != null) redis.destroy();
+    }
+
+    @Test
+    void transactionsInOneBucketAnswerAsRedisServerDoes() throws Exception {
+        Path redisServer = ExternalTool.require("redis-server", "redis-server");
+        int port = freePort();
+        redis = new ProcessBuilder(redisServer.toString(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
+                "--save", "", "--appendonly", "no").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        cairn = new TestServer(new InMemoryKvBackend());
+        List<String> differences = new ArrayList<>();
+        try (RawClient r = await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> connect(port), c -> c != null);
+             RawClient c = new RawClient(cairn.port())) {
+            for (String[] command : SCRIPT) {
+                Object expected = r.call(command);
+                Object actual = c.call(command);
+                if (!String.valueOf(expected).equals(String.valueOf(actual))) {
+                    differences.add(String.join(" ", command) + ": redis " + expected + ", cairn " + actual);
+                }
+            }
+        }
+        assertThat(differences).isEmpty();
+    }
+
+    @Test
+    void execSendsEveryQueuedOperationInOneCall() {
+        CountingBackend backend = new CountingBackend(new InMemoryKvBackend());
+        cairn = new TestServer(backend);
+        try (RawClient c = new RawClient(cairn.port())) {
+            c.call("multi");
+            c.call("set", "{t}a", "1");
+            c.call("incrby", "{t}a", "5");
+            c.call("mset", "{t}b", "2", "{t}c", "3");
+            c.call("getrange", "{t}b", "0", "0");
+            int before = backend.calls.get();
+            Object replies = c.call("exec");
+            assertThat(backend.calls.get() - before).as("one backend call for the whole transaction").isEqualTo(1);
+            assertThat(backend.lastOps).isEqualTo(5);
+            assertThat(replies).isEqualTo(List.of("OK", 6L, "OK", "2"));
+        }
+    }
+
+    @Test
+    void aTransactionSpanningBucketsIsRefusedAndNothingApplies() {
+        cairn = new TestServer(new InMemoryKvBackend());
+        try (RawClient c = new RawClient(cairn.port())) {
+            c.call("multi");
+            assertThat(c.call("set", "{x}a", "1")).isEqualTo("QUEUED");
+            assertThat(c.call("set", "{y}a", "1")).isEqualTo(new RawClient.Err("CROSSSLOT Keys in request don't hash to the same slot"));
+            assertThat(c.call("exec")).isEqualTo(new RawClient.Err("EXECABORT Transaction discarded because of previous errors."));
+            assertThat(c.call("exists", "{x}a")).isEqualTo(0L);
+            c.call("multi");
+            assertThat(c.call("dbsize")).isEqualTo("QUEUED");
+            assertThat(c.call("exec")).isEqualTo(List.of(new RawClient.Err("ERR DBSIZE inside MULTI is not supported by Cairn")));
+            assertThat(c.call("watch", "k")).isEqualTo(new RawClient.Err("ERR WATCH is not supported by Cairn; MULTI/EXEC is atomic within one bucket"));
+        }
+    }
+
+    private static RawClient connect(int port) {
+        RawClient client = new RawClient(port);
+        client.call("ping");
+        return client;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Counts the calls that reach the cluster and the size of the last. */
+    private static final class CountingBackend implements KvBackend {
+        final AtomicInteger calls = new AtomicInteger();
+        volatile int lastOps;
+        private final KvBackend inner;
+
+        CountingBackend(KvBackend inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public CompletableFuture<List<OpResult>> execute(List<KvOp> ops) {
+            calls.incrementAndGet();
+            lastOps = ops.size();
+            return inner.execute(ops);
+        }
+
+        @Override
+        public CompletableFuture<Long> dbSize() {
+            return inner.dbSize();
+        }
+
+        @Override
+        public CompletableFuture<Long> exactKeyCount() {
+            return inner.exactKeyCount();
+        }
+
+        @Override
+        public CompletableFuture<List<byte[]>> keys(Predicate<byte[]> match, int maxKeys) {
+            return inner.keys(match, maxKeys);
+        }
+
+        @Override
+        public CompletableFuture<Long> flushAll() {
+            return inner.flushAll();
+        }
+
+        @Override
+        public CompletableFuture<ScanPage> scan(KeyPage.Position from, int count) {
+            return inner.scan(from, count);
+        }
+
+        @Override
+        public int bucketCount() {
+            return inner.bucketCount();
+        }
+
+        @Override
+        public Map<String, Map<String, String>> info() {
+            return inner.info();
+        }
+    }
+}
