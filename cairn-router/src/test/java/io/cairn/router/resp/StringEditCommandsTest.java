@@ -1,19 +1,11 @@
 package io.cairn.router.resp;
 
-import io.cairn.core.testing.ExternalTool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * GETEX, GETRANGE, SETRANGE, INCRBYFLOAT, MSETNX, the bit commands, EXPIREAT/EXPIRETIME and TOUCH
@@ -59,45 +51,20 @@ class StringEditCommandsTest {
             {"touch", "s", "nokey", "s"},
     };
 
-    private Process redis;
     private TestServer cairn;
 
     @AfterEach
     void stop() {
         if (cairn != null) cairn.close();
-        if (redis != null) redis.destroy();
     }
 
     @Test
     void everyReplyMatchesRedisServer() throws Exception {
-        Path redisServer = ExternalTool.require("redis-server", "redis-server");
-        int port = freePort();
-        redis = new ProcessBuilder(redisServer.toString(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
-                "--save", "", "--appendonly", "no").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        cairn = new TestServer(new InMemoryKvBackend());
-        List<String> differences = new ArrayList<>();
-        try (RawClient r = await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> ping(port), c -> c != null);
-             RawClient c = new RawClient(cairn.port())) {
-            for (String[] command : SCRIPT) {
-                Object expected = r.call(command);
-                Object actual = c.call(command);
-                if (!String.valueOf(expected).equals(String.valueOf(actual))) {
-                    differences.add(String.join(" ", command) + ": redis " + expected + ", cairn " + actual);
-                }
-            }
-        }
-        assertThat(differences).isEmpty();
-    }
-
-    private static RawClient ping(int port) {
-        RawClient client = new RawClient(port);
-        client.call("ping");
-        return client;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        try (RedisServerComparison redis = new RedisServerComparison()) {
+            cairn = new TestServer(new InMemoryKvBackend());
+            assertThat(redis.differences(SCRIPT, cairn.port())).isEmpty();
         }
     }
+
+
 }

@@ -2,18 +2,11 @@ package io.cairn.router.resp;
 
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
-import io.cairn.core.testing.ExternalTool;
 import io.cairn.core.wire.KeyPage;
 import io.cairn.router.KvBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -21,7 +14,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * MULTI, EXEC and DISCARD: replies compared with a real redis-server for transactions within one
@@ -41,34 +33,19 @@ class TransactionsTest {
             {"unwatch"},
     };
 
-    private Process redis;
     private TestServer cairn;
 
     @AfterEach
     void stop() {
         if (cairn != null) cairn.close();
-        if (redis != null) redis.destroy();
     }
 
     @Test
     void transactionsInOneBucketAnswerAsRedisServerDoes() throws Exception {
-        Path redisServer = ExternalTool.require("redis-server", "redis-server");
-        int port = freePort();
-        redis = new ProcessBuilder(redisServer.toString(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
-                "--save", "", "--appendonly", "no").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        cairn = new TestServer(new InMemoryKvBackend());
-        List<String> differences = new ArrayList<>();
-        try (RawClient r = await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> connect(port), c -> c != null);
-             RawClient c = new RawClient(cairn.port())) {
-            for (String[] command : SCRIPT) {
-                Object expected = r.call(command);
-                Object actual = c.call(command);
-                if (!String.valueOf(expected).equals(String.valueOf(actual))) {
-                    differences.add(String.join(" ", command) + ": redis " + expected + ", cairn " + actual);
-                }
-            }
+        try (RedisServerComparison redis = new RedisServerComparison()) {
+            cairn = new TestServer(new InMemoryKvBackend());
+            assertThat(redis.differences(SCRIPT, cairn.port())).isEmpty();
         }
-        assertThat(differences).isEmpty();
     }
 
     @Test
@@ -105,17 +82,7 @@ class TransactionsTest {
         }
     }
 
-    private static RawClient connect(int port) {
-        RawClient client = new RawClient(port);
-        client.call("ping");
-        return client;
-    }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 
     /** Counts the calls that reach the cluster and the size of the last. */
     private static final class CountingBackend implements KvBackend {
