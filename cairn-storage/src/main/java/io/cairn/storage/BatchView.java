@@ -110,10 +110,13 @@ final class BatchView implements KvView {
     }
 
 
-    /** Stamps {@code bucket}'s last write time (the entry's leader stamp), for `cairn bucket doubled`. */
-    void stampLastWrite(int bucket, long stampMs) {
+    /**
+     * Stamps {@code bucket}'s last write: the entry's leader stamp (for `cairn bucket doubled`), then the
+     * entry's index (the bucket's version for WATCH, {@code ReplicasetState.bucketVersion}).
+     */
+    void stampLastWrite(int bucket, long stampMs, long index) {
         try {
-            batch.put(store.system, lastWriteKey(bucket), RocksStore.longKey(stampMs));
+            batch.put(store.system, lastWriteKey(bucket), ByteBuffer.allocate(16).putLong(stampMs).putLong(index).array());
         } catch (RocksDBException e) {
             throw new RocksStore.StorageFailure("batch put failed", e);
         }

@@ -58,6 +58,8 @@ final class ReplicasetState {
     private final CallReplies callReplies;
     /** The stamp of the entry being applied (apply thread only): "now" for the ledger's ref check. */
     private long applyingStampMs;
+    /** The index of the entry being applied (apply thread only): a bucket's version (WATCH) is the last one that wrote it. */
+    private long applyingIndex;
     /**
      * When each bucket was last read here (the query's clock), for the archive tier's idle check; lossy
      * on purpose (buckets share a slot modulo its size), which can only make a bucket look busier.
@@ -194,6 +196,7 @@ final class ReplicasetState {
             }
             entry.position(1 + 8);
             applyingStampMs = stampMs;
+            applyingIndex = index;
             BatchView view = new BatchView(store, batch, this::marksChanges);
             reply = kind == StorageRequest.Kind.ONCE ? applyOnce(entry, batch, view, stampMs) : applyKind(kind, entry, batch, view, stampMs);
             putLong(batch, RocksStore.APPLIED_TERM, term);
@@ -254,15 +257,42 @@ final class ReplicasetState {
     private byte[] applyWrites(List<KvOp> ops, BatchView view, long nowMs) {
         List<OpResult> results = new ArrayList<>(ops.size());
         java.util.Set<Integer> written = new java.util.HashSet<>();
-        for (KvOp op : ops) {
+        for (int i = 0; i < ops.size(); i++) {
+            KvOp op = ops.get(i);
             OpResult refusal = refusal(op);
-            OpResult result = refusal != null ? refusal : applier.apply(op, view, nowMs);
+            if (op.type() == KvOp.Type.TX_GUARD && refusal == null && !guardHolds(op, written)) {
+                // A watched bucket was written since WATCH: the transaction's operations are skipped, each answered nil.
+                int skipped = Math.min(KvOp.txGuarded(op), ops.size() - i - 1);
+                for (int j = 0; j <= skipped; j++) results.add(OpResult.NIL);
+                i += skipped;
+                continue;
+            }
+            OpResult result = refusal != null ? refusal
+                    : op.type() == KvOp.Type.TX_GUARD ? OpResult.OK
+                    : op.type() == KvOp.Type.BUCKET_VERSION ? OpResult.integer(bucketVersion(op.bucket()))
+                    : applier.apply(op, view, nowMs);
             results.add(result);
-            if (!op.readOnly() && !result.isError()) written.add(op.bucket());
+            if (!op.readOnly() && !result.isError() && op.type() != KvOp.Type.TX_GUARD) written.add(op.bucket());
         }
-        // One small system key per bucket written in this entry: cheap, and lets an operator compare doubled copies.
-        for (int bucket : written) view.stampLastWrite(bucket, nowMs);
+        // One small system key per bucket written in this entry: cheap, lets an operator compare doubled copies, and versions the bucket for WATCH.
+        for (int bucket : written) view.stampLastWrite(bucket, nowMs, applyingIndex);
         return OpCodec.encodeResults(results);
+    }
+
+    /** Whether the guarded bucket is still at the version its EXEC was watching (nothing earlier in this entry wrote it either). */
+    private boolean guardHolds(KvOp guard, java.util.Set<Integer> writtenInThisEntry) {
+        return !writtenInThisEntry.contains(guard.bucket()) && bucketVersion(guard.bucket()) == guard.arg();
+    }
+
+    /**
+     * The version of {@code bucket} on this replicaset (WATCH): the index of the last entry that wrote to it,
+     * mixed with the replicaset's incarnation so that the same index on another replicaset (the bucket moved
+     * since) never matches. The same on every replica at the same applied index.
+     */
+    long bucketVersion(int bucket) {
+        byte[] v = store.get(store.system, BatchView.lastWriteKey(bucket));
+        long index = v == null || v.length < 16 ? 0 : ByteBuffer.wrap(v).getLong(8);
+        return Long.rotateLeft(incarnation, 29) ^ index;
     }
 
     private byte[] applyMove(ByteBuffer entry, MoveLedgerStore ledgerStore) {
@@ -296,7 +326,10 @@ final class ReplicasetState {
         for (BucketRecord r : new java.util.TreeMap<>(buckets).values()) {
             // A contained doubled copy refuses writes, FLUSHALL included: its data stays for the operator to compare and export.
             boolean flushable = r.state().isRoutable() && r.state() != BucketState.READONLY;
-            if (flushable && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) view.dropBucket(r.id());
+            if (flushable && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) {
+                view.dropBucket(r.id());
+                view.stampLastWrite(r.id(), stampMs, applyingIndex); // a flush changes every watched key
+            }
             // An archived bucket is emptied by forgetting its archive (never restored again: no resurrection);
             // one being archived loses its archive in progress (its FinishArchive finds the record changed).
             if (flushable && r.isArchivedOrArchiving()) {
@@ -468,6 +501,7 @@ final class ReplicasetState {
             try {
                 OpResult refusal = refusal(op);
                 if (refusal != null) results.add(refusal);
+                else if (op.type() == KvOp.Type.BUCKET_VERSION) results.add(OpResult.integer(bucketVersion(op.bucket())));
                 else if (KvOp.HASH_TYPES.contains(op.type())) results.add(store.consistent(o -> applier.apply(op, new ReadOnlyView(store, o), nowMs)));
                 else results.add(applier.apply(op, direct, nowMs));
             } finally {

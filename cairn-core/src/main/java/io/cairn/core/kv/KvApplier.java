@@ -23,6 +23,9 @@ public final class KvApplier {
     }
 
     public OpResult apply(KvOp op, KvView view, long nowMs) {
+        if (op.type() == KvOp.Type.BUCKET_VERSION || op.type() == KvOp.Type.TX_GUARD) {
+            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " is answered by the store, not on its own");
+        }
         byte[] raw = view.get(op.bucket(), op.key());
         if (op.type() == KvOp.Type.DEL_IF_EXPIRED) {
             // Re-checked at apply time: the key may have been written again since the sweeper saw it.

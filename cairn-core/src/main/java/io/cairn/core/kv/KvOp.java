@@ -41,6 +41,17 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
 
     /** GETEX: remove the key's expiry. */
     public static final int FLAG_PERSIST = 1024;
+    /** A TX_GUARD for the {@code guarded} operations that follow it, valid while {@code bucket} is at {@code version}. */
+    public static KvOp txGuard(int bucket, long version, int guarded) {
+        return new KvOp(Type.TX_GUARD, bucket, new byte[0], java.nio.ByteBuffer.allocate(4).putInt(guarded).array(), version, 0);
+    }
+
+    /** How many operations after this TX_GUARD it covers (0 for a malformed one). */
+    public static int txGuarded(KvOp guard) {
+        byte[] v = guard.value();
+        return v == null || v.length != 4 ? 0 : Math.max(0, java.nio.ByteBuffer.wrap(v).getInt());
+    }
+
     /** The string edits ({@link StringEditApplier}'s). */
     public static final java.util.Set<Type> STRING_EDITS = java.util.Collections.unmodifiableSet(java.util.EnumSet.of(
             Type.GETEX, Type.SETRANGE, Type.INCRBYFLOAT, Type.SETBIT, Type.MSETNX));
@@ -56,8 +67,14 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
         TYPE(12, true), HGET(13, true), HMGET(14, true), HEXISTS(15, true), HLEN(16, true), HGETALL(17, true), HKEYS(18, true), HVALS(19, true),
         HSTRLEN(20, true), HRANDFIELD(21, true), HSCAN(22, true),
         HSET(23, false), HSETNX(24, false), HDEL(25, false), HINCRBY(26, false), HINCRBYFLOAT(27, false),
-        // issue 24, string edits ({@link StringEditApplier}); codes from 60 on, clear of the other types' range
-        GETEX(60, false), SETRANGE(61, false), INCRBYFLOAT(62, false), SETBIT(63, false), MSETNX(64, false);
+        // issue 24, string edits ({@link StringEditApplier}); codes from 75 on, after the collections' 28-74
+        GETEX(75, false), SETRANGE(76, false), INCRBYFLOAT(77, false), SETBIT(78, false), MSETNX(79, false),
+        /**
+         * WATCH and EXEC (issue 24), answered by the store, not the applier: BUCKET_VERSION reads the version of the
+         * op's bucket (it changes with every entry that writes to the bucket); TX_GUARD, first in an EXEC's unit,
+         * lets the {@link #txGuarded} operations after it apply only while the bucket is still at version {@code arg}.
+         */
+        BUCKET_VERSION(80, true), TX_GUARD(81, false);
 
         public final boolean readOnly;
         private final byte code;

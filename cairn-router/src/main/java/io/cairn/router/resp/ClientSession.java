@@ -42,6 +42,8 @@ final class ClientSession {
     private volatile boolean awaitingReplies;
     /** The commands queued since MULTI; null outside a transaction. Event loop only. */
     private Transactions.Queue transaction;
+    /** What WATCH saw; null when nothing is watched. Event loop only. */
+    private Transactions.Watch watch;
     /** Since when the output buffer has been above the soft limit; 0: it is not. Watchdog only. */
     private long softSinceNanos;
 
@@ -85,6 +87,14 @@ final class ClientSession {
 
     void transaction(Transactions.Queue queue) {
         this.transaction = queue;
+    }
+
+    Transactions.Watch watch() {
+        return watch;
+    }
+
+    void watch(Transactions.Watch watch) {
+        this.watch = watch;
     }
 
     void attach(Connection connection) {

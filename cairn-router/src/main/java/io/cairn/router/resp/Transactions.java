@@ -7,6 +7,7 @@ import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.wire.KeyPage;
 import io.cairn.router.KvBackend;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 
 import java.util.ArrayList;
@@ -27,13 +28,20 @@ import java.util.function.Predicate;
  * command's reply and the others still apply, as in Redis. Commands that read the whole keyspace
  * (DBSIZE, KEYS, SCAN, FLUSHALL) cannot join the unit and answer an error inside EXEC.
  *
- * <p>WATCH is not supported: it answers an error rather than OK, so a client never believes it
- * holds an optimistic lock it does not.
+ * <p>WATCH reads the version of the watched keys' bucket (it changes with every Raft entry that writes
+ * to the bucket, and differs on any other replicaset); EXEC then sends a TX_GUARD first in its unit, and
+ * storage applies the transaction only if the bucket is still at that version, else EXEC answers nil.
+ * So a write to any key of that bucket aborts the transaction, not only one to a watched key: never a
+ * change missed, sometimes a retry more than Redis would ask for. Watched keys and the transaction's
+ * keys must share one bucket, as in Redis Cluster.
  */
 final class Transactions {
     /** Commands that act on the transaction itself and run even while one is queued. */
     private static final Set<String> CONTROL = Set.of("multi", "exec", "discard", "watch", "unwatch", "quit");
     private static final RedisMessage QUEUED = new io.netty.handler.codec.redis.SimpleStringRedisMessage("QUEUED");
+
+    /** The bucket a connection watches and the version it had when WATCH read it. */
+    record Watch(int bucket, long version) {}
 
     /** The queue of one connection between MULTI and EXEC or DISCARD. */
     static final class Queue {
@@ -55,9 +63,30 @@ final class Transactions {
         return List.of(
                 new CommandSpec("multi", 1, List.of("noscript", "loading", "stale", "fast"), 0, 0, 0, (a, s) -> multi(s)),
                 new CommandSpec("discard", 1, List.of("noscript", "loading", "stale", "fast"), 0, 0, 0, (a, s) -> discard(s)),
-                new CommandSpec("watch", -2, List.of("noscript", "loading", "stale", "fast"), 1, -1, 1,
-                        (a, s) -> Replies.done(Replies.error("ERR WATCH is not supported by Cairn; MULTI/EXEC is atomic within one bucket"))),
-                new CommandSpec("unwatch", 1, List.of("noscript", "loading", "stale", "fast"), 0, 0, 0, (a, s) -> Replies.done(Replies.OK)));
+                new CommandSpec("watch", -2, List.of("noscript", "loading", "stale", "fast"), 1, -1, 1, this::watch),
+                new CommandSpec("unwatch", 1, List.of("noscript", "loading", "stale", "fast"), 0, 0, 0, (a, s) -> {
+                    s.watch(null);
+                    return Replies.done(Replies.OK);
+                }));
+    }
+
+    /** WATCH key...: the keys' bucket and its version now (kept from the first WATCH until EXEC, DISCARD or UNWATCH). */
+    private CompletableFuture<RedisMessage> watch(CommandArgs args, ClientSession session) {
+        if (session.transaction() != null) return Replies.done(Replies.error("ERR WATCH inside MULTI is not allowed"));
+        int bucket = session.watch() != null ? session.watch().bucket() : BucketHasher.bucketOf(args.raw(1), bucketCount);
+        for (int i = 1; i < args.count(); i++) {
+            if (BucketHasher.bucketOf(args.raw(i), bucketCount) != bucket) {
+                return Replies.done(Replies.error("CROSSSLOT Keys in request don't hash to the same slot"));
+            }
+        }
+        if (session.watch() != null) return Replies.done(Replies.OK);
+        KvOp read = new KvOp(KvOp.Type.BUCKET_VERSION, bucket, args.raw(1), null, 0, 0);
+        return recording.execute(List.of(read)).thenApply(results -> {
+            OpResult r = results.get(0);
+            if (r.isError()) return Replies.of(r);
+            session.watch(new Watch(bucket, r.number()));
+            return Replies.OK;
+        });
     }
 
     /** Whether {@code name} must be queued rather than run now on this session. */
@@ -68,6 +97,7 @@ final class Transactions {
     /** Queues a command in MULTI: its arity was checked by the caller; a key of another bucket fails the transaction. */
     RedisMessage queue(ClientSession session, CommandSpec spec, CommandArgs args) {
         Queue q = session.transaction();
+        if (q.bucket < 0 && session.watch() != null) q.bucket = session.watch().bucket();
         for (int i : keyPositions(spec, args.count())) {
             int bucket = BucketHasher.bucketOf(args.raw(i), bucketCount);
             if (q.bucket < 0) q.bucket = bucket;
@@ -103,6 +133,7 @@ final class Transactions {
     private static CompletableFuture<RedisMessage> discard(ClientSession session) {
         if (session.transaction() == null) return Replies.done(Replies.error("ERR DISCARD without MULTI"));
         session.transaction(null);
+        session.watch(null);
         return Replies.done(Replies.OK);
     }
 
@@ -110,7 +141,9 @@ final class Transactions {
     CompletableFuture<RedisMessage> exec(ClientSession session, java.util.function.BiFunction<CommandSpec, CommandArgs, CompletableFuture<RedisMessage>> run) {
         Queue q = session.transaction();
         if (q == null) return Replies.done(Replies.error("ERR EXEC without MULTI"));
+        Watch watch = session.watch();
         session.transaction(null);
+        session.watch(null);
         if (q.failed) return Replies.done(Replies.error("EXECABORT Transaction discarded because of previous errors."));
         List<Recording.Call> calls = new ArrayList<>();
         List<CompletableFuture<RedisMessage>> replies = new ArrayList<>(q.commands.size());
@@ -120,9 +153,23 @@ final class Transactions {
         } finally {
             recording.stop();
         }
+        CompletableFuture<List<OpResult>> guard = CompletableFuture.completedFuture(List.of(OpResult.OK));
+        if (watch != null) {
+            int guarded = calls.stream().mapToInt(c -> c.ops().size()).sum();
+            Recording.Call call = new Recording.Call(List.of(KvOp.txGuard(watch.bucket(), watch.version(), guarded)), new CompletableFuture<>());
+            calls.add(0, call);
+            guard = call.answer();
+        }
         recording.sendAsOne(calls);
-        return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+        CompletableFuture<RedisMessage> all = CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
                 .thenApply(v -> Replies.array(replies.stream().map(CompletableFuture::join).toList()));
+        return guard.thenCompose(g -> {
+            OpResult r = g.get(0);
+            if (r.isError()) return CompletableFuture.completedFuture(Replies.of(r));
+            // A watched bucket written since WATCH: nothing applied, EXEC answers a nil array.
+            if (r.kind() == OpResult.Kind.BULK && r.bytes() == null) return CompletableFuture.completedFuture(ArrayRedisMessage.NULL_INSTANCE);
+            return all;
+        });
     }
 
     /**

@@ -55,11 +55,31 @@ final class InMemoryKvBackend implements KvBackend {
         this(64, RespConfig.DEFAULT_MAX_VALUE_BYTES);
     }
 
+    /** Each bucket's version for WATCH: bumped by every call that writes to it, as storage bumps it per entry. */
+    private final Map<Integer, Long> versions = new java.util.HashMap<>();
+
     @Override
     public synchronized CompletableFuture<List<OpResult>> execute(List<KvOp> ops) {
         long now = System.currentTimeMillis();
         List<OpResult> results = new ArrayList<>(ops.size());
-        for (KvOp op : ops) results.add(applier.apply(op, view, now));
+        java.util.Set<Integer> written = new java.util.HashSet<>();
+        for (int i = 0; i < ops.size(); i++) {
+            KvOp op = ops.get(i);
+            long version = versions.getOrDefault(op.bucket(), 0L);
+            if (op.type() == KvOp.Type.BUCKET_VERSION) {
+                results.add(OpResult.integer(version));
+            } else if (op.type() == KvOp.Type.TX_GUARD) {
+                boolean holds = !written.contains(op.bucket()) && version == op.arg();
+                int skipped = holds ? 0 : Math.min(KvOp.txGuarded(op), ops.size() - i - 1);
+                for (int j = 0; j <= skipped; j++) results.add(holds ? OpResult.OK : OpResult.NIL);
+                i += skipped;
+            } else {
+                OpResult r = applier.apply(op, view, now);
+                results.add(r);
+                if (!op.readOnly() && !r.isError()) written.add(op.bucket());
+            }
+        }
+        for (int bucket : written) versions.merge(bucket, 1L, Long::sum);
         return CompletableFuture.completedFuture(results);
     }
 

@@ -31,6 +31,9 @@ class TransactionsTest {
             {"multi"}, {"exec"},
             {"multi"}, {"ping"}, {"mset", "{u}m1", "1", "{u}m2", "2"}, {"mget", "{u}m1", "{u}m2"}, {"del", "{u}m1", "{u}m2"}, {"exec"},
             {"unwatch"},
+            {"watch", "{u}w"}, {"multi"}, {"watch", "{u}w"}, {"set", "{u}w", "1"}, {"exec"}, {"get", "{u}w"},
+            {"watch", "{u}w"}, {"unwatch"}, {"multi"}, {"incr", "{u}w"}, {"exec"},
+            {"watch", "{u}w"}, {"multi"}, {"incr", "{u}w"}, {"discard"}, {"get", "{u}w"},
     };
 
     private TestServer cairn;
@@ -78,7 +81,28 @@ class TransactionsTest {
             c.call("multi");
             assertThat(c.call("dbsize")).isEqualTo("QUEUED");
             assertThat(c.call("exec")).isEqualTo(List.of(new RawClient.Err("ERR DBSIZE inside MULTI is not supported by Cairn")));
-            assertThat(c.call("watch", "k")).isEqualTo(new RawClient.Err("ERR WATCH is not supported by Cairn; MULTI/EXEC is atomic within one bucket"));
+            assertThat(c.call("watch", "{x}a", "{y}a")).isEqualTo(new RawClient.Err("CROSSSLOT Keys in request don't hash to the same slot"));
+        }
+    }
+
+    /** A write by another client to the watched bucket between WATCH and EXEC: EXEC answers nil and applies nothing. */
+    @Test
+    void aWriteToTheWatchedBucketAbortsExec() {
+        cairn = new TestServer(new InMemoryKvBackend());
+        try (RawClient c = new RawClient(cairn.port()); RawClient other = new RawClient(cairn.port())) {
+            assertThat(c.call("watch", "{w}balance")).isEqualTo("OK");
+            c.call("multi");
+            c.call("incrby", "{w}balance", "10");
+            c.call("set", "{w}log", "paid");
+            assertThat(other.call("set", "{w}balance", "100")).isEqualTo("OK");
+            assertThat(c.call("exec")).as("aborted").isNull();
+            assertThat(c.call("get", "{w}balance")).isEqualTo("100");
+            assertThat(c.call("exists", "{w}log")).isEqualTo(0L);
+
+            assertThat(c.call("watch", "{w}balance")).isEqualTo("OK");
+            c.call("multi");
+            c.call("incrby", "{w}balance", "10");
+            assertThat(c.call("exec")).as("nothing written since WATCH").isEqualTo(List.of(110L));
         }
     }
 
