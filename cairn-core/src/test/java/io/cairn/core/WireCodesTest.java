@@ -45,7 +45,11 @@ class WireCodesTest {
     void operationTypesAndResultKindsKeepTheirCodes() {
         String[] types = {"GET", "EXISTS", "STRLEN", "PTTL", "SET", "DEL", "INCRBY", "APPEND", "GETDEL", "PEXPIRE", "PERSIST",
                 "DEL_IF_EXPIRED", "TYPE", "HGET", "HMGET", "HEXISTS", "HLEN", "HGETALL", "HKEYS", "HVALS", "HSTRLEN", "HRANDFIELD",
-                "HSCAN", "HSET", "HSETNX", "HDEL", "HINCRBY", "HINCRBYFLOAT"};
+                "HSCAN", "HSET", "HSETNX", "HDEL", "HINCRBY", "HINCRBYFLOAT",
+                "LLEN", "LRANGE", "LINDEX", "LPOS", "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP", "RPOP", "LSET", "LINSERT",
+                "LREM", "LTRIM", "LMOVE",
+                "SCARD", "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SRANDMEMBER", "SSCAN", "SINTER", "SUNION", "SDIFF", "SINTERCARD",
+                "SADD", "SREM", "SPOP", "SMOVE", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"};
         Map<String, Integer> expected = new LinkedHashMap<>();
         for (int i = 0; i < types.length; i++) expected.put(types[i], i);
         assertThat(codes(io.cairn.core.kv.KvOp.Type.values(), io.cairn.core.kv.KvOp.Type::code)).containsExactlyEntriesOf(expected);

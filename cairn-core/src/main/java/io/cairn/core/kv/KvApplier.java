@@ -8,16 +8,21 @@ import java.nio.charset.StandardCharsets;
  * Redis string semantics over a {@link KvView}, deterministic in {@code nowMs}. The same code
  * runs on every replica with the leader's timestamp of the log entry, so expiry decisions
  * never differ between replicas. Expired values read as absent and are deleted when a write
- * touches them. Hash commands are {@link HashApplier}'s; string commands that read a value answer
- * Redis's WRONGTYPE on a hash, and commands on any key (DEL, EXISTS, TYPE, expiry) take both.
+ * touches them. Hash, list and set commands are {@link HashApplier}'s, {@link ListApplier}'s and
+ * {@link SetApplier}'s; string commands that read a value answer Redis's WRONGTYPE on a collection,
+ * and commands on any key (DEL, EXISTS, TYPE, expiry) take every type.
  */
 public final class KvApplier {
     private final int maxValueBytes;
     private final HashApplier hashes;
+    private final ListApplier lists;
+    private final SetApplier sets;
 
     public KvApplier(int maxValueBytes) {
         this.maxValueBytes = maxValueBytes;
         this.hashes = new HashApplier(maxValueBytes);
+        this.lists = new ListApplier(maxValueBytes);
+        this.sets = new SetApplier(maxValueBytes);
     }
 
     public OpResult apply(KvOp op, KvView view, long nowMs) {
@@ -30,6 +35,8 @@ public final class KvApplier {
         }
         byte[] stored = live(raw, nowMs);
         if (KvOp.HASH_TYPES.contains(op.type())) return hashes.apply(op, raw, stored, view);
+        if (KvOp.LIST_TYPES.contains(op.type())) return lists.apply(op, raw, stored, view, nowMs);
+        if (KvOp.SET_TYPES.contains(op.type())) return sets.apply(op, raw, stored, view, nowMs);
         if (stored != null && !StoredValue.isString(stored) && readsString(op)) return HashApplier.wrongType();
         return switch (op.type()) {
             case GET -> OpResult.bulk(stored == null ? null : StoredValue.data(stored));
@@ -57,9 +64,9 @@ public final class KvApplier {
         };
     }
 
-    /** Deletes a key's record and, for a hash, its fields (see {@link HashMeta} for why not lazily). */
-    private static void deleteRecord(KvOp op, byte[] raw, KvView view) {
-        if (HashMeta.isHash(raw)) view.clearFields(op.bucket(), op.key(), HashMeta.fieldCount(raw));
+    /** Deletes a key's record and, for a collection, its elements (see {@link HashMeta} for why not lazily). */
+    static void deleteRecord(KvOp op, byte[] raw, KvView view) {
+        if (CollectionMeta.isCollection(raw)) view.clearFields(op.bucket(), op.key(), CollectionMeta.entryCount(raw));
         view.delete(op.bucket(), op.key());
     }
 
@@ -84,7 +91,7 @@ public final class KvApplier {
         if (op.has(KvOp.FLAG_EXPIRE_REL)) expireAt = nowMs + op.arg();
         else if (op.has(KvOp.FLAG_EXPIRE_ABS)) expireAt = op.arg();
         else if (op.has(KvOp.FLAG_KEEPTTL) && exists) expireAt = StoredValue.expireAtMs(stored);
-        if (HashMeta.isHash(raw)) view.clearFields(op.bucket(), op.key(), HashMeta.fieldCount(raw));
+        if (CollectionMeta.isCollection(raw)) view.clearFields(op.bucket(), op.key(), CollectionMeta.entryCount(raw));
         if (expireAt != 0 && expireAt <= nowMs) {
             // An absolute time in the past: Redis stores and immediately expires the key.
             view.delete(op.bucket(), op.key());

@@ -10,7 +10,8 @@ import java.util.Arrays;
  * @param bucket the key's bucket, computed by the router
  * @param value  the value for SET and APPEND; hash commands: a {@link Packed} list of their
  *               arguments after the key (fields, or field/value pairs; HINCRBYFLOAT: field, increment);
- *               HRANDFIELD: the 8-byte seed of its random choice, chosen by the router so replicas agree
+ *               HRANDFIELD: the 8-byte seed of its random choice, chosen by the router so replicas agree;
+ *               list and set commands: a packed list (see {@link ListApplier} and {@link SetApplier})
  * @param arg    SET/EXPIRE: milliseconds; INCRBY/HINCRBY: the delta; HRANDFIELD: the count;
  *               HSCAN: the cursor (its COUNT is the packed list's only element)
  */
@@ -42,7 +43,14 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
         // issue 24
         TYPE(12, true), HGET(13, true), HMGET(14, true), HEXISTS(15, true), HLEN(16, true), HGETALL(17, true), HKEYS(18, true), HVALS(19, true),
         HSTRLEN(20, true), HRANDFIELD(21, true), HSCAN(22, true),
-        HSET(23, false), HSETNX(24, false), HDEL(25, false), HINCRBY(26, false), HINCRBYFLOAT(27, false);
+        HSET(23, false), HSETNX(24, false), HDEL(25, false), HINCRBY(26, false), HINCRBYFLOAT(27, false),
+        LLEN(28, true), LRANGE(29, true), LINDEX(30, true), LPOS(31, true),
+        LPUSH(32, false), RPUSH(33, false), LPUSHX(34, false), RPUSHX(35, false), LPOP(36, false), RPOP(37, false),
+        LSET(38, false), LINSERT(39, false), LREM(40, false), LTRIM(41, false), LMOVE(42, false),
+        SCARD(43, true), SISMEMBER(44, true), SMISMEMBER(45, true), SMEMBERS(46, true), SRANDMEMBER(47, true), SSCAN(48, true),
+        SINTER(49, true), SUNION(50, true), SDIFF(51, true), SINTERCARD(52, true),
+        SADD(53, false), SREM(54, false), SPOP(55, false), SMOVE(56, false),
+        SINTERSTORE(57, false), SUNIONSTORE(58, false), SDIFFSTORE(59, false);
 
         public final boolean readOnly;
         private final byte code;
@@ -73,6 +81,12 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final java.util.Set<Type> HASH_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.of(
             Type.HGET, Type.HMGET, Type.HEXISTS, Type.HLEN, Type.HGETALL, Type.HKEYS, Type.HVALS, Type.HSTRLEN,
             Type.HRANDFIELD, Type.HSCAN, Type.HSET, Type.HSETNX, Type.HDEL, Type.HINCRBY, Type.HINCRBYFLOAT));
+
+    /** The list commands ({@link ListApplier}'s). */
+    public static final java.util.Set<Type> LIST_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.LLEN, Type.LMOVE));
+
+    /** The set commands ({@link SetApplier}'s). */
+    public static final java.util.Set<Type> SET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.SCARD, Type.SDIFFSTORE));
 
     public boolean readOnly() {
         return type.readOnly;
