@@ -195,7 +195,8 @@ final class ListApplier {
         boolean withCount = op.has(KvOp.FLAG_COUNT);
         List<byte[]> all = list.exists() ? list.all() : List.of();
         List<byte[]> positions = new ArrayList<>();
-        long skip = Math.abs(rank) - 1;
+        // RANK -9223372036854775808 is taken by redis-server 7.0 as the first match from the end: so here too.
+        long skip = rank == Long.MIN_VALUE ? 0 : Math.abs(rank) - 1;
         long wanted = withCount ? (count == 0 ? Long.MAX_VALUE : count) : 1;
         long scanned = 0;
         for (int k = 0; k < all.size() && positions.size() < wanted && (maxLen == 0 || scanned < maxLen); k++, scanned++) {

@@ -163,17 +163,22 @@ final class SetApplier {
     }
 
     /**
-     * SINTER, SUNION, SDIFF (and SINTERCARD, the STORE forms) over {@code keys} in order. As in Redis,
-     * SINTER stops at the first missing key with an empty result, so a wrong type after it is not seen.
+     * SINTER, SUNION, SDIFF (and SINTERCARD, the STORE forms) over {@code keys} in order. As in
+     * redis-server 7.0, every key's type is checked first: a wrong type anywhere is WRONGTYPE, even
+     * after a missing key that makes an intersection empty.
      */
     private static OpResult combine(KvOp op, List<byte[]> keys, KvView view, long nowMs, Members destination) {
         KvOp.Type type = op.type();
         boolean inter = type == KvOp.Type.SINTER || type == KvOp.Type.SINTERCARD || type == KvOp.Type.SINTERSTORE;
         boolean union = type == KvOp.Type.SUNION || type == KvOp.Type.SUNIONSTORE;
-        TreeMap<byte[], Boolean> result = null;
+        List<Members> sets = new ArrayList<>(keys.size());
         for (byte[] key : keys) {
             Members m = open(op.bucket(), key, view, nowMs);
             if (m == null) return HashApplier.wrongType();
+            sets.add(m);
+        }
+        TreeMap<byte[], Boolean> result = null;
+        for (Members m : sets) {
             if (inter && m.count == 0) {
                 result = new TreeMap<>(Arrays::compareUnsigned);
                 break;

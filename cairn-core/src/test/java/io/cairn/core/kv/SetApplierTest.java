@@ -75,10 +75,10 @@ class SetApplierTest {
     }
 
     @Test
-    void sinterStopsAtAMissingKeyBeforeSeeingAWrongType() {
+    void aWrongTypeAnywhereIsWrongtypeEvenAfterAMissingKey() {
         applier.apply(KvOp.set(BUCKET, b("str"), b("v")), view, NOW);
         run(KvOp.Type.SADD, "k1", "a");
-        assertThat(run(KvOp.Type.SINTER, "k1", "none", "str").elements()).isEmpty();
+        assertThat(run(KvOp.Type.SINTER, "k1", "none", "str").error()).isEqualTo(ErrorCode.WRONG_TYPE);
         assertThat(run(KvOp.Type.SINTER, "k1", "str", "none").error()).isEqualTo(ErrorCode.WRONG_TYPE);
         assertThat(run(KvOp.Type.SUNION, "k1", "none", "str").error()).isEqualTo(ErrorCode.WRONG_TYPE);
     }

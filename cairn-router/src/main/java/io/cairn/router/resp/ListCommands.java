@@ -92,7 +92,7 @@ final class ListCommands {
         for (int i = 3; i < args.count(); i++) {
             boolean more = i + 1 < args.count();
             if (more && args.is(i, "rank")) {
-                rank = CollectionOps.symmetricLong(args, ++i);
+                rank = args.longAt(++i); // redis-server 7.0 takes every long here (7.2 refuses the smallest)
                 if (rank == 0) {
                     throw new CairnException(ErrorCode.SYNTAX, "RANK can't be zero: use 1 to start from the first match, 2 from the "
                             + "second ... or use negative to start from the end of the list");
