@@ -20,20 +20,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Cairn's replies to list and set commands, byte for byte as redis-server 7 gives them: a script
- * of commands with the replies redis-server 7.0.15 gave (test resource redis7-lists-sets.golden),
+ * Cairn's replies to list, set and sorted set commands, byte for byte as redis-server 7 gives them: a script
+ * of commands with the replies redis-server 7.0.15 gave (test resource redis7-collections.golden),
  * replayed against a real cluster through a raw RESP socket (a nil array and a nil bulk differ
  * there, as they do for clients). When a redis-server is on the PATH, the same script is replayed
  * against it too, so the pinned replies stay honest.
  */
 class RedisRepliesTest {
-    private static final String GOLDEN = "/redis7-lists-sets.golden";
+    private static final String GOLDEN = "/redis7-collections.golden";
 
     @TempDir
     Path dir;
 
     @Test
-    void listAndSetCommandsReplyAsRedis7() throws Exception {
+    void listSetAndSortedSetCommandsReplyAsRedis7() throws Exception {
         ClusterConfig config = TestClusters.config(dir, 2, 1, 300, Map.of());
         try (LocalCluster cluster = new LocalCluster(config).start()) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();

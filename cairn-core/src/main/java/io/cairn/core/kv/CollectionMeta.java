@@ -14,7 +14,8 @@ import java.util.List;
  *   <li>list: the element's sequence number as 8 order-preserving bytes ({@link ListMeta#seqField}),
  *       value the element; the metadata holds the head's sequence number, so a push at either end
  *       writes one entry and never renumbers the others;</li>
- *   <li>set: the member, value empty.</li>
+ *   <li>set: the member, value empty;</li>
+ *   <li>sorted set: two entries per member, its score and a score index ({@link ZSetMeta}).</li>
  * </ul>
  * Because all of them live under the bucket's prefix in both columns, a bucket still moves,
  * archives and is deleted as one range; deleting or expiring a big collection is one range
@@ -30,7 +31,8 @@ public final class CollectionMeta {
     public static boolean isCollection(byte[] stored) {
         if (stored == null || stored.length == 0) return false;
         byte type = StoredValue.type(stored);
-        return type == StoredValue.TYPE_HASH || type == StoredValue.TYPE_LIST || type == StoredValue.TYPE_SET;
+        return type == StoredValue.TYPE_HASH || type == StoredValue.TYPE_LIST || type == StoredValue.TYPE_SET
+                || type == StoredValue.TYPE_ZSET;
     }
 
     /** Bytes of the metadata record of a collection of {@code type}: header, count, and a list's head. */
@@ -43,9 +45,9 @@ public final class CollectionMeta {
         return ByteBuffer.wrap(stored).getLong(StoredValue.HEADER_BYTES);
     }
 
-    /** The number of field entries (what {@link KvView#clearFields} is told); one per element for every type so far. */
+    /** The number of field entries (what {@link KvView#clearFields} is told): one per element, two per sorted set member. */
     public static long entryCount(byte[] stored) {
-        return count(stored);
+        return StoredValue.type(stored) == StoredValue.TYPE_ZSET ? 2 * count(stored) : count(stored);
     }
 
     /** A collection's metadata with the same type, count and head but another expiry is {@link StoredValue#withExpiry}. */

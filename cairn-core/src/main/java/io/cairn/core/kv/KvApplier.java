@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
  * Redis string semantics over a {@link KvView}, deterministic in {@code nowMs}. The same code
  * runs on every replica with the leader's timestamp of the log entry, so expiry decisions
  * never differ between replicas. Expired values read as absent and are deleted when a write
- * touches them. Hash, list and set commands are {@link HashApplier}'s, {@link ListApplier}'s and
- * {@link SetApplier}'s; string commands that read a value answer Redis's WRONGTYPE on a collection,
+ * touches them. Hash, list, set and sorted set commands are {@link HashApplier}'s, {@link ListApplier}'s,
+ * {@link SetApplier}'s and {@link ZSetApplier}'s; string commands that read a value answer Redis's WRONGTYPE on a collection,
  * and commands on any key (DEL, EXISTS, TYPE, expiry) take every type.
  */
 public final class KvApplier {
@@ -17,12 +17,14 @@ public final class KvApplier {
     private final HashApplier hashes;
     private final ListApplier lists;
     private final SetApplier sets;
+    private final ZSetApplier zsets;
 
     public KvApplier(int maxValueBytes) {
         this.maxValueBytes = maxValueBytes;
         this.hashes = new HashApplier(maxValueBytes);
         this.lists = new ListApplier(maxValueBytes);
         this.sets = new SetApplier(maxValueBytes);
+        this.zsets = new ZSetApplier(maxValueBytes);
     }
 
     public OpResult apply(KvOp op, KvView view, long nowMs) {
@@ -37,6 +39,7 @@ public final class KvApplier {
         if (KvOp.HASH_TYPES.contains(op.type())) return hashes.apply(op, raw, stored, view);
         if (KvOp.LIST_TYPES.contains(op.type())) return lists.apply(op, raw, stored, view, nowMs);
         if (KvOp.SET_TYPES.contains(op.type())) return sets.apply(op, raw, stored, view, nowMs);
+        if (KvOp.ZSET_TYPES.contains(op.type())) return zsets.apply(op, raw, stored, view);
         if (stored != null && !StoredValue.isString(stored) && readsString(op)) return HashApplier.wrongType();
         return switch (op.type()) {
             case GET -> OpResult.bulk(stored == null ? null : StoredValue.data(stored));

@@ -32,6 +32,16 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_GT = 256;
     /** PEXPIRE (EXPIRE ... LT): only when the new expiry is earlier than the current one (none counts as forever). */
     public static final int FLAG_LT = 512;
+    /** ZADD CH: the reply counts changed scores too. */
+    public static final int FLAG_CH = 1024;
+    /** ZADD INCR: the score is an increment and the reply the new score. */
+    public static final int FLAG_INCR = 2048;
+    /** ZRANGE/ZREMRANGE: min and max are scores ("(1", "-inf"); without this or BYLEX, ranks. */
+    public static final int FLAG_BYSCORE = 4096;
+    /** ZRANGE/ZREMRANGE: min and max are members ("[a", "(a", "-", "+"). */
+    public static final int FLAG_BYLEX = 8192;
+    /** ZRANGE: highest first. */
+    public static final int FLAG_REV = 16384;
 
     /** An operation's type; its {@link #code()} is stored in the Raft log: never reuse or renumber one. */
     public enum Type {
@@ -50,7 +60,10 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
         SCARD(43, true), SISMEMBER(44, true), SMISMEMBER(45, true), SMEMBERS(46, true), SRANDMEMBER(47, true), SSCAN(48, true),
         SINTER(49, true), SUNION(50, true), SDIFF(51, true), SINTERCARD(52, true),
         SADD(53, false), SREM(54, false), SPOP(55, false), SMOVE(56, false),
-        SINTERSTORE(57, false), SUNIONSTORE(58, false), SDIFFSTORE(59, false);
+        SINTERSTORE(57, false), SUNIONSTORE(58, false), SDIFFSTORE(59, false),
+        ZCARD(60, true), ZSCORE(61, true), ZMSCORE(62, true), ZRANK(63, true), ZREVRANK(64, true), ZCOUNT(65, true),
+        ZRANGE(66, true), ZSCAN(67, true),
+        ZADD(68, false), ZINCRBY(69, false), ZREM(70, false), ZREMRANGE(71, false), ZPOPMIN(72, false), ZPOPMAX(73, false);
 
         public final boolean readOnly;
         private final byte code;
@@ -87,6 +100,9 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
 
     /** The set commands ({@link SetApplier}'s). */
     public static final java.util.Set<Type> SET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.SCARD, Type.SDIFFSTORE));
+
+    /** The sorted set commands ({@link ZSetApplier}'s). */
+    public static final java.util.Set<Type> ZSET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZCARD, Type.ZPOPMAX));
 
     public boolean readOnly() {
         return type.readOnly;

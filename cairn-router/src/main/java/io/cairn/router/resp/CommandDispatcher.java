@@ -34,6 +34,7 @@ final class CommandDispatcher {
         CollectionOps collections = new CollectionOps(backend);
         register(new ListCommands(collections).specs());
         register(new SetCommands(collections).specs());
+        register(new ZSetCommands(collections).specs());
         register(new ClientCommands(clients).specs());
         register(List.of(new CommandSpec("command", -1, List.of("loading", "stale"), 0, 0, 0, this::command)));
     }

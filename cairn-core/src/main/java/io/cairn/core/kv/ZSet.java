@@ -1,0 +1,100 @@
+package io.cairn.core.kv;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One sorted set being read or changed by an operation: its count in memory, its two entries per
+ * member through the view ({@link ZSetMeta}). {@link #save} writes the metadata once at the end, or
+ * deletes the key when the last member went; the first write over an expired, unswept record
+ * clears that record's leftover entries.
+ */
+final class ZSet {
+    record Entry(byte[] member, double score) {}
+
+    private final int bucket;
+    private final byte[] key;
+    private final byte[] raw;
+    private final KvView view;
+    private final boolean existed;
+    private final long expireAtMs;
+    private boolean cleared;
+    private boolean changed;
+    long count;
+
+    ZSet(int bucket, byte[] key, byte[] raw, byte[] stored, KvView view) {
+        this.bucket = bucket;
+        this.key = key;
+        this.raw = raw;
+        this.view = view;
+        this.existed = stored != null;
+        this.count = existed ? CollectionMeta.count(stored) : 0;
+        this.expireAtMs = existed ? StoredValue.expireAtMs(stored) : 0;
+    }
+
+    Double score(byte[] member) {
+        if (count == 0) return null;
+        byte[] v = view.getField(bucket, key, ZSetMeta.memberField(member));
+        return v == null ? null : ZSetMeta.score(v);
+    }
+
+    /** Every member in (score, member) order. */
+    List<Entry> ordered() {
+        return byRank(0, count);
+    }
+
+    /** {@code n} members from rank {@code rank}: the score index starts after the {@code count} member entries. */
+    List<Entry> byRank(long rank, long n) {
+        List<Entry> out = new ArrayList<>();
+        if (count == 0 || n <= 0) return out;
+        for (KvView.Field f : view.fields(bucket, key, count + rank, (int) Math.min(n, Integer.MAX_VALUE))) {
+            out.add(new Entry(ZSetMeta.memberOfScoreField(f.name()), ZSetMeta.scoreOfScoreField(f.name())));
+        }
+        return out;
+    }
+
+    /** {@code n} members from position {@code from} in member (byte) order, with their scores. */
+    List<Entry> byMember(long from, int n) {
+        List<Entry> out = new ArrayList<>();
+        if (count == 0 || from >= count) return out;
+        for (KvView.Field f : view.fields(bucket, key, from, (int) Math.min(n, count - from))) {
+            out.add(new Entry(java.util.Arrays.copyOfRange(f.name(), 1, f.name().length), ZSetMeta.score(f.value())));
+        }
+        return out;
+    }
+
+    /** Sets {@code member}'s score; {@code current} is its score now, null when it is new. */
+    void put(byte[] member, double score, Double current) {
+        clearLeftovers();
+        if (current != null) view.deleteField(bucket, key, ZSetMeta.scoreField(current, member));
+        else count++;
+        view.putField(bucket, key, ZSetMeta.memberField(member), ZSetMeta.scoreBytes(score));
+        view.putField(bucket, key, ZSetMeta.scoreField(score, member), new byte[0]);
+        changed = true;
+    }
+
+    boolean remove(byte[] member) {
+        Double current = score(member);
+        if (current == null) return false;
+        view.deleteField(bucket, key, ZSetMeta.memberField(member));
+        view.deleteField(bucket, key, ZSetMeta.scoreField(current, member));
+        count--;
+        changed = true;
+        return true;
+    }
+
+    void save() {
+        if (!changed) return;
+        if (count == 0) {
+            if (existed) view.delete(bucket, key);
+            return;
+        }
+        view.put(bucket, key, CollectionMeta.encode(StoredValue.TYPE_ZSET, count, expireAtMs));
+    }
+
+    private void clearLeftovers() {
+        if (cleared) return;
+        cleared = true;
+        if (!existed && CollectionMeta.isCollection(raw)) view.clearFields(bucket, key, CollectionMeta.entryCount(raw));
+    }
+}
