@@ -23,7 +23,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Lists and sets on RocksDB: one key record plus one entry per element in the fields column, so
+ * Lists, sets and sorted sets on RocksDB: one key record plus one entry per element in the fields column, so
  * they are counted, deleted (a range tombstone when big), swept and moved as one key, like hashes.
  */
 class CollectionStorageTest {
@@ -78,17 +78,19 @@ class CollectionStorageTest {
     }
 
     @Test
-    void aMovedBucketCarriesListsAndSetsWithEveryElementAndTheirExpiry() throws Exception {
+    void aMovedBucketCarriesAListASetAndASortedSetWithEveryElementAndTheirExpiry() throws Exception {
         try (ReplicaUnderTest source = ReplicaUnderTest.bootstrapped(dir.resolve("src"), 10);
              ReplicaUnderTest dest = ReplicaUnderTest.bootstrapped(dir.resolve("dst"), 2)) {
             // Pushed on both ends: the head's sequence number is negative and must travel too.
             source.result(write(push(KvOp.Type.RPUSH, "l", 500, 500)), 2_000);
             source.result(write(push(KvOp.Type.LPUSH, "l", 0, 500)), 2_000);
             source.result(write(sadd("s", 700)), 2_000);
+            source.result(write(zadd("z", 600)), 2_000);
             source.result(write(new KvOp(KvOp.Type.PEXPIRE, BUCKET, b("l"), null, 1_000_000, 0)), 2_000);
+            source.result(write(new KvOp(KvOp.Type.PEXPIRE, BUCKET, b("z"), null, 3_000_000, 0)), 2_000);
             source.result(write(new KvOp(KvOp.Type.PEXPIRE, BUCKET, b("s"), null, 2_000_000, 0)), 2_000);
             moveBucket(source, dest, 3_000);
-            assertThat(dest.state.keyCount()).isEqualTo(2);
+            assertThat(dest.state.keyCount()).isEqualTo(3);
             List<String> list = strings(read(dest, op(KvOp.Type.LRANGE, "l", 0, longs(0, -1))));
             assertThat(list).hasSize(1_000);
             for (int i = 0; i < 500; i++) assertThat(list.get(i)).isEqualTo("e" + (499 - i));
@@ -99,7 +101,14 @@ class CollectionStorageTest {
             assertThat(read(dest, KvOp.of(KvOp.Type.PTTL, BUCKET, b("l")), 5_000).number()).isEqualTo(1_002_000 - 5_000);
             assertThat(read(dest, KvOp.of(KvOp.Type.PTTL, BUCKET, b("s")), 5_000).number()).isEqualTo(2_002_000 - 5_000);
             assertThat(new String(read(dest, KvOp.of(KvOp.Type.TYPE, BUCKET, b("l"))).bytes(), StandardCharsets.UTF_8)).isEqualTo("list");
-            assertThat(storedFields(dest)).isEqualTo(1_700);
+            assertThat(read(dest, op(KvOp.Type.ZCARD, "z", 0)).number()).isEqualTo(600);
+            // Scores 599 - i: the member with the lowest score is the last one added, rank 0 after the move.
+            assertThat(strings(read(dest, new KvOp(KvOp.Type.ZRANGE, BUCKET, b("z"), Packed.encode(List.of(longs(0, 1))), 0, KvOp.FLAG_WITHVALUES))))
+                    .containsExactly("z599", "0", "z598", "1");
+            assertThat(read(dest, op(KvOp.Type.ZSCORE, "z", 0, "z0")).bytes()).isEqualTo(b("599"));
+            assertThat(read(dest, KvOp.of(KvOp.Type.PTTL, BUCKET, b("z")), 5_000).number()).isEqualTo(3_002_000 - 5_000);
+            assertThat(new String(read(dest, KvOp.of(KvOp.Type.TYPE, BUCKET, b("z"))).bytes(), StandardCharsets.UTF_8)).isEqualTo("zset");
+            assertThat(storedFields(dest)).as("1,000 list elements, 700 set members, 2 entries per sorted set member").isEqualTo(1_000 + 700 + 1_200);
             // The moved list keeps working at both ends.
             dest.result(write(push(KvOp.Type.LPUSH, "l", 2_000, 1)), 6_000);
             assertThat(read(dest, op(KvOp.Type.LINDEX, "l", 0)).bytes()).isEqualTo(b("e2000"));
@@ -140,6 +149,15 @@ class CollectionStorageTest {
         String[] members = new String[n];
         for (int i = 0; i < n; i++) members[i] = "m" + i;
         return op(KvOp.Type.SADD, key, 0, members);
+    }
+
+    private static KvOp zadd(String key, int n) {
+        String[] pairs = new String[2 * n];
+        for (int i = 0; i < n; i++) {
+            pairs[2 * i] = Integer.toString(n - 1 - i);
+            pairs[2 * i + 1] = "z" + i;
+        }
+        return op(KvOp.Type.ZADD, key, 0, pairs);
     }
 
     private static KvOp op(KvOp.Type type, String key, long arg, byte[][] packed) {
