@@ -21,7 +21,7 @@ import java.util.concurrent.CompletionException;
  * POST /buckets/{id}/resolve?keep={rs}      quarantine the other copies, then make the kept one ACTIVE at a new generation
  * GET  /buckets/{id}/export?from={rs}[&amp;after={base64 key}][&amp;max=N]   one page of a doubled copy's keys
  * </pre>
- * Export pages are text, one key per line: base64(key) TAB base64(value) TAB expireAtMs (0: none), and for a collection a fourth column with its type ("hash", "list", "set"; the value is then its packed elements, name, value...);
+ * Export pages are text, one key per line: base64(key) TAB base64(value) TAB expireAtMs (0: none), and for a collection a fourth column with its type ("hash", "list", "set", "zset"; the value is then its packed elements, name, value...);
  * the last line is "# next {base64 key}" or "# end".
  */
 final class DoubledAdmin {
