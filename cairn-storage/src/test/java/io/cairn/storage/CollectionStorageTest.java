@@ -65,6 +65,39 @@ class CollectionStorageTest {
     }
 
     @Test
+    void scoreIntervalsSeekInTheScoreIndexAndPageAcrossIt() throws Exception {
+        try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
+            // Scores -500 .. 499, added in a scrambled order; the reads below cross several 256-entry pages.
+            String[] pairs = new String[2_000];
+            for (int i = 0; i < 1_000; i++) {
+                int score = (i * 7919) % 1_000 - 500;
+                pairs[2 * i] = Integer.toString(score);
+                pairs[2 * i + 1] = "m" + score;
+            }
+            r.result(write(op(KvOp.Type.ZADD, "z", 0, pairs)), 2_000);
+            assertThat(read(r, op(KvOp.Type.ZCOUNT, "z", 0, "-100", "(200")).number()).isEqualTo(300);
+            assertThat(read(r, op(KvOp.Type.ZCOUNT, "z", 0, "(-inf", "+inf")).number()).isEqualTo(1_000);
+            List<String> all = strings(read(r, byScore("-inf", "+inf", 0, -1)));
+            assertThat(all).hasSize(1_000);
+            for (int i = 0; i < all.size(); i++) assertThat(all.get(i)).isEqualTo("m" + (i - 500));
+            assertThat(strings(read(r, byScore("(250", "(260", 0, -1)))).containsExactly("m251", "m252", "m253", "m254", "m255", "m256", "m257", "m258", "m259");
+            // From -1.5 the matches are -1, 0, 1, ...: LIMIT 300 3 skips 300 of them.
+            assertThat(strings(read(r, byScore("-1.5", "+inf", 300, 3)))).containsExactly("m299", "m300", "m301");
+            assertThat(read(r, byScore("-1.5", "+inf", 600, 3)).elements()).isEmpty();
+            KvOp remove = new KvOp(KvOp.Type.ZREMRANGE, BUCKET, b("z"), Packed.encode(List.of(b("-inf"), b("(0"))), 0, KvOp.FLAG_BYSCORE);
+            assertThat(r.result(write(remove), 3_000).number()).isEqualTo(500);
+            assertThat(read(r, op(KvOp.Type.ZCARD, "z", 0)).number()).isEqualTo(500);
+            assertThat(strings(read(r, byScore("-inf", "+inf", 0, 2)))).containsExactly("m0", "m1");
+            assertThat(storedFields(r)).isEqualTo(1_000);
+        }
+    }
+
+    private static KvOp byScore(String min, String max, long offset, long count) {
+        List<byte[]> packed = List.of(b(min), b(max), longs(offset)[0], longs(count)[0]);
+        return new KvOp(KvOp.Type.ZRANGE, BUCKET, b("z"), Packed.encode(packed), 0, KvOp.FLAG_BYSCORE);
+    }
+
+    @Test
     void anExpiredListIsSweptWithItsElements() throws Exception {
         try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
             r.result(write(push(KvOp.Type.LPUSH, "l", 0, 300)), 2_000);

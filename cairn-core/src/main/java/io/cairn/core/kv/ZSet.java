@@ -53,6 +53,25 @@ final class ZSet {
         return out;
     }
 
+    /**
+     * Members whose score is at least {@code min}, in (score, member) order, while {@code visitor}
+     * returns true: a seek to min's place in the score index, then pages of {@code pageSize}.
+     */
+    void forEachFrom(double min, int pageSize, java.util.function.Predicate<Entry> visitor) {
+        if (count == 0) return;
+        byte[] from = ZSetMeta.scoreField(min, new byte[0]);
+        while (true) {
+            List<KvView.Field> page = view.fieldsFrom(bucket, key, from, pageSize);
+            for (KvView.Field f : page) {
+                if (f.name()[0] != ZSetMeta.SCORE) return;
+                if (!visitor.test(new Entry(ZSetMeta.memberOfScoreField(f.name()), ZSetMeta.scoreOfScoreField(f.name())))) return;
+            }
+            if (page.size() < pageSize) return;
+            byte[] last = page.get(page.size() - 1).name();
+            from = java.util.Arrays.copyOf(last, last.length + 1); // the smallest name after the last one read
+        }
+    }
+
     /** {@code n} members from position {@code from} in member (byte) order, with their scores. */
     List<Entry> byMember(long from, int n) {
         List<Entry> out = new ArrayList<>();

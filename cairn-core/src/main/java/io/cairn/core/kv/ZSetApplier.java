@@ -11,8 +11,9 @@ import java.util.List;
 /**
  * Redis 7 sorted set commands over a {@link KvView} (the encoding is {@link ZSetMeta}'s),
  * deterministic like {@link KvApplier}. ZSCORE, ZADD and ZREM are point reads and writes; ZRANGE by
- * rank reads only the ranks it answers; ZRANK, ZCOUNT and the BYSCORE / BYLEX forms walk the score
- * index from the lowest score (a seek to the interval's start is not built yet).
+ * rank reads only the ranks it answers; ZCOUNT and BYSCORE seek to the interval's low end in the
+ * score index and stop past its high end; ZRANK and the BYLEX forms walk the score index from the
+ * lowest score (Redis's skiplist keeps spans for ranks; a rank index is not built here).
  *
  * <p>Arguments travel in the operation's packed value (integers as 8-byte entries, scores and
  * intervals as the client's text): ZADD: score, member, ... with {@link KvOp#FLAG_NX} XX GT LT CH
@@ -26,6 +27,9 @@ final class ZSetApplier {
     /** Redis keeps a sorted set this small as a listpack and ZSCAN returns it whole (zset-max-listpack-entries/-value). */
     private static final int LISTPACK_MAX_ENTRIES = 128;
     private static final int LISTPACK_MAX_VALUE_BYTES = 64;
+
+    /** Score index entries read per seek by a read-only command walking a score interval. */
+    private static final int READ_PAGE = 256;
 
     private final int maxValueBytes;
 
@@ -93,12 +97,13 @@ final class ZSetApplier {
     private static OpResult count(ZSet z, List<byte[]> args) {
         ZRanges.Scores scores = ZRanges.scores(args.get(0), args.get(1));
         if (scores == null) return OpResult.error(ErrorCode.NOT_FLOAT, "min or max is not a float");
-        long n = 0;
-        for (ZSet.Entry e : z.ordered()) {
-            if (scores.above(e.score())) break;
-            if (scores.contains(e.score())) n++;
-        }
-        return OpResult.integer(n);
+        long[] n = {0};
+        z.forEachFrom(scores.min(), READ_PAGE, e -> {
+            if (scores.above(e.score())) return false;
+            if (scores.contains(e.score())) n[0]++;
+            return true;
+        });
+        return OpResult.integer(n[0]);
     }
 
     private static OpResult rank(ZSet z, byte[] member, boolean reverse) {
@@ -159,10 +164,13 @@ final class ZSetApplier {
                 error[0] = OpResult.error(ErrorCode.NOT_FLOAT, "min or max is not a float");
                 return null;
             }
-            for (ZSet.Entry e : z.ordered()) {
-                if (scores.above(e.score())) break;
+            // Reads (a RocksDB snapshot) seek and page; a write's view merges its batch with the store, so it takes all at once.
+            int pageSize = op.readOnly() ? READ_PAGE : Integer.MAX_VALUE;
+            z.forEachFrom(scores.min(), pageSize, e -> {
+                if (scores.above(e.score())) return false;
                 if (scores.contains(e.score())) matched.add(e);
-            }
+                return true;
+            });
         } else {
             ZRanges.Members members = ZRanges.members(args.get(0), args.get(1));
             if (members == null) {
