@@ -68,9 +68,13 @@ public final class KvApplier {
     }
 
     /** Deletes a key's record and, for a collection, its elements (see {@link HashMeta} for why not lazily). */
-    static void deleteRecord(KvOp op, byte[] raw, KvView view) {
-        if (CollectionMeta.isCollection(raw)) view.clearFields(op.bucket(), op.key(), CollectionMeta.entryCount(raw));
-        view.delete(op.bucket(), op.key());
+    private static void deleteRecord(KvOp op, byte[] raw, KvView view) {
+        deleteRecord(op.bucket(), op.key(), raw, view);
+    }
+
+    static void deleteRecord(int bucket, byte[] key, byte[] raw, KvView view) {
+        if (CollectionMeta.isCollection(raw)) view.clearFields(bucket, key, CollectionMeta.entryCount(raw));
+        view.delete(bucket, key);
     }
 
     private static byte[] live(byte[] stored, long nowMs) {

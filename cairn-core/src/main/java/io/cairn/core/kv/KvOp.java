@@ -42,6 +42,10 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_BYLEX = 8192;
     /** ZRANGE: highest first. */
     public static final int FLAG_REV = 16384;
+    /** LMOVE's {@code arg}: pop from the right end (else the left). */
+    public static final long LMOVE_FROM_RIGHT = 1;
+    /** LMOVE's {@code arg}: push on the right end (else the left). */
+    public static final long LMOVE_TO_RIGHT = 2;
 
     /** An operation's type; its {@link #code()} is stored in the Raft log: never reuse or renumber one. */
     public enum Type {

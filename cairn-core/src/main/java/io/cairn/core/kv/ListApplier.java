@@ -25,9 +25,6 @@ import java.util.List;
  * (the router's null array).
  */
 final class ListApplier {
-    static final long LMOVE_FROM_RIGHT = 1;
-    static final long LMOVE_TO_RIGHT = 2;
-
     private final int maxValueBytes;
 
     ListApplier(int maxValueBytes) {
@@ -36,21 +33,9 @@ final class ListApplier {
 
     OpResult apply(KvOp op, byte[] raw, byte[] stored, KvView view, long nowMs) {
         if (stored != null && !ListMeta.isList(stored)) return HashApplier.wrongType();
-        List<byte[]> args;
-        try {
-            args = op.value() == null ? List.of() : Packed.decode(op.value());
-        } catch (IllegalArgumentException | java.nio.BufferUnderflowException malformed) {
-            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " arguments are malformed: " + malformed.getMessage());
-        }
-        // Checked before anything is written, so a malformed operation fails the same way on every replica and changes nothing.
-        if (args.size() < minArgs(op.type()) || args.stream().anyMatch(java.util.Objects::isNull)) {
-            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " needs " + minArgs(op.type()) + " arguments, got " + args.size());
-        }
-        for (byte[] a : args) {
-            if (a.length > maxValueBytes) {
-                return OpResult.error(ErrorCode.VALUE_TOO_LARGE, "value of " + a.length + " bytes exceeds the maximum of " + maxValueBytes + " bytes");
-            }
-        }
+        PackedArgs parsed = PackedArgs.of(op, minArgs(op.type()), maxValueBytes);
+        if (parsed.error() != null) return parsed.error();
+        List<byte[]> args = parsed.list();
         ListState list = new ListState(op.bucket(), op.key(), raw, stored, view);
         return switch (op.type()) {
             case LLEN -> OpResult.integer(list.count);
@@ -222,8 +207,8 @@ final class ListApplier {
             if (destStored != null && !ListMeta.isList(destStored)) return HashApplier.wrongType();
             dest = new ListState(op.bucket(), destKey, destRaw, destStored, view);
         }
-        byte[] element = (op.arg() & LMOVE_FROM_RIGHT) != 0 ? source.popRight() : source.popLeft();
-        if ((op.arg() & LMOVE_TO_RIGHT) != 0) dest.pushRight(element);
+        byte[] element = (op.arg() & KvOp.LMOVE_FROM_RIGHT) != 0 ? source.popRight() : source.popLeft();
+        if ((op.arg() & KvOp.LMOVE_TO_RIGHT) != 0) dest.pushRight(element);
         else dest.pushLeft(element);
         source.save();
         if (dest != source) dest.save();

@@ -3,37 +3,18 @@ package io.cairn.core.kv;
 import java.util.ArrayList;
 import java.util.List;
 
-/**
- * One list being read or changed by an operation: its metadata in memory, its elements through
- * the view. Changes go to the view at once; {@link #save} writes the metadata once at the end (or
- * deletes the key when the list is empty). A list that expired and was not yet swept is replaced
- * by the first write: its leftover elements are cleared first, so none reappears.
- */
-final class ListState {
-    private final int bucket;
-    private final byte[] key;
-    private final byte[] raw;
-    private final KvView view;
-    private final boolean existed;
-    private final long expireAtMs;
-    private boolean cleared;
-    private boolean changed;
+/** One list being read or changed (see {@link CollectionState}); element i is the entry at head + i ({@link ListMeta}). */
+final class ListState extends CollectionState {
     long head;
-    long count;
 
-    /**
-     * @param raw    the key's record as stored (maybe expired), or null
-     * @param stored the live record (a list): null when absent or expired
-     */
     ListState(int bucket, byte[] key, byte[] raw, byte[] stored, KvView view) {
-        this.bucket = bucket;
-        this.key = key;
-        this.raw = raw;
-        this.view = view;
-        this.existed = stored != null;
-        this.head = existed ? ListMeta.head(stored) : 0;
-        this.count = existed ? ListMeta.count(stored) : 0;
-        this.expireAtMs = existed ? StoredValue.expireAtMs(stored) : 0;
+        super(bucket, key, raw, stored, view);
+        this.head = stored != null ? ListMeta.head(stored) : 0;
+    }
+
+    @Override
+    byte[] meta(long expireAtMs) {
+        return ListMeta.encode(count, head, expireAtMs);
     }
 
     boolean exists() {
@@ -109,30 +90,13 @@ final class ListState {
         count = kept.size();
     }
 
-    /** Writes the metadata, or deletes the key when the last element went. */
-    void save() {
-        if (!changed) return;
-        if (count == 0) {
-            if (existed) view.delete(bucket, key);
-            return;
-        }
-        view.put(bucket, key, ListMeta.encode(count, head, expireAtMs));
-    }
-
     private void write(long seq, byte[] element) {
-        clearLeftovers();
+        beforeWrite();
         view.putField(bucket, key, ListMeta.seqField(seq), element);
-        changed = true;
     }
 
     private void erase(long seq) {
         view.deleteField(bucket, key, ListMeta.seqField(seq));
-        changed = true;
-    }
-
-    private void clearLeftovers() {
-        if (cleared) return;
-        cleared = true;
-        if (!existed && CollectionMeta.isCollection(raw)) view.clearFields(bucket, key, CollectionMeta.entryCount(raw));
+        afterDelete();
     }
 }

@@ -37,20 +37,9 @@ final class SetApplier {
         boolean storeForm = op.type() == KvOp.Type.SINTERSTORE || op.type() == KvOp.Type.SUNIONSTORE || op.type() == KvOp.Type.SDIFFSTORE;
         // A STORE form overwrites its destination whatever it holds, as in Redis.
         if (!storeForm && stored != null && !isSet(stored)) return HashApplier.wrongType();
-        List<byte[]> args;
-        try {
-            args = op.value() == null ? List.of() : Packed.decode(op.value());
-        } catch (IllegalArgumentException | java.nio.BufferUnderflowException malformed) {
-            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " arguments are malformed: " + malformed.getMessage());
-        }
-        if (args.size() < minArgs(op.type()) || args.stream().anyMatch(java.util.Objects::isNull)) {
-            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " needs " + minArgs(op.type()) + " arguments, got " + args.size());
-        }
-        for (byte[] a : args) {
-            if (a.length > maxValueBytes) {
-                return OpResult.error(ErrorCode.VALUE_TOO_LARGE, "value of " + a.length + " bytes exceeds the maximum of " + maxValueBytes + " bytes");
-            }
-        }
+        PackedArgs parsed = PackedArgs.of(op, minArgs(op.type()), maxValueBytes);
+        if (parsed.error() != null) return parsed.error();
+        List<byte[]> args = parsed.list();
         Members set = new Members(op.bucket(), op.key(), raw, stored, view);
         return switch (op.type()) {
             case SCARD -> OpResult.integer(set.count);
@@ -222,26 +211,15 @@ final class SetApplier {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** One set being read or changed: metadata in memory, members through the view, {@link #save} once at the end. */
-    private static final class Members {
-        private final int bucket;
-        private final byte[] key;
-        private final byte[] raw;
-        private final KvView view;
-        private final boolean existed;
-        private final long expireAtMs;
-        private boolean cleared;
-        private boolean changed;
-        long count;
-
+    /** One set being read or changed (see {@link CollectionState}): one entry per member, with an empty value. */
+    private static final class Members extends CollectionState {
         Members(int bucket, byte[] key, byte[] raw, byte[] stored, KvView view) {
-            this.bucket = bucket;
-            this.key = key;
-            this.raw = raw;
-            this.view = view;
-            this.existed = stored != null && isSet(stored);
-            this.count = existed ? CollectionMeta.count(stored) : 0;
-            this.expireAtMs = existed ? StoredValue.expireAtMs(stored) : 0;
+            super(bucket, key, raw, stored != null && isSet(stored) ? stored : null, view);
+        }
+
+        @Override
+        byte[] meta(long expireAtMs) {
+            return CollectionMeta.encode(StoredValue.TYPE_SET, count, expireAtMs);
         }
 
         boolean contains(byte[] member) {
@@ -265,10 +243,9 @@ final class SetApplier {
 
         boolean add(byte[] member) {
             if (contains(member)) return false;
-            clearLeftovers();
+            beforeWrite();
             view.putField(bucket, key, member, NO_VALUE);
             count++;
-            changed = true;
             return true;
         }
 
@@ -276,31 +253,16 @@ final class SetApplier {
             if (!contains(member)) return false;
             view.deleteField(bucket, key, member);
             count--;
-            changed = true;
+            afterDelete();
             return true;
         }
 
         /** A STORE form's destination: whatever the key held (any type) is replaced; no expiry is kept, as in Redis. */
         void replaceWith(List<byte[]> members) {
-            if (raw != null) KvApplier.deleteRecord(new KvOp(KvOp.Type.DEL, bucket, key, null, 0, 0), raw, view);
-            cleared = true;
+            if (raw != null) KvApplier.deleteRecord(bucket, key, raw, view);
+            markCleared();
             for (byte[] m : members) view.putField(bucket, key, m, NO_VALUE);
             if (!members.isEmpty()) view.put(bucket, key, CollectionMeta.encode(StoredValue.TYPE_SET, members.size(), 0));
-        }
-
-        void save() {
-            if (!changed) return;
-            if (count == 0) {
-                if (existed) view.delete(bucket, key);
-                return;
-            }
-            view.put(bucket, key, CollectionMeta.encode(StoredValue.TYPE_SET, count, expireAtMs));
-        }
-
-        private void clearLeftovers() {
-            if (cleared) return;
-            cleared = true;
-            if (!existed && CollectionMeta.isCollection(raw)) view.clearFields(bucket, key, CollectionMeta.entryCount(raw));
         }
     }
 }

@@ -3,33 +3,17 @@ package io.cairn.core.kv;
 import java.util.ArrayList;
 import java.util.List;
 
-/**
- * One sorted set being read or changed by an operation: its count in memory, its two entries per
- * member through the view ({@link ZSetMeta}). {@link #save} writes the metadata once at the end, or
- * deletes the key when the last member went; the first write over an expired, unswept record
- * clears that record's leftover entries.
- */
-final class ZSet {
+/** One sorted set being read or changed (see {@link CollectionState}); two entries per member ({@link ZSetMeta}). */
+final class ZSet extends CollectionState {
     record Entry(byte[] member, double score) {}
 
-    private final int bucket;
-    private final byte[] key;
-    private final byte[] raw;
-    private final KvView view;
-    private final boolean existed;
-    private final long expireAtMs;
-    private boolean cleared;
-    private boolean changed;
-    long count;
-
     ZSet(int bucket, byte[] key, byte[] raw, byte[] stored, KvView view) {
-        this.bucket = bucket;
-        this.key = key;
-        this.raw = raw;
-        this.view = view;
-        this.existed = stored != null;
-        this.count = existed ? CollectionMeta.count(stored) : 0;
-        this.expireAtMs = existed ? StoredValue.expireAtMs(stored) : 0;
+        super(bucket, key, raw, stored, view);
+    }
+
+    @Override
+    byte[] meta(long expireAtMs) {
+        return CollectionMeta.encode(StoredValue.TYPE_ZSET, count, expireAtMs);
     }
 
     Double score(byte[] member) {
@@ -84,12 +68,11 @@ final class ZSet {
 
     /** Sets {@code member}'s score; {@code current} is its score now, null when it is new. */
     void put(byte[] member, double score, Double current) {
-        clearLeftovers();
+        beforeWrite();
         if (current != null) view.deleteField(bucket, key, ZSetMeta.scoreField(current, member));
         else count++;
         view.putField(bucket, key, ZSetMeta.memberField(member), ZSetMeta.scoreBytes(score));
         view.putField(bucket, key, ZSetMeta.scoreField(score, member), new byte[0]);
-        changed = true;
     }
 
     boolean remove(byte[] member) {
@@ -98,22 +81,7 @@ final class ZSet {
         view.deleteField(bucket, key, ZSetMeta.memberField(member));
         view.deleteField(bucket, key, ZSetMeta.scoreField(current, member));
         count--;
-        changed = true;
+        afterDelete();
         return true;
-    }
-
-    void save() {
-        if (!changed) return;
-        if (count == 0) {
-            if (existed) view.delete(bucket, key);
-            return;
-        }
-        view.put(bucket, key, CollectionMeta.encode(StoredValue.TYPE_ZSET, count, expireAtMs));
-    }
-
-    private void clearLeftovers() {
-        if (cleared) return;
-        cleared = true;
-        if (!existed && CollectionMeta.isCollection(raw)) view.clearFields(bucket, key, CollectionMeta.entryCount(raw));
     }
 }

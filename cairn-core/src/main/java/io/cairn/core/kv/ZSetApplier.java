@@ -39,20 +39,9 @@ final class ZSetApplier {
 
     OpResult apply(KvOp op, byte[] raw, byte[] stored, KvView view) {
         if (stored != null && !ZSetMeta.isZSet(stored)) return HashApplier.wrongType();
-        List<byte[]> args;
-        try {
-            args = op.value() == null ? List.of() : Packed.decode(op.value());
-        } catch (IllegalArgumentException | java.nio.BufferUnderflowException malformed) {
-            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " arguments are malformed: " + malformed.getMessage());
-        }
-        if (args.size() < minArgs(op) || args.stream().anyMatch(java.util.Objects::isNull)) {
-            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " needs " + minArgs(op) + " arguments, got " + args.size());
-        }
-        for (byte[] a : args) {
-            if (a.length > maxValueBytes) {
-                return OpResult.error(ErrorCode.VALUE_TOO_LARGE, "value of " + a.length + " bytes exceeds the maximum of " + maxValueBytes + " bytes");
-            }
-        }
+        PackedArgs parsed = PackedArgs.of(op, minArgs(op), maxValueBytes);
+        if (parsed.error() != null) return parsed.error();
+        List<byte[]> args = parsed.list();
         ZSet z = new ZSet(op.bucket(), op.key(), raw, stored, view);
         return switch (op.type()) {
             case ZCARD -> OpResult.integer(z.count);

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -138,11 +137,11 @@ class ListApplierTest {
     @Test
     void lmoveMovesBetweenListsAndRotatesOne() {
         run(KvOp.Type.RPUSH, "src", "a", "b", "c");
-        assertThat(runArg(KvOp.Type.LMOVE, "src", ListApplier.LMOVE_FROM_RIGHT, 0, "dst").bytes()).isEqualTo(b("c"));
-        assertThat(runArg(KvOp.Type.LMOVE, "src", ListApplier.LMOVE_TO_RIGHT, 0, "dst").bytes()).isEqualTo(b("a"));
+        assertThat(runArg(KvOp.Type.LMOVE, "src", KvOp.LMOVE_FROM_RIGHT, 0, "dst").bytes()).isEqualTo(b("c"));
+        assertThat(runArg(KvOp.Type.LMOVE, "src", KvOp.LMOVE_TO_RIGHT, 0, "dst").bytes()).isEqualTo(b("a"));
         assertThat(range("src")).containsExactly("b");
         assertThat(range("dst")).containsExactly("c", "a");
-        assertThat(runArg(KvOp.Type.LMOVE, "dst", ListApplier.LMOVE_FROM_RIGHT, 0, "dst").bytes()).isEqualTo(b("a"));
+        assertThat(runArg(KvOp.Type.LMOVE, "dst", KvOp.LMOVE_FROM_RIGHT, 0, "dst").bytes()).isEqualTo(b("a"));
         assertThat(range("dst")).containsExactly("a", "c");
         assertThat(runArg(KvOp.Type.LMOVE, "none", 0, 0, "dst")).isEqualTo(OpResult.NIL);
         runArg(KvOp.Type.LMOVE, "src", 0, 0, "dst");
@@ -276,10 +275,5 @@ class ListApplierTest {
 
     private static byte[] longBytes(long n) {
         return ByteBuffer.allocate(8).putLong(n).array();
-    }
-
-    @SuppressWarnings("unused")
-    private static boolean same(byte[] a, byte[] b) {
-        return Arrays.equals(a, b);
     }
 }

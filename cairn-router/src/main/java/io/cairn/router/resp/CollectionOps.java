@@ -11,7 +11,6 @@ import io.netty.handler.codec.redis.RedisMessage;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -100,7 +99,26 @@ final class CollectionOps {
         return Replies.array(out);
     }
 
-    static boolean same(byte[] a, byte[] b) {
-        return Arrays.equals(a, b);
+    /**
+     * SSCAN/ZSCAN key cursor [MATCH pattern] [COUNT count]: the store answers the next cursor then
+     * the page's elements, {@code stride} per member (a member, or a member and its score); MATCH
+     * filters the members of the page, as in Redis.
+     */
+    CompletableFuture<RedisMessage> scan(KvOp.Type type, CommandArgs args, int stride) {
+        long cursor = HashCommands.parseCursor(args.raw(2));
+        if (cursor < 0) return Replies.done(Replies.error("ERR invalid cursor"));
+        ScanOptions options = ScanOptions.parse(args, 3, false);
+        if (options == null) return Replies.done(Replies.syntaxError());
+        byte[] countArg = longBytes(Math.min(options.count(), KeyspaceCommands.MAX_SCAN_COUNT));
+        String match = options.pattern() == null || options.pattern().equals("*") ? null : options.pattern();
+        return execute(op(type, args.key(1), List.of(countArg), cursor, 0), r -> {
+            List<byte[]> elements = r.elements();
+            List<RedisMessage> page = new ArrayList<>(elements.size() - 1);
+            for (int i = 1; i + stride - 1 < elements.size(); i += stride) {
+                if (match != null && !Glob.matchesExactly(match, KeyspaceCommands.latin1(elements.get(i)))) continue;
+                for (int j = 0; j < stride; j++) page.add(Replies.bulk(elements.get(i + j)));
+            }
+            return Replies.array(List.of(Replies.bulk(elements.get(0)), Replies.array(page)));
+        });
     }
 }

@@ -23,8 +23,6 @@ final class ListCommands {
     private static final List<String> WRITE_FAST = List.of("write", "denyoom", "fast");
     private static final List<String> WRITE = List.of("write");
     private static final List<String> DELETE_FAST = List.of("write", "fast");
-    private static final long FROM_RIGHT = 1;
-    private static final long TO_RIGHT = 2;
 
     private final CollectionOps ops;
 
@@ -52,7 +50,7 @@ final class ListCommands {
                         (a, s) -> ops.execute(ops.op(KvOp.Type.LREM, a.key(1), List.of(a.value(3)), a.longAt(2), 0))),
                 new CommandSpec("lpos", -3, READ_SLOW, 1, 1, 1, (a, s) -> lpos(a)),
                 new CommandSpec("lmove", 5, WRITE, 1, 2, 1, (a, s) -> lmove(a)),
-                new CommandSpec("rpoplpush", 3, WRITE, 1, 2, 1, (a, s) -> move(a.key(1), a.key(2), FROM_RIGHT)));
+                new CommandSpec("rpoplpush", 3, WRITE, 1, 2, 1, (a, s) -> move(a.key(1), a.key(2), KvOp.LMOVE_FROM_RIGHT)));
     }
 
     private CompletableFuture<RedisMessage> push(KvOp.Type type, CommandArgs args) {
@@ -116,7 +114,7 @@ final class ListCommands {
         long from = side(args, 3);
         long to = side(args, 4);
         if (from < 0 || to < 0) return Replies.done(Replies.syntaxError());
-        return move(args.key(1), args.key(2), (from == 1 ? FROM_RIGHT : 0) | (to == 1 ? TO_RIGHT : 0));
+        return move(args.key(1), args.key(2), (from == 1 ? KvOp.LMOVE_FROM_RIGHT : 0) | (to == 1 ? KvOp.LMOVE_TO_RIGHT : 0));
     }
 
     /** 0 for LEFT, 1 for RIGHT, -1 for anything else. */

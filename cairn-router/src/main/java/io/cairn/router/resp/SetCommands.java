@@ -48,7 +48,7 @@ final class SetCommands {
                 new CommandSpec("sunionstore", -3, WRITE, 1, -1, 1, (a, s) -> combine(KvOp.Type.SUNIONSTORE, a)),
                 new CommandSpec("sdiffstore", -3, WRITE, 1, -1, 1, (a, s) -> combine(KvOp.Type.SDIFFSTORE, a)),
                 new CommandSpec("sintercard", -3, READ_SLOW, 0, 0, 0, (a, s) -> sintercard(a)),
-                new CommandSpec("sscan", -3, READ_SLOW, 1, 1, 1, (a, s) -> sscan(a)));
+                new CommandSpec("sscan", -3, READ_SLOW, 1, 1, 1, (a, s) -> ops.scan(KvOp.Type.SSCAN, a, 1)));
     }
 
     private CompletableFuture<RedisMessage> withValues(KvOp.Type type, CommandArgs args) {
@@ -96,24 +96,5 @@ final class SetCommands {
         List<byte[]> keys = CollectionOps.keys(args, 2, 1 + (int) numKeys);
         ops.requireOneBucket(keys);
         return ops.execute(ops.op(KvOp.Type.SINTERCARD, keys.get(0), keys.subList(1, keys.size()), limit, 0));
-    }
-
-    /** SSCAN key cursor [MATCH pattern] [COUNT count]; MATCH filters the page, as in Redis. */
-    private CompletableFuture<RedisMessage> sscan(CommandArgs args) {
-        long cursor = HashCommands.parseCursor(args.raw(2));
-        if (cursor < 0) return Replies.done(Replies.error("ERR invalid cursor"));
-        ScanOptions options = ScanOptions.parse(args, 3, false);
-        if (options == null) return Replies.done(Replies.syntaxError());
-        byte[] countArg = CollectionOps.longBytes(Math.min(options.count(), KeyspaceCommands.MAX_SCAN_COUNT));
-        String match = options.pattern() == null || options.pattern().equals("*") ? null : options.pattern();
-        return ops.execute(ops.op(KvOp.Type.SSCAN, args.key(1), List.of(countArg), cursor, 0), r -> {
-            List<byte[]> elements = r.elements();
-            List<RedisMessage> members = new ArrayList<>(elements.size() - 1);
-            for (int i = 1; i < elements.size(); i++) {
-                if (match != null && !Glob.matchesExactly(match, KeyspaceCommands.latin1(elements.get(i)))) continue;
-                members.add(Replies.bulk(elements.get(i)));
-            }
-            return Replies.array(List.of(Replies.bulk(elements.get(0)), Replies.array(members)));
-        });
     }
 }

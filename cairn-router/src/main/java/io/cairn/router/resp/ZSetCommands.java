@@ -57,7 +57,7 @@ final class ZSetCommands {
                 new CommandSpec("zremrangebylex", 4, WRITE, 1, 1, 1, (a, s) -> zremrange(a, By.LEX)),
                 new CommandSpec("zpopmin", -2, WRITE_FAST, 1, 1, 1, (a, s) -> zpop(KvOp.Type.ZPOPMIN, a)),
                 new CommandSpec("zpopmax", -2, WRITE_FAST, 1, 1, 1, (a, s) -> zpop(KvOp.Type.ZPOPMAX, a)),
-                new CommandSpec("zscan", -3, READ_SLOW, 1, 1, 1, (a, s) -> zscan(a)));
+                new CommandSpec("zscan", -3, READ_SLOW, 1, 1, 1, (a, s) -> ops.scan(KvOp.Type.ZSCAN, a, 2)));
     }
 
     private CompletableFuture<RedisMessage> withValues(KvOp.Type type, CommandArgs args) {
@@ -191,25 +191,5 @@ final class ZSetCommands {
         if (args.count() == 2) return ops.execute(ops.op(type, args.key(1), List.of(), 0, 0));
         long count = CollectionOps.positive(args, 2, null);
         return ops.execute(ops.op(type, args.key(1), List.of(), count, KvOp.FLAG_COUNT));
-    }
-
-    /** ZSCAN key cursor [MATCH pattern] [COUNT count]; MATCH filters members of the page, as in Redis. */
-    private CompletableFuture<RedisMessage> zscan(CommandArgs args) {
-        long cursor = HashCommands.parseCursor(args.raw(2));
-        if (cursor < 0) return Replies.done(Replies.error("ERR invalid cursor"));
-        ScanOptions options = ScanOptions.parse(args, 3, false);
-        if (options == null) return Replies.done(Replies.syntaxError());
-        byte[] countArg = longBytes(Math.min(options.count(), KeyspaceCommands.MAX_SCAN_COUNT));
-        String match = options.pattern() == null || options.pattern().equals("*") ? null : options.pattern();
-        return ops.execute(ops.op(KvOp.Type.ZSCAN, args.key(1), List.of(countArg), cursor, 0), r -> {
-            List<byte[]> elements = r.elements();
-            List<RedisMessage> pairs = new ArrayList<>(elements.size() - 1);
-            for (int i = 1; i + 1 < elements.size(); i += 2) {
-                if (match != null && !Glob.matchesExactly(match, KeyspaceCommands.latin1(elements.get(i)))) continue;
-                pairs.add(Replies.bulk(elements.get(i)));
-                pairs.add(Replies.bulk(elements.get(i + 1)));
-            }
-            return Replies.array(List.of(Replies.bulk(elements.get(0)), Replies.array(pairs)));
-        });
     }
 }
