@@ -51,7 +51,7 @@ class WireCodesTest {
                 "SCARD", "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SRANDMEMBER", "SSCAN", "SINTER", "SUNION", "SDIFF", "SINTERCARD",
                 "SADD", "SREM", "SPOP", "SMOVE", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE",
                 "ZCARD", "ZSCORE", "ZMSCORE", "ZRANK", "ZREVRANK", "ZCOUNT", "ZRANGE", "ZSCAN",
-                "ZADD", "ZINCRBY", "ZREM", "ZREMRANGE", "ZPOPMIN", "ZPOPMAX"};
+                "ZADD", "ZINCRBY", "ZREM", "ZREMRANGE", "ZPOPMIN", "ZPOPMAX", "LMPOP"};
         Map<String, Integer> expected = new LinkedHashMap<>();
         for (int i = 0; i < types.length; i++) expected.put(types[i], i);
         assertThat(codes(io.cairn.core.kv.KvOp.Type.values(), io.cairn.core.kv.KvOp.Type::code)).containsExactlyEntriesOf(expected);

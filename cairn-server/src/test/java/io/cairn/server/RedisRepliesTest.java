@@ -74,7 +74,12 @@ class RedisRepliesTest {
             for (String[] step : script) {
                 boolean unordered = step[0].startsWith("~");
                 String command = unordered ? step[0].substring(1) : step[0];
-                String reply = format(client.call(command.split(" ")), unordered);
+                String reply;
+                try {
+                    reply = format(client.call(command.split(" ")), unordered);
+                } catch (java.net.SocketTimeoutException e) {
+                    throw new AssertionError("no reply to " + command, e);
+                }
                 if (!reply.equals(step[1])) mismatches.add(command + "\n    expected " + step[1] + "\n    got      " + reply);
             }
         }

@@ -244,6 +244,34 @@ final class BatchView implements KvView {
         return out;
     }
 
+    /**
+     * A page of a collection's entries: straight from RocksDB (a skip, not a copy of the whole
+     * collection) when this entry has not written under the key's prefix; merged otherwise.
+     */
+    @Override
+    public List<Field> fields(int bucket, byte[] key, long offset, int limit) {
+        if (touched(bucket, key)) return KvView.super.fields(bucket, key, offset, limit);
+        try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+            return store.fields(bucket, key, offset, limit, latest);
+        }
+    }
+
+    @Override
+    public List<Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit) {
+        if (touched(bucket, key)) return KvView.super.fieldsFrom(bucket, key, from, limit);
+        try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+            return store.fieldsFrom(bucket, key, from, limit, latest);
+        }
+    }
+
+    /** Whether this entry wrote, deleted or cleared anything under {@code key}'s field prefix (or dropped its bucket). */
+    private boolean touched(int bucket, byte[] key) {
+        byte[] prefix = RocksStore.fieldPrefix(bucket, key);
+        if (droppedBuckets.contains(bucket) || clearedPrefixes.contains(ByteBuffer.wrap(prefix))) return true;
+        Map<ByteBuffer, byte[]> written = fieldOverlay.get(bucket);
+        return written != null && written.keySet().stream().anyMatch(k -> startsWith(k.array(), prefix));
+    }
+
     private static boolean startsWith(byte[] k, byte[] prefix) {
         return k.length >= prefix.length && java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length);
     }

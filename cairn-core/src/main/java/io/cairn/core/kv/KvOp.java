@@ -42,6 +42,8 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_BYLEX = 8192;
     /** ZRANGE: highest first. */
     public static final int FLAG_REV = 16384;
+    /** LMPOP: pop from the right end (else the left). */
+    public static final int FLAG_RIGHT = 32768;
     /** LMOVE's {@code arg}: pop from the right end (else the left). */
     public static final long LMOVE_FROM_RIGHT = 1;
     /** LMOVE's {@code arg}: push on the right end (else the left). */
@@ -67,7 +69,9 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
         SINTERSTORE(57, false), SUNIONSTORE(58, false), SDIFFSTORE(59, false),
         ZCARD(60, true), ZSCORE(61, true), ZMSCORE(62, true), ZRANK(63, true), ZREVRANK(64, true), ZCOUNT(65, true),
         ZRANGE(66, true), ZSCAN(67, true),
-        ZADD(68, false), ZINCRBY(69, false), ZREM(70, false), ZREMRANGE(71, false), ZPOPMIN(72, false), ZPOPMAX(73, false);
+        ZADD(68, false), ZINCRBY(69, false), ZREM(70, false), ZREMRANGE(71, false), ZPOPMIN(72, false), ZPOPMAX(73, false),
+        /** Pops from the first non-empty of several lists (LMPOP, and every attempt of BLPOP, BRPOP, BLMPOP). */
+        LMPOP(74, false);
 
         public final boolean readOnly;
         private final byte code;
@@ -100,7 +104,13 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
             Type.HRANDFIELD, Type.HSCAN, Type.HSET, Type.HSETNX, Type.HDEL, Type.HINCRBY, Type.HINCRBYFLOAT));
 
     /** The list commands ({@link ListApplier}'s). */
-    public static final java.util.Set<Type> LIST_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.LLEN, Type.LMOVE));
+    public static final java.util.Set<Type> LIST_TYPES = java.util.Collections.unmodifiableSet(listTypes());
+
+    private static java.util.EnumSet<Type> listTypes() {
+        java.util.EnumSet<Type> types = java.util.EnumSet.range(Type.LLEN, Type.LMOVE);
+        types.add(Type.LMPOP);
+        return types;
+    }
 
     /** The set commands ({@link SetApplier}'s). */
     public static final java.util.Set<Type> SET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.SCARD, Type.SDIFFSTORE));

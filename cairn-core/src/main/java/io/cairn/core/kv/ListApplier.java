@@ -20,7 +20,8 @@ import java.util.List;
  * LINSERT: pivot, element, {@code arg} 1 for AFTER; LREM: element, {@code arg} the count;
  * LPOS: element, rank, count, maxlen, {@link KvOp#FLAG_COUNT} when COUNT was given;
  * LMOVE: the destination key (same bucket: the router checks), {@code arg} bit 0 pops from the
- * right, bit 1 pushes on the right. LPOS with COUNT answers its positions as decimal text in an
+ * right, bit 1 pushes on the right; LMPOP: the keys after the first, {@code arg} the count,
+ * {@link KvOp#FLAG_RIGHT} to pop from the right, answering [key, element...] or nil. LPOS with COUNT answers its positions as decimal text in an
  * array (the router turns them into integers); a pop with a count on a missing key answers nil
  * (the router's null array).
  */
@@ -53,6 +54,7 @@ final class ListApplier {
             case LTRIM -> ltrim(list, longArg(args, 0), longArg(args, 1));
             case LPOS -> lpos(op, list, args);
             case LMOVE -> lmove(op, list, args.get(0), view, nowMs);
+            case LMPOP -> lmpop(op, args, view, nowMs);
             default -> throw new IllegalArgumentException(op.type() + " is not a list command");
         };
     }
@@ -195,6 +197,30 @@ final class ListApplier {
         }
         if (withCount) return OpResult.array(positions);
         return positions.isEmpty() ? OpResult.NIL : OpResult.integer(Long.parseLong(new String(positions.get(0), StandardCharsets.US_ASCII)));
+    }
+
+    /**
+     * LMPOP: pops up to {@code arg} elements from the first of the keys that holds a list, as
+     * redis-server does: keys before it are skipped when missing, a key of another type is WRONGTYPE.
+     */
+    private static OpResult lmpop(KvOp op, List<byte[]> otherKeys, KvView view, long nowMs) {
+        List<byte[]> keys = new ArrayList<>(otherKeys.size() + 1);
+        keys.add(op.key());
+        keys.addAll(otherKeys);
+        for (byte[] key : keys) {
+            byte[] raw = view.get(op.bucket(), key);
+            byte[] stored = raw == null || StoredValue.isExpired(raw, nowMs) ? null : raw;
+            if (stored == null) continue;
+            if (!ListMeta.isList(stored)) return HashApplier.wrongType();
+            ListState list = new ListState(op.bucket(), key, raw, stored, view);
+            long n = Math.min(Math.max(op.arg(), 1), list.count);
+            List<byte[]> out = new ArrayList<>((int) n + 1);
+            out.add(key);
+            for (long i = 0; i < n; i++) out.add(op.has(KvOp.FLAG_RIGHT) ? list.popRight() : list.popLeft());
+            list.save();
+            return OpResult.array(out);
+        }
+        return OpResult.NIL;
     }
 
     /** LMOVE/RPOPLPUSH: a missing source answers nil whatever the destination holds; a wrong-type destination changes nothing. */

@@ -91,7 +91,8 @@ final class SetApplier {
     private static OpResult spop(KvOp op, Members set, byte[] seed) {
         boolean withCount = op.has(KvOp.FLAG_COUNT);
         if (set.count == 0) return withCount ? OpResult.array(List.of()) : OpResult.NIL;
-        List<byte[]> chosen = distinct(set, withCount ? op.arg() : 1, random(seed));
+        // One member: a random position, read alone (a count reads the whole set to choose distinct members).
+        List<byte[]> chosen = withCount ? distinct(set, op.arg(), random(seed)) : List.of(set.at(random(seed).nextLong(set.count)));
         for (byte[] m : chosen) set.remove(m);
         set.save();
         return withCount ? OpResult.array(chosen) : OpResult.bulk(chosen.get(0));

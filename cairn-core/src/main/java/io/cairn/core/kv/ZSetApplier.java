@@ -28,7 +28,7 @@ final class ZSetApplier {
     private static final int LISTPACK_MAX_ENTRIES = 128;
     private static final int LISTPACK_MAX_VALUE_BYTES = 64;
 
-    /** Score index entries read per seek by a read-only command walking a score interval. */
+    /** Score index entries read per seek when walking a score interval. */
     private static final int READ_PAGE = 256;
 
     private final int maxValueBytes;
@@ -153,9 +153,7 @@ final class ZSetApplier {
                 error[0] = OpResult.error(ErrorCode.NOT_FLOAT, "min or max is not a float");
                 return null;
             }
-            // Reads (a RocksDB snapshot) seek and page; a write's view merges its batch with the store, so it takes all at once.
-            int pageSize = op.readOnly() ? READ_PAGE : Integer.MAX_VALUE;
-            z.forEachFrom(scores.min(), pageSize, e -> {
+            z.forEachFrom(scores.min(), READ_PAGE, e -> {
                 if (scores.above(e.score())) return false;
                 if (scores.contains(e.score())) matched.add(e);
                 return true;

@@ -49,6 +49,11 @@ final class CollectionOps {
         });
     }
 
+    /** Several operations in one backend call (each answers on its own). */
+    CompletableFuture<List<OpResult>> executeAll(List<KvOp> ops) {
+        return backend.execute(ops);
+    }
+
     CompletableFuture<RedisMessage> execute(KvOp op) {
         return execute(op, Replies::of);
     }

@@ -33,6 +33,7 @@ final class CommandDispatcher {
         register(new HashCommands(backend).specs());
         CollectionOps collections = new CollectionOps(backend);
         register(new ListCommands(collections).specs());
+        register(new BlockingListCommands(collections).specs());
         register(new SetCommands(collections).specs());
         register(new ZSetCommands(collections).specs());
         register(new ClientCommands(clients).specs());
