@@ -92,6 +92,30 @@ class CollectionStorageTest {
         }
     }
 
+    /** A write entry's score walk merges RocksDB's entries with the entry's own adds and removes (BatchView.fieldsFrom). */
+    @Test
+    void aScoreWalkInsideOneEntrySeesThatEntrysWrites() throws Exception {
+        try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
+            String[] pairs = new String[1_200];
+            for (int i = 0; i < 600; i++) {
+                pairs[2 * i] = Integer.toString(i);
+                pairs[2 * i + 1] = "m" + i;
+            }
+            r.result(write(op(KvOp.Type.ZADD, "z", 0, pairs)), 2_000);
+            byte[] reply = r.apply(StorageRequest.write(List.of(
+                    op(KvOp.Type.ZREM, "z", 0, "m10", "m11", "m12"),
+                    op(KvOp.Type.ZADD, "z", 0, "10.5", "new", "700", "top"),
+                    new KvOp(KvOp.Type.ZREMRANGE, BUCKET, b("z"), Packed.encode(List.of(b("(9"), b("300"))), 0, KvOp.FLAG_BYSCORE),
+                    op(KvOp.Type.ZCARD, "z", 0))), 3_000);
+            List<OpResult> results = OpCodec.decodeResults(ByteBuffer.wrap(reply));
+            assertThat(results.get(2).number()).as("10 .. 300 less the three removed, plus new").isEqualTo(291 - 3 + 1);
+            assertThat(results.get(3).number()).isEqualTo(600 - 3 + 2 - 289);
+            assertThat(strings(read(r, byScore("8", "(302", 0, -1)))).containsExactly("m8", "m9", "m301");
+            assertThat(strings(read(r, byScore("699", "+inf", 0, -1)))).containsExactly("top");
+            assertThat(storedFields(r)).isEqualTo(2 * (600 - 3 + 2 - 289));
+        }
+    }
+
     private static KvOp byScore(String min, String max, long offset, long count) {
         List<byte[]> packed = List.of(b(min), b(max), longs(offset)[0], longs(count)[0]);
         return new KvOp(KvOp.Type.ZRANGE, BUCKET, b("z"), Packed.encode(packed), 0, KvOp.FLAG_BYSCORE);

@@ -91,7 +91,8 @@ final class SetApplier {
     private static OpResult spop(KvOp op, Members set, byte[] seed) {
         boolean withCount = op.has(KvOp.FLAG_COUNT);
         if (set.count == 0) return withCount ? OpResult.array(List.of()) : OpResult.NIL;
-        // One member: a random position, read alone (a count reads the whole set to choose distinct members).
+        // One member: a uniformly random position, skipped to in RocksDB without copying the members
+        // before it (a count reads the whole set to choose distinct members).
         List<byte[]> chosen = withCount ? distinct(set, op.arg(), random(seed)) : List.of(set.at(random(seed).nextLong(set.count)));
         for (byte[] m : chosen) set.remove(m);
         set.save();
