@@ -5,6 +5,8 @@
 #
 #   bench/redis-compare.sh [requests-per-test]      (default 50000)
 #   FAILOVER=0 bench/redis-compare.sh 20000         (quick: no failover rounds)
+#   TESTS=lpush,lpop,sadd,spop,zadd,lrange_100 FAILOVER=0 bench/redis-compare.sh 20000
+#                                                   (other redis-benchmark tests, pipeline 1 and 16; default set,get)
 #   ROUTER_YAML='{maxInflightBatches: 2}' adds a router section to the generated config (experiments)
 #   ENGINE=microraft runs the storage nodes on that Raft engine (storage.engine; default: cairn up's)
 #   REDIS_PORT, CAIRN_PORT, BASE_PORT override the ports (defaults 7590, 7591, 7600)
@@ -59,7 +61,7 @@ grep -q "cairn is up" "$WORK/cairn.out" || { echo "cairn did not start; see $WOR
 rps() { # port test pipeline requests -> requests per second
   # timeout: redis-benchmark spins at 100 % CPU forever when its server goes away
   timeout 600 redis-benchmark -p "$1" -t "$2" -P "$3" -n "$4" -c 50 -d 100 -r 100000 --csv 2>/dev/null \
-    | awk -F'","' 'NR==2 {gsub(/"/,"",$2); print $2}'
+    | awk -F'","' 'NR > 1 {gsub(/"/,"",$2); v = $2} END {print v}'   # the last line: lrange_100 and spop fill first
 }
 # The JIT needs long: one cluster went 860 -> 1,700 -> 2,070 -> 2,680 -> 2,790 SET/s over five
 # runs of 30,000 SETs (C2 used 38 s of CPU in its first 2.5 minutes); half of N measured the JIT.
@@ -71,7 +73,7 @@ rps "$CAIRN_PORT" set 16 "$N" >/dev/null; rps "$REDIS_PORT" set 1 "$N" >/dev/nul
 ticks() { awk '{print $14 + $15}' "/proc/$CAIRN_PID/stat"; }
 printf "\n%-8s %-9s %14s %14s %8s %16s\n" test pipeline "redis req/s" "cairn req/s" ratio "cairn CPU ms/op"
 for p in 1 16; do
-  for t in set get; do
+  for t in $(echo "${TESTS:-set,get}" | tr ',' ' '); do
     r=$(rps "$REDIS_PORT" "$t" "$p" "$N"); t0=$(ticks); c=$(rps "$CAIRN_PORT" "$t" "$p" "$N"); t1=$(ticks)
     printf "%-8s %-9s %14s %14s %8s %16s\n" "$t" "$p" "$r" "$c" "$(python3 -c "print(f'{$c/$r:.2f}x')")" \
       "$(python3 -c "print(f'{($t1 - $t0) * 1000 / $(getconf CLK_TCK) / $N:.3f}')")"

@@ -60,6 +60,15 @@ public enum ErrorCode {
     WRONG_TYPE(34, RetryClass.FATAL, "WRONGTYPE", "Operation against a key holding the wrong kind of value"),
     /** A float argument or stored value that does not parse (HINCRBYFLOAT); the message says which. */
     NOT_FLOAT(35, RetryClass.FATAL, "ERR", "value is not a valid float"),
+    /** A command that needs an existing key found none (LSET; Redis's text). */
+    NO_SUCH_KEY(36, RetryClass.FATAL, "ERR", "no such key"),
+    /** An index beyond the end of a list (LSET; Redis's text). */
+    INDEX_OUT_OF_RANGE(37, RetryClass.FATAL, "ERR", "index out of range"),
+    /**
+     * A command on several keys whose keys are in different buckets: it would not be atomic, so it is
+     * refused as Redis Cluster refuses keys of different slots (its text); a {hash tag} puts keys in one bucket.
+     */
+    CROSS_SLOT(38, RetryClass.FATAL, "CROSSSLOT", "Keys in request don't hash to the same slot"),
     /*
      * 45 and 46, not 36 and 37: branches merged at the same time (lists/sets, security) take 36-38;
      * the numbers between stay free for them. Codes only need to be unique and never reused.

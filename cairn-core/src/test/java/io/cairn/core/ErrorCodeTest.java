@@ -50,6 +50,9 @@ class ErrorCodeTest {
         published.put(ErrorCode.ARCHIVE_CORRUPT, 33);
         published.put(ErrorCode.WRONG_TYPE, 34);
         published.put(ErrorCode.NOT_FLOAT, 35);
+        published.put(ErrorCode.NO_SUCH_KEY, 36);
+        published.put(ErrorCode.INDEX_OUT_OF_RANGE, 37);
+        published.put(ErrorCode.CROSS_SLOT, 38);
         published.put(ErrorCode.BUCKET_RESTORING, 45);
         published.put(ErrorCode.RESTORE_QUEUE_FULL, 46);
         published.forEach((c, n) -> assertThat(c.code).as(c.name()).isEqualTo(n));

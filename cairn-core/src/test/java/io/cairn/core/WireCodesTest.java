@@ -45,7 +45,13 @@ class WireCodesTest {
     void operationTypesAndResultKindsKeepTheirCodes() {
         String[] types = {"GET", "EXISTS", "STRLEN", "PTTL", "SET", "DEL", "INCRBY", "APPEND", "GETDEL", "PEXPIRE", "PERSIST",
                 "DEL_IF_EXPIRED", "TYPE", "HGET", "HMGET", "HEXISTS", "HLEN", "HGETALL", "HKEYS", "HVALS", "HSTRLEN", "HRANDFIELD",
-                "HSCAN", "HSET", "HSETNX", "HDEL", "HINCRBY", "HINCRBYFLOAT"};
+                "HSCAN", "HSET", "HSETNX", "HDEL", "HINCRBY", "HINCRBYFLOAT",
+                "LLEN", "LRANGE", "LINDEX", "LPOS", "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP", "RPOP", "LSET", "LINSERT",
+                "LREM", "LTRIM", "LMOVE",
+                "SCARD", "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SRANDMEMBER", "SSCAN", "SINTER", "SUNION", "SDIFF", "SINTERCARD",
+                "SADD", "SREM", "SPOP", "SMOVE", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE",
+                "ZCARD", "ZSCORE", "ZMSCORE", "ZRANK", "ZREVRANK", "ZCOUNT", "ZRANGE", "ZSCAN",
+                "ZADD", "ZINCRBY", "ZREM", "ZREMRANGE", "ZPOPMIN", "ZPOPMAX", "LMPOP"};
         Map<String, Integer> expected = new LinkedHashMap<>();
         for (int i = 0; i < types.length; i++) expected.put(types[i], i);
         String[] stringEdits = {"GETEX", "SETRANGE", "INCRBYFLOAT", "SETBIT", "MSETNX", "BUCKET_VERSION", "TX_GUARD"};

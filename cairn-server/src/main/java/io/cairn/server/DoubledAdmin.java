@@ -1,7 +1,7 @@
 package io.cairn.server;
 
 import com.sun.net.httpserver.HttpExchange;
-import io.cairn.core.kv.HashMeta;
+import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.StoredValue;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveQuery;
@@ -21,7 +21,7 @@ import java.util.concurrent.CompletionException;
  * POST /buckets/{id}/resolve?keep={rs}      quarantine the other copies, then make the kept one ACTIVE at a new generation
  * GET  /buckets/{id}/export?from={rs}[&amp;after={base64 key}][&amp;max=N]   one page of a doubled copy's keys
  * </pre>
- * Export pages are text, one key per line: base64(key) TAB base64(value) TAB expireAtMs (0: none), and for a hash a fourth column "hash" (the value is then its packed fields);
+ * Export pages are text, one key per line: base64(key) TAB base64(value) TAB expireAtMs (0: none), and for a collection a fourth column with its type ("hash", "list", "set", "zset"; the value is then its packed elements, name, value...);
  * the last line is "# next {base64 key}" or "# end".
  */
 final class DoubledAdmin {
@@ -100,12 +100,12 @@ final class DoubledAdmin {
             StringBuilder sb = new StringBuilder();
             Base64.Encoder b64 = Base64.getUrlEncoder();
             for (ChunkEntry e : page.entries()) {
-                // A hash's value is its fields as a Packed list (name, value, ...), marked by a fourth column; string lines are unchanged.
-                boolean hash = HashMeta.isHash(e.stored());
-                byte[] value = hash ? HashMeta.packedFieldsOfMoveForm(e.stored()) : StoredValue.data(e.stored());
+                // A collection's value is its elements as a Packed list (name, value, ...), marked by a fourth column; string lines are unchanged.
+                boolean collection = CollectionMeta.isCollection(e.stored());
+                byte[] value = collection ? CollectionMeta.packedFieldsOfMoveForm(e.stored()) : StoredValue.data(e.stored());
                 sb.append(b64.encodeToString(e.key())).append('\t').append(b64.encodeToString(value))
                         .append('\t').append(Math.max(0, StoredValue.expireAtMs(e.stored())));
-                sb.append(hash ? "\thash\n" : "\n");
+                sb.append(collection ? "\t" + StoredValue.typeName(e.stored()) + "\n" : "\n");
             }
             if (page.last() || page.entries().isEmpty()) sb.append("# end\n");
             else sb.append("# next ").append(b64.encodeToString(page.entries().get(page.entries().size() - 1).key())).append('\n');

@@ -247,6 +247,60 @@ final class BatchView implements KvView {
         return out;
     }
 
+    /**
+     * A page of a collection's entries: straight from RocksDB (a skip, not a copy of the whole
+     * collection) when this entry has not written under the key's prefix; merged otherwise.
+     */
+    @Override
+    public List<Field> fields(int bucket, byte[] key, long offset, int limit) {
+        if (touched(bucket, key)) return KvView.super.fields(bucket, key, offset, limit);
+        try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+            return store.fields(bucket, key, offset, limit, latest);
+        }
+    }
+
+    /**
+     * The first {@code limit} entries at or after {@code from}: a seek in RocksDB for that many plus
+     * as many as this entry deleted under the key, merged with this entry's own writes.
+     */
+    @Override
+    public List<Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit) {
+        byte[] prefix = RocksStore.fieldPrefix(bucket, key);
+        boolean storeGone = droppedBuckets.contains(bucket) || clearedPrefixes.contains(ByteBuffer.wrap(prefix));
+        java.util.TreeMap<byte[], byte[]> merged = new java.util.TreeMap<>(java.util.Arrays::compareUnsigned);
+        List<Map.Entry<ByteBuffer, byte[]>> own = new java.util.ArrayList<>();
+        Map<ByteBuffer, byte[]> written = fieldOverlay.get(bucket);
+        if (written != null) for (var e : written.entrySet()) if (startsWith(e.getKey().array(), prefix)) own.add(e);
+        if (!storeGone) {
+            long deleted = own.stream().filter(e -> e.getValue() == DELETED).count();
+            int wanted = (int) Math.min(Integer.MAX_VALUE, limit + deleted);
+            try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+                for (Field f : store.fieldsFrom(bucket, key, from, wanted, latest)) merged.put(f.name(), f.value());
+            }
+        }
+        for (var e : own) {
+            byte[] k = e.getKey().array();
+            byte[] name = java.util.Arrays.copyOfRange(k, prefix.length, k.length);
+            if (java.util.Arrays.compareUnsigned(name, from) < 0) continue;
+            if (e.getValue() == DELETED) merged.remove(name);
+            else merged.put(name, e.getValue());
+        }
+        List<Field> out = new java.util.ArrayList<>(Math.min(limit, merged.size()));
+        for (var e : merged.entrySet()) {
+            if (out.size() >= limit) break;
+            out.add(new Field(e.getKey(), e.getValue()));
+        }
+        return out;
+    }
+
+    /** Whether this entry wrote, deleted or cleared anything under {@code key}'s field prefix (or dropped its bucket). */
+    private boolean touched(int bucket, byte[] key) {
+        byte[] prefix = RocksStore.fieldPrefix(bucket, key);
+        if (droppedBuckets.contains(bucket) || clearedPrefixes.contains(ByteBuffer.wrap(prefix))) return true;
+        Map<ByteBuffer, byte[]> written = fieldOverlay.get(bucket);
+        return written != null && written.keySet().stream().anyMatch(k -> startsWith(k.array(), prefix));
+    }
+
     private static boolean startsWith(byte[] k, byte[] prefix) {
         return k.length >= prefix.length && java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length);
     }

@@ -1,7 +1,7 @@
 package io.cairn.storage;
 
 import io.cairn.core.BucketRecord;
-import io.cairn.core.kv.HashMeta;
+import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.ChunkEntry;
@@ -80,13 +80,13 @@ final class MoveLedgerStore implements BucketLedger.Store {
         pending.put(ByteBuffer.wrap(key), value == null ? new byte[0] : value);
     }
 
-    /** Stores a received key in its move form (a hash: metadata and fields); returns what it replaced, in move form. */
+    /** Stores a received key in its move form (a collection: metadata and elements); returns what it replaced, in move form. */
     @Override
     public byte[] putData(int bucket, ChunkEntry entry) {
         byte[] old = clearOld(bucket, entry.key());
-        if (HashMeta.isHash(entry.stored())) {
-            view.replace(bucket, entry.key(), HashMeta.metaOfMoveForm(entry.stored()));
-            for (KvView.Field f : HashMeta.fieldsOfMoveForm(entry.stored())) view.putField(bucket, entry.key(), f.name(), f.value());
+        if (CollectionMeta.isCollection(entry.stored())) {
+            view.replace(bucket, entry.key(), CollectionMeta.metaOfMoveForm(entry.stored()));
+            for (KvView.Field f : CollectionMeta.fieldsOfMoveForm(entry.stored())) view.putField(bucket, entry.key(), f.name(), f.value());
         } else {
             view.replace(bucket, entry.key(), entry.stored());
         }
@@ -103,9 +103,9 @@ final class MoveLedgerStore implements BucketLedger.Store {
     /** The key's current move form (null when absent), its fields already cleared when it is a hash. */
     private byte[] clearOld(int bucket, byte[] key) {
         byte[] stored = view.get(bucket, key);
-        if (!HashMeta.isHash(stored)) return stored;
-        byte[] old = HashMeta.packForMove(stored, view.fields(bucket, key));
-        view.clearFields(bucket, key, HashMeta.fieldCount(stored));
+        if (!CollectionMeta.isCollection(stored)) return stored;
+        byte[] old = CollectionMeta.packForMove(stored, view.fields(bucket, key));
+        view.clearFields(bucket, key, CollectionMeta.entryCount(stored));
         return old;
     }
 

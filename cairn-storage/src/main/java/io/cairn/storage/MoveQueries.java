@@ -2,6 +2,7 @@ package io.cairn.storage;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
+import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.HashMeta;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveCodec;
@@ -18,8 +19,8 @@ import java.util.List;
  * Answers the move driver's read-only questions from a member's current state. A SENDING
  * bucket refuses writes, so the chunks read here are a stable picture of its data. Chunks read
  * while a bucket is copied ahead may be outdated by later writes; those writes mark their keys,
- * and the changed keys are read again once it is SENDING. A hash travels as one entry in its move
- * form (metadata, then its fields: {@link HashMeta#packForMove}), so a key is a key to the move
+ * and the changed keys are read again once it is SENDING. A hash, list or set travels as one entry in
+ * its move form (metadata, then its elements: {@link CollectionMeta#packForMove}; {@link HashMeta} for hashes), so a key is a key to the move
  * whatever its type: counted once, marked once, checksummed with its fields.
  */
 final class MoveQueries {
@@ -134,9 +135,9 @@ final class MoveQueries {
         }
     }
 
-    /** What a move sends for a key: a string's record as stored, a hash's metadata with all its fields. */
+    /** What a move sends for a key: a string's record as stored, a collection's metadata with all its elements. */
     static byte[] moveForm(RocksStore store, int bucket, byte[] key, byte[] stored) {
-        return HashMeta.isHash(stored) ? HashMeta.packForMove(stored, store.fields(bucket, key)) : stored;
+        return CollectionMeta.isCollection(stored) ? CollectionMeta.packForMove(stored, store.fields(bucket, key)) : stored;
     }
 
     static BucketDigest digest(int bucket, ReplicasetState state) {

@@ -565,6 +565,14 @@ final class ReplicasetState {
         }
 
         @Override
+        public List<Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit) {
+            if (options != null) return store.fieldsFrom(bucket, key, from, limit, options);
+            try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+                return store.fieldsFrom(bucket, key, from, limit, latest);
+            }
+        }
+
+        @Override
         public void put(int bucket, byte[] key, byte[] stored) {
             throw new IllegalStateException("read-only view");
         }

@@ -225,6 +225,20 @@ final class RocksStore implements AutoCloseable {
         return out;
     }
 
+    /** At most {@code limit} fields of {@code key} from the first whose name is at or after {@code from}: one seek. */
+    java.util.List<io.cairn.core.kv.KvView.Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit, ReadOptions options) {
+        byte[] prefix = fieldPrefix(bucket, key);
+        java.util.List<io.cairn.core.kv.KvView.Field> out = new ArrayList<>();
+        try (RocksIterator it = db.newIterator(fields, options)) {
+            for (it.seek(fieldKey(bucket, key, from)); it.isValid() && out.size() < limit; it.next()) {
+                byte[] k = it.key();
+                if (k.length < prefix.length || !java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
+                out.add(new io.cairn.core.kv.KvView.Field(java.util.Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
+            }
+        }
+        return out;
+    }
+
     java.util.List<io.cairn.core.kv.KvView.Field> fields(int bucket, byte[] key) {
         try (ReadOptions latest = new ReadOptions()) {
             return fields(bucket, key, latest);

@@ -247,7 +247,7 @@ final class HashApplier {
 
     /**
      * Writes fields of one hash and then its metadata once. A record that is expired (any type)
-     * is replaced: an expired hash's fields are cleared first so none of them reappears.
+     * is replaced: an expired collection's elements are cleared first so none of them reappears.
      */
     private static final class Writer {
         private final KvOp op;
@@ -260,7 +260,7 @@ final class HashApplier {
         Writer(KvOp op, byte[] raw, byte[] stored, KvView view) {
             this.op = op;
             this.view = view;
-            if (stored == null && HashMeta.isHash(raw)) view.clearFields(op.bucket(), op.key(), HashMeta.fieldCount(raw));
+            CollectionMeta.clearIfExpired(op, raw, stored, view);
             existed = stored != null;
             count = existed ? HashMeta.fieldCount(stored) : 0;
             expireAtMs = existed ? StoredValue.expireAtMs(stored) : 0;

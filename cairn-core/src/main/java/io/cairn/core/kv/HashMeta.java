@@ -1,7 +1,6 @@
 package io.cairn.core.kv;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -41,34 +40,20 @@ public final class HashMeta {
         return stored != null && stored.length > 0 && StoredValue.type(stored) == StoredValue.TYPE_HASH;
     }
 
-    /** The move form: metadata, then the fields as a {@link Packed} list of name, value, name, value... */
+    /** The move form of a hash (see {@link CollectionMeta#packForMove}, which every collection type shares). */
     public static byte[] packForMove(byte[] meta, List<KvView.Field> fields) {
-        List<byte[]> flat = new ArrayList<>(fields.size() * 2);
-        for (KvView.Field f : fields) {
-            flat.add(f.name());
-            flat.add(f.value());
-        }
-        byte[] packed = Packed.encode(flat);
-        ByteBuffer out = ByteBuffer.allocate(META_BYTES + packed.length);
-        out.put(meta, 0, META_BYTES).put(packed);
-        return out.array();
+        return CollectionMeta.packForMove(meta, fields);
     }
 
-    /** The metadata part of a move form. */
     public static byte[] metaOfMoveForm(byte[] moveForm) {
-        return java.util.Arrays.copyOf(moveForm, META_BYTES);
+        return CollectionMeta.metaOfMoveForm(moveForm);
     }
 
-    /** The fields part of a move form: a {@link Packed} list of name, value, name, value... */
     public static byte[] packedFieldsOfMoveForm(byte[] moveForm) {
-        return java.util.Arrays.copyOfRange(moveForm, META_BYTES, moveForm.length);
+        return CollectionMeta.packedFieldsOfMoveForm(moveForm);
     }
 
     public static List<KvView.Field> fieldsOfMoveForm(byte[] moveForm) {
-        List<byte[]> flat = Packed.decode(ByteBuffer.wrap(moveForm, META_BYTES, moveForm.length - META_BYTES));
-        if (flat.size() % 2 != 0) throw new IllegalArgumentException("odd number of field elements: " + flat.size());
-        List<KvView.Field> out = new ArrayList<>(flat.size() / 2);
-        for (int i = 0; i < flat.size(); i += 2) out.add(new KvView.Field(flat.get(i), flat.get(i + 1)));
-        return out;
+        return CollectionMeta.fieldsOfMoveForm(moveForm);
     }
 }

@@ -8,18 +8,25 @@ import java.nio.charset.StandardCharsets;
  * Redis string semantics over a {@link KvView}, deterministic in {@code nowMs}. The same code
  * runs on every replica with the leader's timestamp of the log entry, so expiry decisions
  * never differ between replicas. Expired values read as absent and are deleted when a write
- * touches them. Hash commands are {@link HashApplier}'s; string commands that read a value answer
- * Redis's WRONGTYPE on a hash, and commands on any key (DEL, EXISTS, TYPE, expiry) take both.
+ * touches them. Hash, list, set and sorted set commands are {@link HashApplier}'s, {@link ListApplier}'s,
+ * {@link SetApplier}'s and {@link ZSetApplier}'s; string commands that read a value answer Redis's WRONGTYPE on a collection,
+ * and commands on any key (DEL, EXISTS, TYPE, expiry) take every type.
  */
 public final class KvApplier {
     private final int maxValueBytes;
     private final HashApplier hashes;
     private final StringEditApplier edits;
+    private final ListApplier lists;
+    private final SetApplier sets;
+    private final ZSetApplier zsets;
 
     public KvApplier(int maxValueBytes) {
         this.maxValueBytes = maxValueBytes;
         this.hashes = new HashApplier(maxValueBytes);
         this.edits = new StringEditApplier(maxValueBytes);
+        this.lists = new ListApplier(maxValueBytes);
+        this.sets = new SetApplier(maxValueBytes);
+        this.zsets = new ZSetApplier(maxValueBytes);
     }
 
     public OpResult apply(KvOp op, KvView view, long nowMs) {
@@ -37,6 +44,9 @@ public final class KvApplier {
         if (KvOp.HASH_TYPES.contains(op.type())) return hashes.apply(op, raw, stored, view);
         // Refused alike on every replica: a request that did not come through a router may lack it.
         if (op.value() == null && needsValue(op.type())) return OpResult.error(ErrorCode.PROTOCOL, op.type() + " without a value");
+        if (KvOp.LIST_TYPES.contains(op.type())) return lists.apply(op, raw, stored, view, nowMs);
+        if (KvOp.SET_TYPES.contains(op.type())) return sets.apply(op, raw, stored, view, nowMs);
+        if (KvOp.ZSET_TYPES.contains(op.type())) return zsets.apply(op, raw, stored, view);
         if (stored != null && !StoredValue.isString(stored) && readsString(op)) return HashApplier.wrongType();
         if (KvOp.STRING_EDITS.contains(op.type())) return edits.apply(op, raw, stored, view, nowMs);
         return switch (op.type()) {
@@ -72,10 +82,14 @@ public final class KvApplier {
         };
     }
 
-    /** Deletes a key's record and, for a hash, its fields (see {@link HashMeta} for why not lazily). */
+    /** Deletes a key's record and, for a collection, its elements (see {@link HashMeta} for why not lazily). */
     private static void deleteRecord(KvOp op, byte[] raw, KvView view) {
-        if (HashMeta.isHash(raw)) view.clearFields(op.bucket(), op.key(), HashMeta.fieldCount(raw));
-        view.delete(op.bucket(), op.key());
+        deleteRecord(op.bucket(), op.key(), raw, view);
+    }
+
+    static void deleteRecord(int bucket, byte[] key, byte[] raw, KvView view) {
+        if (CollectionMeta.isCollection(raw)) view.clearFields(bucket, key, CollectionMeta.entryCount(raw));
+        view.delete(bucket, key);
     }
 
     private static byte[] live(byte[] stored, long nowMs) {
@@ -106,7 +120,7 @@ public final class KvApplier {
         if (op.has(KvOp.FLAG_EXPIRE_REL)) expireAt = nowMs + op.arg();
         else if (op.has(KvOp.FLAG_EXPIRE_ABS)) expireAt = op.arg();
         else if (op.has(KvOp.FLAG_KEEPTTL) && exists) expireAt = StoredValue.expireAtMs(stored);
-        if (HashMeta.isHash(raw)) view.clearFields(op.bucket(), op.key(), HashMeta.fieldCount(raw));
+        if (CollectionMeta.isCollection(raw)) view.clearFields(op.bucket(), op.key(), CollectionMeta.entryCount(raw));
         if (expireAt != 0 && expireAt <= nowMs) {
             // An absolute time in the past: Redis stores and immediately expires the key.
             view.delete(op.bucket(), op.key());

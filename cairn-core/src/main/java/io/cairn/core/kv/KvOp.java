@@ -10,7 +10,8 @@ import java.util.Arrays;
  * @param bucket the key's bucket, computed by the router
  * @param value  the value for SET and APPEND; hash commands: a {@link Packed} list of their
  *               arguments after the key (fields, or field/value pairs; HINCRBYFLOAT: field, increment);
- *               HRANDFIELD: the 8-byte seed of its random choice, chosen by the router so replicas agree
+ *               HRANDFIELD: the 8-byte seed of its random choice, chosen by the router so replicas agree;
+ *               list and set commands: a packed list (see {@link ListApplier} and {@link SetApplier})
  * @param arg    SET/EXPIRE: milliseconds; INCRBY/HINCRBY: the delta; HRANDFIELD: the count;
  *               HSCAN: the cursor (its COUNT is the packed list's only element)
  */
@@ -31,6 +32,22 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_GT = 256;
     /** PEXPIRE (EXPIRE ... LT): only when the new expiry is earlier than the current one (none counts as forever). */
     public static final int FLAG_LT = 512;
+    /** ZADD CH: the reply counts changed scores too. */
+    public static final int FLAG_CH = 1024;
+    /** ZADD INCR: the score is an increment and the reply the new score. */
+    public static final int FLAG_INCR = 2048;
+    /** ZRANGE/ZREMRANGE: min and max are scores ("(1", "-inf"); without this or BYLEX, ranks. */
+    public static final int FLAG_BYSCORE = 4096;
+    /** ZRANGE/ZREMRANGE: min and max are members ("[a", "(a", "-", "+"). */
+    public static final int FLAG_BYLEX = 8192;
+    /** ZRANGE: highest first. */
+    public static final int FLAG_REV = 16384;
+    /** LMPOP: pop from the right end (else the left). */
+    public static final int FLAG_RIGHT = 32768;
+    /** LMOVE's {@code arg}: pop from the right end (else the left). */
+    public static final long LMOVE_FROM_RIGHT = 1;
+    /** LMOVE's {@code arg}: push on the right end (else the left). */
+    public static final long LMOVE_TO_RIGHT = 2;
 
     /**
      * Cairn's bound on HRANDFIELD with a negative count (repeats allowed), which Redis leaves
@@ -67,6 +84,18 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
         TYPE(12, true), HGET(13, true), HMGET(14, true), HEXISTS(15, true), HLEN(16, true), HGETALL(17, true), HKEYS(18, true), HVALS(19, true),
         HSTRLEN(20, true), HRANDFIELD(21, true), HSCAN(22, true),
         HSET(23, false), HSETNX(24, false), HDEL(25, false), HINCRBY(26, false), HINCRBYFLOAT(27, false),
+        LLEN(28, true), LRANGE(29, true), LINDEX(30, true), LPOS(31, true),
+        LPUSH(32, false), RPUSH(33, false), LPUSHX(34, false), RPUSHX(35, false), LPOP(36, false), RPOP(37, false),
+        LSET(38, false), LINSERT(39, false), LREM(40, false), LTRIM(41, false), LMOVE(42, false),
+        SCARD(43, true), SISMEMBER(44, true), SMISMEMBER(45, true), SMEMBERS(46, true), SRANDMEMBER(47, true), SSCAN(48, true),
+        SINTER(49, true), SUNION(50, true), SDIFF(51, true), SINTERCARD(52, true),
+        SADD(53, false), SREM(54, false), SPOP(55, false), SMOVE(56, false),
+        SINTERSTORE(57, false), SUNIONSTORE(58, false), SDIFFSTORE(59, false),
+        ZCARD(60, true), ZSCORE(61, true), ZMSCORE(62, true), ZRANK(63, true), ZREVRANK(64, true), ZCOUNT(65, true),
+        ZRANGE(66, true), ZSCAN(67, true),
+        ZADD(68, false), ZINCRBY(69, false), ZREM(70, false), ZREMRANGE(71, false), ZPOPMIN(72, false), ZPOPMAX(73, false),
+        /** Pops from the first non-empty of several lists (LMPOP, and every attempt of BLPOP, BRPOP, BLMPOP). */
+        LMPOP(74, false),
         // issue 24, string edits ({@link StringEditApplier}); codes from 75 on, after the collections' 28-74
         GETEX(75, false), SETRANGE(76, false), INCRBYFLOAT(77, false), SETBIT(78, false), MSETNX(79, false),
         /**
@@ -105,6 +134,21 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final java.util.Set<Type> HASH_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.of(
             Type.HGET, Type.HMGET, Type.HEXISTS, Type.HLEN, Type.HGETALL, Type.HKEYS, Type.HVALS, Type.HSTRLEN,
             Type.HRANDFIELD, Type.HSCAN, Type.HSET, Type.HSETNX, Type.HDEL, Type.HINCRBY, Type.HINCRBYFLOAT));
+
+    /** The list commands ({@link ListApplier}'s). */
+    public static final java.util.Set<Type> LIST_TYPES = java.util.Collections.unmodifiableSet(listTypes());
+
+    private static java.util.EnumSet<Type> listTypes() {
+        java.util.EnumSet<Type> types = java.util.EnumSet.range(Type.LLEN, Type.LMOVE);
+        types.add(Type.LMPOP);
+        return types;
+    }
+
+    /** The set commands ({@link SetApplier}'s). */
+    public static final java.util.Set<Type> SET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.SCARD, Type.SDIFFSTORE));
+
+    /** The sorted set commands ({@link ZSetApplier}'s). */
+    public static final java.util.Set<Type> ZSET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZCARD, Type.ZPOPMAX));
 
     public boolean readOnly() {
         return type.readOnly;

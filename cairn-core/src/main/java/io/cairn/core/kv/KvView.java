@@ -50,6 +50,19 @@ public interface KvView {
         return all.subList(from, (int) Math.min(all.size(), from + (long) Math.max(limit, 0)));
     }
 
+    /**
+     * At most {@code limit} fields of {@code key} whose names are at or after {@code from} in field
+     * order: a seek in a sorted store (a sorted set's score index read from a score on).
+     */
+    default List<Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit) {
+        List<Field> out = new java.util.ArrayList<>();
+        for (Field f : fields(bucket, key)) {
+            if (out.size() >= limit) break;
+            if (java.util.Arrays.compareUnsigned(f.name(), from) >= 0) out.add(f);
+        }
+        return out;
+    }
+
     /** One field of a hash and its value. */
     record Field(byte[] name, byte[] value) {}
 }

@@ -5,15 +5,18 @@ import java.util.Arrays;
 
 /**
  * Stored layout of a key's record in the data column: an 8-byte header, then the data. The
- * header's first byte is the type ({@link #TYPE_STRING}, {@link #TYPE_HASH}), the other 7 the
+ * header's first byte is the type ({@link #TYPE_STRING}, {@link #TYPE_HASH}, {@link #TYPE_LIST}, {@link #TYPE_SET}, {@link #TYPE_ZSET}), the other 7 the
  * absolute expiry in unix ms (0 = none; 56 bits last until the year 2^56 ms ~ 2.2 million AD).
  * Strings written before types existed have a zero first byte, so they read as strings unchanged.
- * A string's data is its value; a hash's data is its field count (see {@link HashMeta}).
+ * A string's data is its value; a collection's its element count and more (see {@link CollectionMeta}).
  */
 public final class StoredValue {
     public static final int HEADER_BYTES = 8;
     public static final byte TYPE_STRING = 0;
     public static final byte TYPE_HASH = 1;
+    public static final byte TYPE_LIST = 2;
+    public static final byte TYPE_SET = 3;
+    public static final byte TYPE_ZSET = 4;
     private static final long EXPIRY_MASK = 0x00FF_FFFF_FFFF_FFFFL;
 
     private StoredValue() {}
@@ -53,6 +56,9 @@ public final class StoredValue {
         return switch (type(stored)) {
             case TYPE_STRING -> "string";
             case TYPE_HASH -> "hash";
+            case TYPE_LIST -> "list";
+            case TYPE_SET -> "set";
+            case TYPE_ZSET -> "zset";
             default -> "unknown";
         };
     }

@@ -117,7 +117,7 @@ final class StringEditApplier {
         }
         for (int i = 0; i < pairs.size(); i += 2) {
             byte[] raw = view.get(op.bucket(), pairs.get(i));
-            if (HashMeta.isHash(raw)) view.clearFields(op.bucket(), pairs.get(i), HashMeta.fieldCount(raw)); // an expired hash
+            if (CollectionMeta.isCollection(raw)) view.clearFields(op.bucket(), pairs.get(i), CollectionMeta.entryCount(raw)); // an expired collection
             view.put(op.bucket(), pairs.get(i), StoredValue.encode(pairs.get(i + 1), 0));
         }
         return OpResult.integer(1);

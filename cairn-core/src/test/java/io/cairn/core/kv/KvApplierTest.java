@@ -273,8 +273,9 @@ class KvApplierTest {
     }
 
     private static KvOp randomOp(Random random) {
-        // Hash commands carry packed arguments; HashApplierTest covers them.
-        KvOp.Type[] types = java.util.Arrays.stream(KvOp.Type.values()).filter(t -> !KvOp.HASH_TYPES.contains(t)).toArray(KvOp.Type[]::new);
+        // Collection commands carry packed arguments; HashApplierTest, ListApplierTest, SetApplierTest and ZSetApplierTest cover them.
+        KvOp.Type[] types = java.util.Arrays.stream(KvOp.Type.values())
+                .filter(t -> !KvOp.HASH_TYPES.contains(t) && !KvOp.LIST_TYPES.contains(t) && !KvOp.SET_TYPES.contains(t) && !KvOp.ZSET_TYPES.contains(t)).toArray(KvOp.Type[]::new);
         KvOp.Type type = types[random.nextInt(types.length)];
         String key = "k" + random.nextInt(8);
         String value = random.nextBoolean() ? Integer.toString(random.nextInt(100) - 50) : "s" + random.nextInt(10);

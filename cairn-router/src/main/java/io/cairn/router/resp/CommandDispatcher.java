@@ -39,6 +39,11 @@ final class CommandDispatcher {
         register(new ServerCommands(backend, config, clients, metrics, boundPort).specs());
         register(new KeyspaceCommands(backend).specs());
         register(new HashCommands(backend).specs());
+        CollectionOps collections = new CollectionOps(backend);
+        register(new ListCommands(collections).specs());
+        register(new BlockingListCommands(collections).specs());
+        register(new SetCommands(collections).specs());
+        register(new ZSetCommands(collections).specs());
         register(new ClientCommands(clients).specs());
         register(List.of(new CommandSpec("command", -1, List.of("loading", "stale"), 0, 0, 0, this::command)));
     }

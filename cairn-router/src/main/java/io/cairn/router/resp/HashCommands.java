@@ -117,7 +117,7 @@ final class HashCommands {
     }
 
     /** Redis's unsigned cursor; past Integer.MAX_VALUE it is beyond any hash's end. -1 when invalid. */
-    private static long parseCursor(byte[] raw) {
+    static long parseCursor(byte[] raw) {
         String s = new String(raw, StandardCharsets.US_ASCII);
         if (s.isEmpty() || s.length() > 20 || !s.chars().allMatch(Character::isDigit)) return -1;
         try {

@@ -106,6 +106,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (session != null) session.closing(true); // a blocked BLPOP stops waiting rather than pop for nobody
         clients.closed(session);
         if (session != null) log.debug("client {} disconnected with {} replies pending", session.id(), pending.size());
         pending.clear();

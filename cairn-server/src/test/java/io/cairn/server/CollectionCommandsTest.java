@@ -1,0 +1,178 @@
+package io.cairn.server;
+
+import io.cairn.core.BucketHasher;
+import io.cairn.server.config.ClusterConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.args.ListDirection;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.resps.Tuple;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Lists, sets and sorted sets through a real Redis client against an in-process cluster (issue 24):
+ * keys of every type moved between replicasets intact with their expiry, the keyspace commands on
+ * every type, and CROSSSLOT for commands whose keys are in different buckets. Reply texts are
+ * RedisRepliesTest's.
+ */
+class CollectionCommandsTest {
+    private static final int BUCKETS = 300;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aListASetAndASortedSetMoveToAnotherReplicasetIntact() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of("rebalancer", Map.of("auto", false)));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
+                List<String> list = new ArrayList<>();
+                for (int batch = 0; batch < 10; batch++) {
+                    String[] part = new String[1_000];
+                    for (int i = 0; i < part.length; i++) part[i] = "e" + (batch * 1_000 + i);
+                    // Left pushes on even batches, right pushes on odd ones: the head goes below zero and must travel.
+                    if (batch % 2 == 0) {
+                        jedis.lpush("{moving}list", part);
+                        for (String e : part) list.add(0, e);
+                    } else {
+                        jedis.rpush("{moving}list", part);
+                        list.addAll(List.of(part));
+                    }
+                }
+                Set<String> members = new HashSet<>();
+                Map<String, Double> scores = new HashMap<>();
+                for (int i = 0; i < 5_000; i++) {
+                    members.add("m" + i);
+                    scores.put("z" + i, i * 0.5 - 1_000);
+                }
+                jedis.sadd("{moving}set", members.toArray(String[]::new));
+                jedis.zadd("{moving}zset", scores);
+                jedis.pexpire("{moving}list", 3_600_000);
+                jedis.pexpire("{moving}zset", 7_200_000);
+
+                int bucket = BucketHasher.bucketOf("moving".getBytes(StandardCharsets.UTF_8), BUCKETS);
+                String from = cluster.router().router().ownerOf(bucket);
+                String to = from.equals("rs1") ? "rs2" : "rs1";
+                long movedBefore = moved(cluster);
+                long start = System.nanoTime();
+                assertThat(cluster.coordinator().mover().requestMove(bucket, to)).isTrue();
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> to.equals(cluster.router().router().ownerOf(bucket)) && moved(cluster) > movedBefore);
+                System.out.printf("a list of 10,000, a set of 5,000 and a sorted set of 5,000 moved %s -> %s in %d ms%n",
+                        from, to, (System.nanoTime() - start) / 1_000_000);
+
+                assertThat(jedis.lrange("{moving}list", 0, -1)).isEqualTo(list);
+                assertThat(jedis.lindex("{moving}list", 0)).isEqualTo(list.get(0));
+                assertThat(jedis.smembers("{moving}set")).isEqualTo(members);
+                List<Tuple> ranked = jedis.zrangeWithScores("{moving}zset", 0, -1);
+                assertThat(ranked).hasSize(5_000);
+                for (int i = 0; i < ranked.size(); i++) {
+                    assertThat(ranked.get(i).getElement()).isEqualTo("z" + i);
+                    assertThat(ranked.get(i).getScore()).isEqualTo(i * 0.5 - 1_000);
+                }
+                assertThat(jedis.pttl("{moving}list")).as("the list's expiry moved with it").isBetween(3_000_000L, 3_600_000L);
+                assertThat(jedis.pttl("{moving}zset")).as("the sorted set's expiry moved with it").isBetween(6_600_000L, 7_200_000L);
+                assertThat(jedis.ttl("{moving}set")).isEqualTo(-1);
+                assertThat(jedis.dbSize()).as("elements are not keys").isEqualTo(3);
+                // Written at the new owner, at both ends and in the middle of the order.
+                assertThat(jedis.lpush("{moving}list", "first")).isEqualTo(10_001);
+                assertThat(jedis.rpop("{moving}list")).isEqualTo(list.get(list.size() - 1));
+                assertThat(jedis.sadd("{moving}set", "after")).isEqualTo(1);
+                assertThat(jedis.zadd("{moving}zset", 0.25, "between")).isEqualTo(1);
+                assertThat(jedis.zrank("{moving}zset", "between")).isEqualTo(2001);
+            }
+        }
+    }
+
+    @Test
+    void keyspaceCommandsTakeEveryTypeAndKeysOfTwoBucketsAreRefused() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of());
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
+                jedis.rpush("l", "a", "b");
+                jedis.sadd("s", "a", "b");
+                jedis.zadd("z", 1, "a");
+                jedis.hset("h", "f", "v");
+                jedis.set("str", "v");
+                assertThat(List.of(jedis.type("l"), jedis.type("s"), jedis.type("z"))).containsExactly("list", "set", "zset");
+                assertThat(jedis.dbSize()).isEqualTo(5);
+                assertThat(scanAll(jedis, "list")).containsExactly("l");
+                assertThat(scanAll(jedis, "set")).containsExactly("s");
+                assertThat(scanAll(jedis, "zset")).containsExactly("z");
+                assertThat(jedis.exists("l", "s", "z", "nokey")).isEqualTo(3);
+                assertThat(jedis.expire("s", 100)).isEqualTo(1);
+                assertThat(jedis.ttl("s")).isBetween(90L, 100L);
+                assertThat(jedis.persist("s")).isEqualTo(1);
+                assertThat(jedis.pexpire("z", 200)).isEqualTo(1);
+                await().atMost(Duration.ofSeconds(20)).until(() -> !jedis.exists("z"));
+                assertThat(jedis.zcard("z")).isZero();
+                assertThat(jedis.zadd("z", 5, "fresh")).as("a new sorted set under the expired name starts empty").isEqualTo(1);
+                assertThat(jedis.zrange("z", 0, -1)).containsExactly("fresh");
+                assertThat(jedis.del("l", "s", "z")).isEqualTo(3);
+                assertThat(jedis.dbSize()).isEqualTo(2);
+
+                // Keys in two buckets: refused, as Redis Cluster refuses keys of two slots; a hash tag puts them in one.
+                String other = keyInAnotherBucket("a");
+                jedis.rpush("a", "x");
+                jedis.sadd(other, "x");
+                String crossSlot = "CROSSSLOT Keys in request don't hash to the same slot";
+                assertError(() -> jedis.lmove("a", other, ListDirection.LEFT, ListDirection.RIGHT), crossSlot);
+                assertError(() -> jedis.rpoplpush("a", other), crossSlot);
+                assertError(() -> jedis.sinter("a", other), crossSlot);
+                assertError(() -> jedis.sunionstore("a", other), crossSlot);
+                assertError(() -> jedis.smove(other, "a", "x"), crossSlot);
+                assertThat(jedis.lrange("a", 0, -1)).as("a refused command changed nothing").containsExactly("x");
+                jedis.sadd("{a}1", "p", "q");
+                jedis.sadd("{a}2", "q");
+                assertThat(jedis.sinter("{a}1", "{a}2")).containsExactly("q");
+                assertThat(jedis.smove("{a}1", "{a}2", "p")).isEqualTo(1);
+                assertThat(jedis.smembers("{a}2")).containsExactlyInAnyOrder("p", "q");
+            }
+        }
+    }
+
+    private static String keyInAnotherBucket(String key) {
+        int bucket = BucketHasher.bucketOf(key.getBytes(StandardCharsets.UTF_8), BUCKETS);
+        for (int i = 0; ; i++) {
+            String candidate = "other" + i;
+            if (BucketHasher.bucketOf(candidate.getBytes(StandardCharsets.UTF_8), BUCKETS) != bucket) return candidate;
+        }
+    }
+
+    private static List<String> scanAll(Jedis jedis, String type) {
+        List<String> keys = new ArrayList<>();
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = jedis.scan(cursor, new ScanParams().count(100), type);
+            keys.addAll(page.getResult());
+            cursor = page.getCursor();
+        } while (!cursor.equals("0"));
+        return keys;
+    }
+
+    private static long moved(LocalCluster cluster) {
+        return cluster.coordinator().mover().progress().get("moved") instanceof Number n ? n.longValue() : -1;
+    }
+
+    private static void assertError(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String text) {
+        assertThatThrownBy(call).isInstanceOf(JedisDataException.class).hasMessage(text);
+    }
+}

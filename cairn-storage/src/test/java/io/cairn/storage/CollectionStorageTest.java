@@ -1,0 +1,264 @@
+package io.cairn.storage;
+
+import io.cairn.core.BucketState;
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpCodec;
+import io.cairn.core.kv.OpResult;
+import io.cairn.core.kv.Packed;
+import io.cairn.core.move.ChunkEntry;
+import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MoveQuery;
+import io.cairn.core.move.MoveReply;
+import io.cairn.core.wire.StorageRequest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.RocksIterator;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Lists, sets and sorted sets on RocksDB: one key record plus one entry per element in the fields column, so
+ * they are counted, deleted (a range tombstone when big), swept and moved as one key, like hashes.
+ */
+class CollectionStorageTest {
+    private static final int BUCKET = 3;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void bigCollectionsCountAsOneKeyEachAndTheirElementsGoWithTheirDelete() throws Exception {
+        try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
+            r.result(write(push(KvOp.Type.RPUSH, "list", 0, 300)), 2_000);
+            r.result(write(sadd("set", 200)), 2_000);
+            assertThat(r.state.keyCount()).isEqualTo(2);
+            assertThat(storedFields(r)).isEqualTo(500);
+            assertThat(r.result(write(KvOp.of(KvOp.Type.DEL, BUCKET, b("list"))), 3_000).number()).isEqualTo(1);
+            // SET over a set replaces it whatever its type: its members go too.
+            r.result(write(KvOp.set(BUCKET, b("set"), b("now a string"))), 3_000);
+            assertThat(storedFields(r)).as("no element survives its key").isZero();
+            assertThat(r.state.keyCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void listCommandsInOneEntrySeeEachOthersWrites() throws Exception {
+        try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
+            r.result(write(push(KvOp.Type.RPUSH, "l", 0, 100)), 2_000);
+            byte[] reply = r.apply(StorageRequest.write(List.of(
+                    op(KvOp.Type.LREM, "l", 0, "e5"),
+                    op(KvOp.Type.LPUSH, "l", 0, "head"),
+                    op(KvOp.Type.LTRIM, "l", 0, longs(0, 2)),
+                    op(KvOp.Type.LINSERT, "l", 1, "head", "second"),
+                    op(KvOp.Type.LRANGE, "l", 0, longs(0, -1)))), 3_000);
+            List<OpResult> results = OpCodec.decodeResults(ByteBuffer.wrap(reply));
+            assertThat(strings(results.get(4))).containsExactly("head", "second", "e0", "e1");
+            assertThat(strings(read(r, op(KvOp.Type.LRANGE, "l", 0, longs(0, -1))))).containsExactly("head", "second", "e0", "e1");
+            assertThat(storedFields(r)).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void scoreIntervalsSeekInTheScoreIndexAndPageAcrossIt() throws Exception {
+        try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
+            // Scores -500 .. 499, added in a scrambled order; the reads below cross several 256-entry pages.
+            String[] pairs = new String[2_000];
+            for (int i = 0; i < 1_000; i++) {
+                int score = (i * 7919) % 1_000 - 500;
+                pairs[2 * i] = Integer.toString(score);
+                pairs[2 * i + 1] = "m" + score;
+            }
+            r.result(write(op(KvOp.Type.ZADD, "z", 0, pairs)), 2_000);
+            assertThat(read(r, op(KvOp.Type.ZCOUNT, "z", 0, "-100", "(200")).number()).isEqualTo(300);
+            assertThat(read(r, op(KvOp.Type.ZCOUNT, "z", 0, "(-inf", "+inf")).number()).isEqualTo(1_000);
+            List<String> all = strings(read(r, byScore("-inf", "+inf", 0, -1)));
+            assertThat(all).hasSize(1_000);
+            for (int i = 0; i < all.size(); i++) assertThat(all.get(i)).isEqualTo("m" + (i - 500));
+            assertThat(strings(read(r, byScore("(250", "(260", 0, -1)))).containsExactly("m251", "m252", "m253", "m254", "m255", "m256", "m257", "m258", "m259");
+            // From -1.5 the matches are -1, 0, 1, ...: LIMIT 300 3 skips 300 of them.
+            assertThat(strings(read(r, byScore("-1.5", "+inf", 300, 3)))).containsExactly("m299", "m300", "m301");
+            assertThat(read(r, byScore("-1.5", "+inf", 600, 3)).elements()).isEmpty();
+            KvOp remove = new KvOp(KvOp.Type.ZREMRANGE, BUCKET, b("z"), Packed.encode(List.of(b("-inf"), b("(0"))), 0, KvOp.FLAG_BYSCORE);
+            assertThat(r.result(write(remove), 3_000).number()).isEqualTo(500);
+            assertThat(read(r, op(KvOp.Type.ZCARD, "z", 0)).number()).isEqualTo(500);
+            assertThat(strings(read(r, byScore("-inf", "+inf", 0, 2)))).containsExactly("m0", "m1");
+            assertThat(storedFields(r)).isEqualTo(1_000);
+        }
+    }
+
+    /** A write entry's score walk merges RocksDB's entries with the entry's own adds and removes (BatchView.fieldsFrom). */
+    @Test
+    void aScoreWalkInsideOneEntrySeesThatEntrysWrites() throws Exception {
+        try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
+            String[] pairs = new String[1_200];
+            for (int i = 0; i < 600; i++) {
+                pairs[2 * i] = Integer.toString(i);
+                pairs[2 * i + 1] = "m" + i;
+            }
+            r.result(write(op(KvOp.Type.ZADD, "z", 0, pairs)), 2_000);
+            byte[] reply = r.apply(StorageRequest.write(List.of(
+                    op(KvOp.Type.ZREM, "z", 0, "m10", "m11", "m12"),
+                    op(KvOp.Type.ZADD, "z", 0, "10.5", "new", "700", "top"),
+                    new KvOp(KvOp.Type.ZREMRANGE, BUCKET, b("z"), Packed.encode(List.of(b("(9"), b("300"))), 0, KvOp.FLAG_BYSCORE),
+                    op(KvOp.Type.ZCARD, "z", 0))), 3_000);
+            List<OpResult> results = OpCodec.decodeResults(ByteBuffer.wrap(reply));
+            assertThat(results.get(2).number()).as("10 .. 300 less the three removed, plus new").isEqualTo(291 - 3 + 1);
+            assertThat(results.get(3).number()).isEqualTo(600 - 3 + 2 - 289);
+            assertThat(strings(read(r, byScore("8", "(302", 0, -1)))).containsExactly("m8", "m9", "m301");
+            assertThat(strings(read(r, byScore("699", "+inf", 0, -1)))).containsExactly("top");
+            assertThat(storedFields(r)).isEqualTo(2 * (600 - 3 + 2 - 289));
+        }
+    }
+
+    private static KvOp byScore(String min, String max, long offset, long count) {
+        List<byte[]> packed = List.of(b(min), b(max), longs(offset)[0], longs(count)[0]);
+        return new KvOp(KvOp.Type.ZRANGE, BUCKET, b("z"), Packed.encode(packed), 0, KvOp.FLAG_BYSCORE);
+    }
+
+    @Test
+    void anExpiredListIsSweptWithItsElements() throws Exception {
+        try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
+            r.result(write(push(KvOp.Type.LPUSH, "l", 0, 300)), 2_000);
+            r.result(write(new KvOp(KvOp.Type.PEXPIRE, BUCKET, b("l"), null, 100, 0)), 2_000);
+            assertThat(read(r, op(KvOp.Type.LLEN, "l", 0), 2_050).number()).isEqualTo(300);
+            assertThat(read(r, op(KvOp.Type.LLEN, "l", 0), 2_100).number()).isZero();
+            assertThat(r.result(write(KvOp.of(KvOp.Type.DEL_IF_EXPIRED, BUCKET, b("l"))), 2_200).number()).isEqualTo(1);
+            assertThat(storedFields(r)).isZero();
+            assertThat(r.state.keyCount()).isZero();
+        }
+    }
+
+    @Test
+    void aMovedBucketCarriesAListASetAndASortedSetWithEveryElementAndTheirExpiry() throws Exception {
+        try (ReplicaUnderTest source = ReplicaUnderTest.bootstrapped(dir.resolve("src"), 10);
+             ReplicaUnderTest dest = ReplicaUnderTest.bootstrapped(dir.resolve("dst"), 2)) {
+            // Pushed on both ends: the head's sequence number is negative and must travel too.
+            source.result(write(push(KvOp.Type.RPUSH, "l", 500, 500)), 2_000);
+            source.result(write(push(KvOp.Type.LPUSH, "l", 0, 500)), 2_000);
+            source.result(write(sadd("s", 700)), 2_000);
+            source.result(write(zadd("z", 600)), 2_000);
+            source.result(write(new KvOp(KvOp.Type.PEXPIRE, BUCKET, b("l"), null, 1_000_000, 0)), 2_000);
+            source.result(write(new KvOp(KvOp.Type.PEXPIRE, BUCKET, b("z"), null, 3_000_000, 0)), 2_000);
+            source.result(write(new KvOp(KvOp.Type.PEXPIRE, BUCKET, b("s"), null, 2_000_000, 0)), 2_000);
+            moveBucket(source, dest, 3_000);
+            assertThat(dest.state.keyCount()).isEqualTo(3);
+            List<String> list = strings(read(dest, op(KvOp.Type.LRANGE, "l", 0, longs(0, -1))));
+            assertThat(list).hasSize(1_000);
+            for (int i = 0; i < 500; i++) assertThat(list.get(i)).isEqualTo("e" + (499 - i));
+            for (int i = 500; i < 1_000; i++) assertThat(list.get(i)).isEqualTo("e" + i);
+            assertThat(read(dest, op(KvOp.Type.LINDEX, "l", -1)).bytes()).isEqualTo(b("e999"));
+            assertThat(read(dest, op(KvOp.Type.SCARD, "s", 0)).number()).isEqualTo(700);
+            assertThat(read(dest, op(KvOp.Type.SISMEMBER, "s", 0, "m699")).number()).isEqualTo(1);
+            assertThat(read(dest, KvOp.of(KvOp.Type.PTTL, BUCKET, b("l")), 5_000).number()).isEqualTo(1_002_000 - 5_000);
+            assertThat(read(dest, KvOp.of(KvOp.Type.PTTL, BUCKET, b("s")), 5_000).number()).isEqualTo(2_002_000 - 5_000);
+            assertThat(new String(read(dest, KvOp.of(KvOp.Type.TYPE, BUCKET, b("l"))).bytes(), StandardCharsets.UTF_8)).isEqualTo("list");
+            assertThat(read(dest, op(KvOp.Type.ZCARD, "z", 0)).number()).isEqualTo(600);
+            // Scores 599 - i: the member with the lowest score is the last one added, rank 0 after the move.
+            assertThat(strings(read(dest, new KvOp(KvOp.Type.ZRANGE, BUCKET, b("z"), Packed.encode(List.of(longs(0, 1))), 0, KvOp.FLAG_WITHVALUES))))
+                    .containsExactly("z599", "0", "z598", "1");
+            assertThat(read(dest, op(KvOp.Type.ZSCORE, "z", 0, "z0")).bytes()).isEqualTo(b("599"));
+            assertThat(read(dest, KvOp.of(KvOp.Type.PTTL, BUCKET, b("z")), 5_000).number()).isEqualTo(3_002_000 - 5_000);
+            assertThat(new String(read(dest, KvOp.of(KvOp.Type.TYPE, BUCKET, b("z"))).bytes(), StandardCharsets.UTF_8)).isEqualTo("zset");
+            assertThat(storedFields(dest)).as("1,000 list elements, 700 set members, 2 entries per sorted set member").isEqualTo(1_000 + 700 + 1_200);
+            // The moved list keeps working at both ends.
+            dest.result(write(push(KvOp.Type.LPUSH, "l", 2_000, 1)), 6_000);
+            assertThat(read(dest, op(KvOp.Type.LINDEX, "l", 0)).bytes()).isEqualTo(b("e2000"));
+        }
+    }
+
+    /** Moves {@code BUCKET} from source to dest in 4 KiB chunks (a big collection still travels whole in its own). */
+    private static void moveBucket(ReplicaUnderTest source, ReplicaUnderTest dest, long nowMs) throws Exception {
+        assertThat(source.move(new MoveCommand.StartSend(BUCKET, "rs2"), nowMs).isOk()).isTrue();
+        long generation = source.state.record(BUCKET).generation();
+        List<ChunkEntry> all = new ArrayList<>();
+        byte[] after = new byte[0];
+        int seq = 0;
+        while (true) {
+            MoveQuery.ChunkPage page = MoveQueries.readChunk(new MoveQuery.ReadChunk(BUCKET, generation, after, 100, 4096), source.state);
+            all.addAll(page.entries());
+            if (page.last()) {
+                MoveQuery.BucketDigest digest = MoveQueries.digest(BUCKET, source.state);
+                assertThat(dest.move(new MoveCommand.ReceiveLastChunk(BUCKET, "rs1", generation + 1, seq, page.entries(),
+                        digest.keyCount(), digest.checksum(), true), nowMs + 1_000).outcome()).isEqualTo(MoveReply.Outcome.COMPLETE);
+                break;
+            }
+            assertThat(dest.move(new MoveCommand.ReceiveChunk(BUCKET, "rs1", generation + 1, seq++, page.entries()), nowMs + 1_000).isOk()).isTrue();
+            after = page.entries().get(page.entries().size() - 1).key();
+        }
+        assertThat(dest.move(new MoveCommand.Activate(BUCKET, generation + 1), nowMs + 1_000).isOk()).isTrue();
+        assertThat(dest.state.record(BUCKET).state()).isEqualTo(BucketState.ACTIVE);
+        assertThat(all).as("one entry per key").hasSize((int) dest.state.keyCount());
+    }
+
+    private static KvOp push(KvOp.Type type, String key, int first, int n) {
+        String[] elements = new String[n];
+        for (int i = 0; i < n; i++) elements[i] = "e" + (first + i);
+        return op(type, key, 0, elements);
+    }
+
+    private static KvOp sadd(String key, int n) {
+        String[] members = new String[n];
+        for (int i = 0; i < n; i++) members[i] = "m" + i;
+        return op(KvOp.Type.SADD, key, 0, members);
+    }
+
+    private static KvOp zadd(String key, int n) {
+        String[] pairs = new String[2 * n];
+        for (int i = 0; i < n; i++) {
+            pairs[2 * i] = Integer.toString(n - 1 - i);
+            pairs[2 * i + 1] = "z" + i;
+        }
+        return op(KvOp.Type.ZADD, key, 0, pairs);
+    }
+
+    private static KvOp op(KvOp.Type type, String key, long arg, byte[][] packed) {
+        return new KvOp(type, BUCKET, b(key), Packed.encode(List.of(packed)), arg, 0);
+    }
+
+    private static byte[][] longs(long... values) {
+        byte[][] out = new byte[values.length][];
+        for (int i = 0; i < values.length; i++) out[i] = ByteBuffer.allocate(8).putLong(values[i]).array();
+        return out;
+    }
+
+    private static List<String> strings(OpResult r) {
+        return r.elements().stream().map(e -> new String(e, StandardCharsets.UTF_8)).toList();
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static KvOp op(KvOp.Type type, String key, long arg, String... args) {
+        List<byte[]> packed = new ArrayList<>();
+        for (String a : args) packed.add(b(a));
+        return new KvOp(type, BUCKET, b(key), Packed.encode(packed), arg, 0);
+    }
+
+    private static byte[] write(KvOp op) {
+        return StorageRequest.write(List.of(op));
+    }
+
+    private static OpResult read(ReplicaUnderTest r, KvOp op) {
+        return read(r, op, 2_000);
+    }
+
+    private static OpResult read(ReplicaUnderTest r, KvOp op, long nowMs) {
+        return OpCodec.decodeResults(ByteBuffer.wrap(r.state.query(ByteBuffer.wrap(StorageRequest.read(List.of(op))), nowMs))).get(0);
+    }
+
+    /** Field entries left in the fields column, whatever key they belong to. */
+    private static int storedFields(ReplicaUnderTest r) {
+        int n = 0;
+        try (RocksIterator it = r.store.newIterator(r.store.fields)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) n++;
+        }
+        return n;
+    }
+}
