@@ -59,7 +59,9 @@ public enum ErrorCode {
     /** A command of one data type on a key holding another (Redis's exact text, issue 24). */
     WRONG_TYPE(34, RetryClass.FATAL, "WRONGTYPE", "Operation against a key holding the wrong kind of value"),
     /** A float argument or stored value that does not parse (HINCRBYFLOAT); the message says which. */
-    NOT_FLOAT(35, RetryClass.FATAL, "ERR", "value is not a valid float");
+    NOT_FLOAT(35, RetryClass.FATAL, "ERR", "value is not a valid float"),
+    /** A client address failed AUTH too often within the window; every AUTH from it is refused until the window ends (issue 26). */
+    AUTH_RATE_LIMITED(36, RetryClass.RETRY_LATER, "ERR", "too many failed AUTH attempts from this address; retry later");
 
     public final int code;
     public final RetryClass retry;

@@ -25,8 +25,16 @@ final class CommandDispatcher {
     private static final Logger log = LoggerFactory.getLogger(CommandDispatcher.class);
 
     private final Map<String, CommandSpec> commands = new TreeMap<>();
+    private final RespAuth auth;
 
     CommandDispatcher(KvBackend backend, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort) {
+        this(backend, config, clients, metrics, boundPort, RespAuth.open());
+    }
+
+    CommandDispatcher(KvBackend backend, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort,
+                      RespAuth auth) {
+        this.auth = auth;
+        register(new AuthCommands(auth).specs());
         register(new StringCommands(backend).specs());
         register(new ServerCommands(backend, config, clients, metrics, boundPort).specs());
         register(new KeyspaceCommands(backend).specs());
@@ -39,10 +47,17 @@ final class CommandDispatcher {
         for (CommandSpec spec : specs) commands.put(spec.name(), spec);
     }
 
+    /** A new connection starts authenticated only when no password is required (the default user is nopass). */
+    void welcome(ClientSession session) {
+        session.authenticated(!auth.required());
+    }
+
+    /** Redis's order: unknown command, then arity, then NOAUTH for anything but the no_auth commands. */
     CompletableFuture<RedisMessage> dispatch(CommandArgs args, ClientSession session) {
         CommandSpec spec = commands.get(args.name());
         if (spec == null) return Replies.done(Replies.unknownCommand(args));
         if (!spec.acceptsArgCount(args.count())) return Replies.done(Replies.wrongArity(spec.name()));
+        if (!session.authenticated() && !spec.flags().contains("no_auth")) return Replies.done(Replies.error(AuthCommands.NOAUTH));
         try {
             return spec.handler().handle(args, session).exceptionally(this::failureReply);
         } catch (RuntimeException e) {
