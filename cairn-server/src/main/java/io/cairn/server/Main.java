@@ -75,11 +75,14 @@ public final class Main implements Runnable {
         int port;
         @Option(names = "--base-port", defaultValue = "7400", description = "first of the internal ports (default: ${DEFAULT-VALUE})")
         int basePort;
+        @Option(names = "--admin-token", description = "a new cluster's admin ports need a token, generated into <dir>/"
+                + LocalCluster.ADMIN_TOKEN_FILE + " (the cairn command reads it from the config)")
+        boolean adminToken;
 
         @Override
         public Integer call() throws Exception {
             FolderLock lock = FolderLock.acquire(dir);
-            ClusterConfig config = LocalCluster.prepare(dir, new LocalCluster.Shape(replicasets, replicas, buckets, port, basePort));
+            ClusterConfig config = LocalCluster.prepare(dir, new LocalCluster.Shape(replicasets, replicas, buckets, port, basePort), adminToken);
             LocalCluster cluster = new LocalCluster(config);
             try {
                 cluster.start();

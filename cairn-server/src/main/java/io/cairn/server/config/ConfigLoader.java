@@ -58,6 +58,13 @@ public final class ConfigLoader {
                     Map.entry("outputSoftLimitBytes", RespConfig.DEFAULT_OUTPUT_SOFT_LIMIT_BYTES),
                     Map.entry("outputSoftLimitMs", RespConfig.DEFAULT_OUTPUT_SOFT_LIMIT.toMillis()),
                     Map.entry("clientMemoryHeapPercent", RespConfig.DEFAULT_MAX_MEMORY_CLIENTS_HEAP_PERCENT)),
+            "security", Map.of(
+                    "requirepass", "",
+                    "authMaxFailures", ClusterConfig.SecuritySettings.NONE.authMaxFailures(),
+                    "authFailureWindowMs", ClusterConfig.SecuritySettings.NONE.authFailureWindowMs(),
+                    "adminToken", "",
+                    "adminTokenFile", "",
+                    "adminReadOpen", true),
             "rebalancer", Map.ofEntries(
                     Map.entry("auto", true),
                     Map.entry("thresholdPercent", 1.0),
@@ -71,7 +78,7 @@ public final class ConfigLoader {
                     Map.entry("maxBytesPerSecond", 0L),
                     Map.entry("stepLatencyTargetMs", 10L)));
     private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
-            "router", "rebalancer");
+            "router", "rebalancer", "security");
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
@@ -106,6 +113,7 @@ public final class ConfigLoader {
             ObjectNode storage = section(root, "storage", problems);
             ObjectNode router = section(root, "router", problems);
             ObjectNode rebalancer = section(root, "rebalancer", problems);
+            ObjectNode securityNode = section(root, "security", problems);
             if (!problems.isEmpty()) throw invalid(file, problems);
             ClusterConfig.StorageSettings s = convert(storage, ClusterConfig.StorageSettings.class, "storage");
             ClusterConfig.RouterSettings r = convert(router, ClusterConfig.RouterSettings.class, "router");
@@ -122,7 +130,10 @@ public final class ConfigLoader {
             r.routerConfig();
             r.respConfig("127.0.0.1", 0); // the client limits must fit together and with the key and value sizes
             ClusterConfig.RebalancerSettings b = convert(rebalancer, ClusterConfig.RebalancerSettings.class, "rebalancer");
-            return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b);
+            ClusterConfig.SecuritySettings security = convert(securityNode, ClusterConfig.SecuritySettings.class, "security")
+                    .withTokenFrom(base);
+            io.cairn.server.admin.AdminAccess.useClientToken(security.adminToken());
+            return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b, security);
         } catch (CairnException e) {
             throw e;
         } catch (IllegalArgumentException e) {
