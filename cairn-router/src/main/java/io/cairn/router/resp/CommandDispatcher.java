@@ -35,6 +35,7 @@ final class CommandDispatcher {
                       RespAuth auth) {
         this.auth = auth;
         register(new AuthCommands(auth).specs());
+        register(new AclCommands(auth, () -> commands).specs());
         register(new StringCommands(backend).specs());
         register(new ServerCommands(backend, config, clients, metrics, boundPort).specs());
         register(new KeyspaceCommands(backend).specs());
@@ -57,7 +58,10 @@ final class CommandDispatcher {
         CommandSpec spec = commands.get(args.name());
         if (spec == null) return Replies.done(Replies.unknownCommand(args));
         if (!spec.acceptsArgCount(args.count())) return Replies.done(Replies.wrongArity(spec.name()));
-        if (!session.authenticated() && !spec.flags().contains("no_auth")) return Replies.done(Replies.error(AuthCommands.NOAUTH));
+        if (!spec.flags().contains("no_auth")) {
+            RedisMessage refused = AccessCheck.refusal(auth, spec, args, session);
+            if (refused != null) return Replies.done(refused);
+        }
         try {
             return spec.handler().handle(args, session).exceptionally(this::failureReply);
         } catch (RuntimeException e) {

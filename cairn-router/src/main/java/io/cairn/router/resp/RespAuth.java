@@ -1,9 +1,10 @@
 package io.cairn.router.resp;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -16,15 +17,22 @@ import java.util.function.LongSupplier;
  * flagged {@code no_auth} (AUTH, HELLO, QUIT) until AUTH or HELLO ... AUTH succeeds. Changing the
  * password ({@link #requirePass}) leaves connections already authenticated as they are, as Redis does.
  *
- * <p>The password is kept only as its SHA-256 digest (what Redis's ACL keeps) and compared in
- * constant time, so a heap dump or a log of this object shows no password. No salt: the digest
- * never leaves the process, and the config file holds the password itself anyway.
+ * <p>Passwords are kept only as SHA-256 digests (what Redis's ACL keeps, so ACL GETUSER and
+ * {@code #<hash>} rules work as in Redis) and compared in constant time. No salt, as in Redis: a
+ * salted slow hash (bcrypt, PBKDF2) would cost every AUTH milliseconds of CPU on a router that
+ * answers in microseconds; the digests are therefore treated as secrets (never logged, readable
+ * only by ACL users allowed to run ACL), and passwords should be long random strings.
+ *
+ * <p>Users other than the default one ({@link AclUser}) come from an {@link AclStore}: ACL SETUSER
+ * writes there and applies at once here; {@link #replaceUsers} takes every router's copy from the
+ * store about once a second.
  *
  * <p>Failed attempts are counted ({@link #failures}) and limited per client address by an
  * {@link AuthFailureLimiter}; while an address is limited every AUTH from it is refused, also with
  * the right password, so guessing costs the attacker the window each time.
  */
 public final class RespAuth {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RespAuth.class);
     /** Failed AUTH attempts an address may make per window before it is refused until the window ends. */
     public static final int DEFAULT_MAX_FAILURES_PER_WINDOW = 10;
     public static final Duration DEFAULT_FAILURE_WINDOW = Duration.ofSeconds(60);
@@ -33,6 +41,11 @@ public final class RespAuth {
     static final String DEFAULT_USER = "default";
 
     private volatile byte[] passwordDigest;
+    /** Users kept in the {@link AclStore} (name -> user); the default user, when absent, comes from requirepass. */
+    private volatile Map<String, AclUser> users = Map.of();
+    /** Bumped by every local change, so that a stale copy read from the store before it is not applied over it. */
+    private final AtomicLong localChanges = new AtomicLong();
+    private volatile AclStore store = AclStore.LOCAL;
     private final AuthFailureLimiter limiter;
     private final LongAdder failures = new LongAdder();
     private final LongAdder refusedByLimit = new LongAdder();
@@ -63,12 +76,75 @@ public final class RespAuth {
 
     /** Sets or (null, empty) removes the default user's password; new connections follow it. */
     public void requirePass(String password) {
-        passwordDigest = password == null || password.isEmpty() ? null : sha256(password.getBytes(StandardCharsets.UTF_8));
+        passwordDigest = password == null || password.isEmpty() ? null : AclUser.sha256(password.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Whether a new connection must authenticate. */
+    /** Whether a new connection must authenticate: the default user has a password or is off. */
     public boolean required() {
-        return passwordDigest != null;
+        AclUser d = user(DEFAULT_USER);
+        return !(d.enabled() && d.nopass());
+    }
+
+    /** Where ACL SETUSER and DELUSER keep users (default: this process only). */
+    public void useStore(AclStore store) {
+        this.store = store;
+    }
+
+    AclStore store() {
+        return store;
+    }
+
+    /** The user called {@code name}, or null. */
+    AclUser user(String name) {
+        AclUser u = users.get(name);
+        if (u == null && DEFAULT_USER.equals(name)) return AclUser.defaultUser(passwordDigest);
+        return u;
+    }
+
+    Map<String, AclUser> users() {
+        Map<String, AclUser> all = new TreeMap<>(users);
+        all.putIfAbsent(DEFAULT_USER, user(DEFAULT_USER));
+        return all;
+    }
+
+    /** A local change (ACL SETUSER or DELUSER once stored): {@code user} null deletes {@code name}. */
+    void changed(String name, AclUser user) {
+        synchronized (this) {
+            Map<String, AclUser> next = new TreeMap<>(users);
+            if (user == null) next.remove(name);
+            else next.put(name, user);
+            users = Map.copyOf(next);
+            localChanges.incrementAndGet();
+        }
+    }
+
+    /** A mark to pass to {@link #replaceUsers} with the users read after taking it. */
+    public long changeMark() {
+        return localChanges.get();
+    }
+
+    /**
+     * Every stored user (name -> rule text), as read from the store after {@code mark} was taken:
+     * replaces the users unless a local change came in between (the next read carries it). A rule
+     * text that does not parse (a newer version's rule) leaves that user out, logged.
+     */
+    public void replaceUsers(Map<String, String> rulesByName, long mark) {
+        Map<String, AclUser> next = new TreeMap<>();
+        rulesByName.forEach((name, rules) -> {
+            AclUser u = AclUser.parse(name, rules);
+            if (u == null) log.warn("ACL user '{}' is stored with rules this router cannot read; it cannot log in here", name);
+            else next.put(name, u);
+        });
+        synchronized (this) {
+            if (localChanges.get() != mark) return;
+            users = Map.copyOf(next);
+        }
+    }
+
+    /** User {@code name}'s rule text as stored and shown by ACL LIST, or null. */
+    public String describe(String name) {
+        AclUser u = user(name);
+        return u == null ? null : u.describe();
     }
 
     /** Failed AUTH attempts since start (wrong user or password). */
@@ -90,7 +166,8 @@ public final class RespAuth {
             refusedByLimit.increment();
             return Verdict.LIMITED;
         }
-        if (DEFAULT_USER.equals(user) && matches(password)) return Verdict.OK;
+        AclUser u = user(user);
+        if (u != null && u.acceptsPassword(password)) return Verdict.OK;
         failures.increment();
         limiter.failed(address);
         return Verdict.WRONGPASS;
@@ -99,18 +176,5 @@ public final class RespAuth {
     /** Seconds until {@code address} may try again (at least 1). */
     long retryAfterSeconds(String address) {
         return Math.max(1, (limiter.nanosUntilAllowed(address) + 999_999_999L) / 1_000_000_000L);
-    }
-
-    private boolean matches(byte[] password) {
-        byte[] digest = passwordDigest;
-        return digest == null || MessageDigest.isEqual(digest, sha256(password)); // nopass: any password
-    }
-
-    private static byte[] sha256(byte[] bytes) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(bytes);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
     }
 }
