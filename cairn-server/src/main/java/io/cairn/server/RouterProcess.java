@@ -33,6 +33,7 @@ public final class RouterProcess implements AutoCloseable {
     private final boolean ownsLoops;
     private volatile RespServer resp;
     private volatile AdminServer admin;
+    private volatile AclFollower acl;
 
     public RouterProcess(ClusterConfig config, String routerId) {
         this(config, routerId, null);
@@ -67,7 +68,9 @@ public final class RouterProcess implements AutoCloseable {
             router.updateTopology(s.topology());
             if (admin != null) s.topology().replicasets().forEach(rs -> registerReplicasetMetrics(admin.registry(), rs.id()));
         });
-        resp = new RespServer(router, config.router().respConfig(self.host(), self.respPort()), ioLoops, config.security().respAuth()).start();
+        io.cairn.router.resp.RespAuth auth = config.security().respAuth();
+        acl = new AclFollower(self.id(), coordinator, auth).start();
+        resp = new RespServer(router, config.router().respConfig(self.host(), self.respPort()), ioLoops, auth).start();
         if (resp.auth().required()) log.info("RESP clients of router {} must authenticate (security.requirepass is set)", self.id());
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         registerMetrics(admin.registry());
@@ -220,6 +223,7 @@ public final class RouterProcess implements AutoCloseable {
     @Override
     public void close() {
         if (resp != null) resp.close();
+        if (acl != null) acl.close();
         if (admin != null) admin.close();
         coordinator.close();
         if (router != null) router.close();
