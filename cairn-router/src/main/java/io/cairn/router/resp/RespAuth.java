@@ -40,7 +40,8 @@ public final class RespAuth {
     public static final int DEFAULT_TRACKED_ADDRESSES = 10_000;
     static final String DEFAULT_USER = "default";
 
-    private volatile byte[] passwordDigest;
+    /** The default user requirepass makes, built once: every command of every connection looks its user up. */
+    private volatile AclUser configuredDefault;
     /** Users kept in the {@link AclStore} (name -> user); the default user, when absent, comes from requirepass. */
     private volatile Map<String, AclUser> users = Map.of();
     /** Bumped by every local change, so that a stale copy read from the store before it is not applied over it. */
@@ -76,7 +77,8 @@ public final class RespAuth {
 
     /** Sets or (null, empty) removes the default user's password; new connections follow it. */
     public void requirePass(String password) {
-        passwordDigest = password == null || password.isEmpty() ? null : AclUser.sha256(password.getBytes(StandardCharsets.UTF_8));
+        configuredDefault = AclUser.defaultUser(password == null || password.isEmpty() ? null
+                : AclUser.sha256(password.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** Whether a new connection must authenticate: the default user has a password or is off. */
@@ -97,7 +99,7 @@ public final class RespAuth {
     /** The user called {@code name}, or null. */
     AclUser user(String name) {
         AclUser u = users.get(name);
-        if (u == null && DEFAULT_USER.equals(name)) return AclUser.defaultUser(passwordDigest);
+        if (u == null && DEFAULT_USER.equals(name)) return configuredDefault;
         return u;
     }
 

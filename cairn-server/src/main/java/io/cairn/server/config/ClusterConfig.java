@@ -38,6 +38,8 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      */
     public record SecuritySettings(String requirepass, int authMaxFailures, long authFailureWindowMs, String adminToken,
                                    String adminTokenFile, boolean adminReadOpen) {
+        /** The longest admin token file read. */
+        public static final int MAX_TOKEN_FILE_BYTES = 4096;
         public static final SecuritySettings NONE = new SecuritySettings("", io.cairn.router.resp.RespAuth.DEFAULT_MAX_FAILURES_PER_WINDOW,
                 io.cairn.router.resp.RespAuth.DEFAULT_FAILURE_WINDOW.toMillis(), "", "", true);
 
@@ -69,6 +71,11 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
             Path file = configDir.resolve(adminTokenFile);
             String token;
             try {
+                // a token is a line: anything else (a device, a big file named by mistake) is refused unread
+                if (!java.nio.file.Files.isRegularFile(file) || java.nio.file.Files.size(file) > MAX_TOKEN_FILE_BYTES) {
+                    throw new IllegalArgumentException("security.adminTokenFile: " + file + " is not a file of at most "
+                            + MAX_TOKEN_FILE_BYTES + " bytes");
+                }
                 token = java.nio.file.Files.readString(file).trim();
             } catch (java.io.IOException e) {
                 throw new IllegalArgumentException("security.adminTokenFile: cannot read " + file + " (" + e.getMessage() + ")");

@@ -43,7 +43,9 @@ class SecurityConfigTest {
     @Test
     void badSecuritySettingsAreRefusedWithTheirName() throws Exception {
         assertRefused(write("security:\n  adminToken: a\n  adminTokenFile: f\n"), "adminToken or adminTokenFile, not both");
-        assertRefused(write("security:\n  adminTokenFile: missing-file\n"), "security.adminTokenFile: cannot read");
+        assertRefused(write("security:\n  adminTokenFile: missing-file\n"), "security.adminTokenFile", "is not a file of at most 4096 bytes");
+        Files.writeString(dir.resolve("big"), "x".repeat(5000));
+        assertRefused(write("security:\n  adminTokenFile: big\n"), "security.adminTokenFile", "is not a file of at most 4096 bytes");
         Files.writeString(dir.resolve("empty"), "\n");
         assertRefused(write("security:\n  adminTokenFile: empty\n"), "security.adminTokenFile", "is empty");
         assertRefused(write("security:\n  authMaxFailures: 0\n"), "security.authMaxFailures must be 1..1000000");
