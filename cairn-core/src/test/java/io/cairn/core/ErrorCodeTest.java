@@ -50,6 +50,7 @@ class ErrorCodeTest {
         published.put(ErrorCode.ARCHIVE_CORRUPT, 33);
         published.put(ErrorCode.WRONG_TYPE, 34);
         published.put(ErrorCode.NOT_FLOAT, 35);
+        published.put(ErrorCode.AUTH_RATE_LIMITED, 36);
         published.forEach((c, n) -> assertThat(c.code).as(c.name()).isEqualTo(n));
     }
 

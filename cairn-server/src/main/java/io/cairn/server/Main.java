@@ -96,6 +96,11 @@ public final class Main implements Runnable {
             var r = config.topology().routers().get(0);
             System.out.printf("cairn is up: redis-cli -p %d | admin http://%s:%d/info | data %s | Ctrl-C to stop%n",
                     r.respPort(), r.host(), r.adminPort(), config.dataDir());
+            if (config.security().adminAccess().tokenRequired()) {
+                System.out.printf("admin changes need the token in %s (the cairn command reads it from %s)%n",
+                        config.security().adminTokenFile().isEmpty() ? "security.adminToken" : config.source().getParent().resolve(config.security().adminTokenFile()),
+                        config.source());
+            }
             System.out.flush();
             runUntilStopped(() -> {
                 cluster.close();
