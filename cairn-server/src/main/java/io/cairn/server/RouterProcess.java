@@ -166,6 +166,10 @@ public final class RouterProcess implements AutoCloseable {
                 .description("failed RESP AUTH attempts (wrong user or password)").register(r);
         FunctionCounter.builder("cairn_router_auth_rate_limited", clients, c -> auth.refusedByLimit())
                 .description("RESP AUTH attempts refused unchecked: their client address failed security.authMaxFailures times in the window").register(r);
+        FunctionCounter.builder("cairn_router_acl_denied", clients, c -> auth.deniedCommands()).tag("reason", "command")
+                .description("RESP commands refused with NOPERM: the user's rules do not allow the command").register(r);
+        FunctionCounter.builder("cairn_router_acl_denied", clients, c -> auth.deniedKeys()).tag("reason", "key")
+                .description("RESP commands refused with NOPERM: a key outside the user's key patterns").register(r);
         for (ClientLimit limit : ClientLimit.values()) {
             FunctionCounter.builder("cairn_router_clients_disconnected", clients, c -> c.disconnected(limit))
                     .tag("limit", limit.tag()).description("RESP connections closed by a client limit").register(r);

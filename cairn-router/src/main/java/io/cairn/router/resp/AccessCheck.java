@@ -31,12 +31,16 @@ final class AccessCheck {
         if (spec.name().equals("acl") && AclCommands.harmless(args)) return null;
         Set<String> categories = CATEGORIES.computeIfAbsent(spec.name(), n -> AclCategories.of(spec));
         if (!user.mayRun(spec.name(), categories)) {
+            auth.countDenied(false);
             return Replies.error("NOPERM User " + user.name() + " has no permissions to run the '" + spec.name() + "' command");
         }
         if (spec.firstKey() <= 0 || user.keyPatterns().contains("*")) return null;
         int last = spec.lastKey() < 0 ? args.count() + spec.lastKey() : Math.min(spec.lastKey(), args.count() - 1);
         for (int i = spec.firstKey(); i <= last; i += Math.max(1, spec.keyStep())) {
-            if (!user.mayAccess(new String(args.raw(i), StandardCharsets.UTF_8))) return Replies.error("NOPERM No permissions to access a key");
+            if (!user.mayAccess(new String(args.raw(i), StandardCharsets.UTF_8))) {
+                auth.countDenied(true);
+                return Replies.error("NOPERM No permissions to access a key");
+            }
         }
         return null;
     }

@@ -37,7 +37,7 @@ final class CommandDispatcher {
         register(new AuthCommands(auth).specs());
         register(new AclCommands(auth, () -> commands).specs());
         register(new StringCommands(backend).specs());
-        register(new ServerCommands(backend, config, clients, metrics, boundPort).specs());
+        register(new ServerCommands(backend, config, clients, metrics, boundPort, auth).specs());
         register(new KeyspaceCommands(backend).specs());
         register(new HashCommands(backend).specs());
         register(new ClientCommands(clients).specs());

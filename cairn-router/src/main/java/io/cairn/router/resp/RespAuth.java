@@ -50,6 +50,8 @@ public final class RespAuth {
     private final AuthFailureLimiter limiter;
     private final LongAdder failures = new LongAdder();
     private final LongAdder refusedByLimit = new LongAdder();
+    private final LongAdder deniedCommands = new LongAdder();
+    private final LongAdder deniedKeys = new LongAdder();
 
     private RespAuth(String password, AuthFailureLimiter limiter) {
         this.limiter = limiter;
@@ -152,6 +154,20 @@ public final class RespAuth {
     /** Failed AUTH attempts since start (wrong user or password). */
     public long failures() {
         return failures.sum();
+    }
+
+    /** Commands refused because the user's rules do not allow them (NOPERM), since start. */
+    public long deniedCommands() {
+        return deniedCommands.sum();
+    }
+
+    /** Commands refused because a key is outside the user's patterns (NOPERM), since start. */
+    public long deniedKeys() {
+        return deniedKeys.sum();
+    }
+
+    void countDenied(boolean key) {
+        (key ? deniedKeys : deniedCommands).increment();
     }
 
     /** AUTH attempts refused unchecked because their address had failed too often. */

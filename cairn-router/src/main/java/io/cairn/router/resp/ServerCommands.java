@@ -30,8 +30,11 @@ final class ServerCommands {
     private final ClientRegistry clients;
     private final ClientMetrics metrics;
     private final IntSupplier boundPort;
+    private final RespAuth auth;
 
-    ServerCommands(KvBackend backend, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort) {
+    ServerCommands(KvBackend backend, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort,
+                   RespAuth auth) {
+        this.auth = auth;
         this.backend = backend;
         this.config = config;
         this.clients = clients;
@@ -152,6 +155,10 @@ final class ServerCommands {
                 Long.toString(metrics.disconnected(ClientLimit.OUTPUT_HARD) + metrics.disconnected(ClientLimit.OUTPUT_SOFT)));
         s.put("evicted_clients", Long.toString(metrics.disconnected(ClientLimit.MAXMEMORY_CLIENTS)));
         s.put("timeout_disconnections", Long.toString(metrics.disconnected(ClientLimit.IDLE_TIMEOUT)));
+        // Redis 7.2's names: failed AUTHs (rate-limited ones included), and NOPERM refusals by command and by key
+        s.put("acl_access_denied_auth", Long.toString(auth.failures() + auth.refusedByLimit()));
+        s.put("acl_access_denied_cmd", Long.toString(auth.deniedCommands()));
+        s.put("acl_access_denied_key", Long.toString(auth.deniedKeys()));
         return s;
     }
 

@@ -59,6 +59,10 @@ class AclCommandsTest {
             assertThat(reader.call("PING")).as("ping is @connection @fast, not @read").isEqualTo(noCommand("reader", "ping"));
         }
         assertThat(admin.call("GET", "app:1")).isEqualTo("one");
+        String stats = (String) admin.call("INFO", "stats");
+        assertThat(stats).contains("acl_access_denied_cmd:7", "acl_access_denied_key:2", "acl_access_denied_auth:0");
+        assertThat(server.server.auth().deniedCommands()).isEqualTo(7);
+        assertThat(server.server.auth().deniedKeys()).isEqualTo(2);
     }
 
     @Test
