@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -26,7 +26,7 @@ final class AclCommands {
     static final int MAX_USER_NAME_CHARS = 128;
 
     private final RespAuth auth;
-    private final Function<String, Boolean> knownCommand;
+    private final Predicate<String> knownCommand;
     private final Supplier<Map<String, CommandSpec>> commands;
 
     AclCommands(RespAuth auth, Supplier<Map<String, CommandSpec>> commands) {

@@ -9,7 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * One ACL user as Redis 7 models it: on or off, passwords (kept as SHA-256 digests, like Redis),
@@ -22,7 +22,7 @@ import java.util.function.Function;
 record AclUser(String name, boolean enabled, boolean nopass, Set<String> passwordHashes, List<String> keyPatterns,
                List<String> commandRules) {
 
-    /** Users, key patterns and passwords kept at most (each rule text is one coordinator setting). */
+    /** Key patterns, passwords and command rules one user may have: its rule text is one coordinator setting. */
     static final int MAX_PATTERNS = 64;
     static final int MAX_PASSWORDS = 16;
     static final int MAX_COMMAND_RULES = 128;
@@ -78,7 +78,7 @@ record AclUser(String name, boolean enabled, boolean nopass, Set<String> passwor
      * @param knownCommand whether a command name exists (for +cmd / -cmd)
      * @throws IllegalArgumentException with Redis's text for the first bad rule; nothing is applied then
      */
-    AclUser apply(List<String> rules, Function<String, Boolean> knownCommand) {
+    AclUser apply(List<String> rules, Predicate<String> knownCommand) {
         Builder b = new Builder(this);
         for (String rule : rules) b.apply(rule, knownCommand);
         return b.build();
@@ -131,7 +131,7 @@ record AclUser(String name, boolean enabled, boolean nopass, Set<String> passwor
             rules = new ArrayList<>(u.commandRules);
         }
 
-        void apply(String rule, Function<String, Boolean> knownCommand) {
+        void apply(String rule, Predicate<String> knownCommand) {
             String lower = rule.toLowerCase(Locale.ROOT);
             switch (lower) {
                 case "on" -> enabled = true;
@@ -163,7 +163,7 @@ record AclUser(String name, boolean enabled, boolean nopass, Set<String> passwor
             }
         }
 
-        private void applyValued(String rule, String lower, Function<String, Boolean> knownCommand) {
+        private void applyValued(String rule, String lower, Predicate<String> knownCommand) {
             char first = rule.isEmpty() ? ' ' : rule.charAt(0);
             String rest = rule.isEmpty() ? "" : rule.substring(1);
             switch (first) {
@@ -191,13 +191,13 @@ record AclUser(String name, boolean enabled, boolean nopass, Set<String> passwor
             return hex.toLowerCase(Locale.ROOT);
         }
 
-        private void commandRule(String rule, String lower, Function<String, Boolean> knownCommand) {
+        private void commandRule(String rule, String lower, Predicate<String> knownCommand) {
             String what = lower.substring(1);
             if (what.equals("@all")) {
                 setAll(lower);
                 return;
             }
-            boolean known = what.startsWith("@") ? AclCategories.ALL.contains(what.substring(1)) : knownCommand.apply(what);
+            boolean known = what.startsWith("@") ? AclCategories.ALL.contains(what.substring(1)) : knownCommand.test(what);
             if (!known || what.contains("|")) throw error(rule, "Unknown command or category name in ACL");
             rules.remove(lower);
             if (rules.size() >= MAX_COMMAND_RULES) throw error(rule, "at most " + MAX_COMMAND_RULES + " command rules per user");
