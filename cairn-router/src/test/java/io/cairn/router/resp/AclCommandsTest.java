@@ -141,13 +141,22 @@ class AclCommandsTest {
     }
 
     @Test
-    void theDefaultUserCanBeGivenRulesAndJedisLogsInAsANamedUser() {
+    void jedisAndLettuceLogInAsANamedUserAndTheDefaultUserCanBeMadeNopass() {
         assertThat(admin.call("ACL", "SETUSER", "jed", "on", ">jpw", "~j:*", "+@all")).isEqualTo("OK");
         try (Jedis jedis = new Jedis(new HostAndPort("127.0.0.1", server.port()),
                 DefaultJedisClientConfig.builder().user("jed").password("jpw").build())) {
             assertThat(jedis.set("j:1", "v")).isEqualTo("OK");
             assertThatThrownBy(() -> jedis.set("x", "v")).isInstanceOf(JedisDataException.class)
                     .hasMessage("NOPERM No permissions to access a key");
+        }
+        io.lettuce.core.RedisClient lettuce = io.lettuce.core.RedisClient.create(io.lettuce.core.RedisURI.builder()
+                .withHost("127.0.0.1").withPort(server.port()).withAuthentication("jed", "jpw".toCharArray()).build());
+        try (var connection = lettuce.connect()) {
+            // HELLO 3 AUTH jed jpw answers NOPROTO; Lettuce falls back to AUTH jed jpw over RESP2
+            assertThat(connection.sync().get("j:1")).isEqualTo("v");
+            assertThatThrownBy(() -> connection.sync().get("x")).hasMessage("NOPERM No permissions to access a key");
+        } finally {
+            lettuce.shutdown(0, 1, java.util.concurrent.TimeUnit.SECONDS);
         }
         // With the default user nopass, new connections need no AUTH (requirepass off through ACL).
         assertThat(admin.call("ACL", "SETUSER", "default", "nopass")).isEqualTo("OK");
