@@ -70,8 +70,7 @@ public enum ErrorCode {
      */
     CROSS_SLOT(38, RetryClass.FATAL, "CROSSSLOT", "Keys in request don't hash to the same slot"),
     /*
-     * 45 and 46, not 36 and 37: branches merged at the same time (lists/sets, security) take 36-38;
-     * the numbers between stay free for them. Codes only need to be unique and never reused.
+     * Codes only need to be unique and never reused: branches merged on the same day took 36-39, 45 and 46.
      */
     /**
      * The bucket is archived in the object store; the replicaset's leader is restoring it (issue 23).
@@ -83,7 +82,9 @@ public enum ErrorCode {
      * restore was queued for it. The router does not retry it itself (that would hold the load it
      * sheds); the client retries later.
      */
-    RESTORE_QUEUE_FULL(46, RetryClass.RETRY_LATER, "TRYAGAIN", "too many archived buckets are being restored; retry later");
+    RESTORE_QUEUE_FULL(46, RetryClass.RETRY_LATER, "TRYAGAIN", "too many archived buckets are being restored; retry later"),
+    /** A client address failed AUTH too often within the window; every AUTH from it is refused until the window ends (issue 26). */
+    AUTH_RATE_LIMITED(39, RetryClass.RETRY_LATER, "ERR", "too many failed AUTH attempts from this address; retry later");
 
     public final int code;
     public final RetryClass retry;

@@ -55,6 +55,7 @@ class ErrorCodeTest {
         published.put(ErrorCode.CROSS_SLOT, 38);
         published.put(ErrorCode.BUCKET_RESTORING, 45);
         published.put(ErrorCode.RESTORE_QUEUE_FULL, 46);
+        published.put(ErrorCode.AUTH_RATE_LIMITED, 39);
         published.forEach((c, n) -> assertThat(c.code).as(c.name()).isEqualTo(n));
     }
 

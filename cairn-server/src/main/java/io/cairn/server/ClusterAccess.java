@@ -91,7 +91,7 @@ class ClusterAccess {
     /** The JSON object at {@code url}, or null when nothing answered 200 within {@code timeout}. */
     static Map<String, Object> getJson(String url, Duration timeout) {
         try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET().build(),
+            HttpResponse<String> r = HTTP.send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(timeout).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? AdminServer.JSON.readValue(r.body(), new TypeReference<Map<String, Object>>() {}) : null;
         } catch (IOException e) {
@@ -105,7 +105,7 @@ class ClusterAccess {
     /** POSTs and returns {status, body}; status 0 when nothing answered. */
     static Object[] post(String url) {
         try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
+            HttpResponse<String> r = HTTP.send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             return new Object[] {r.statusCode(), r.body()};
         } catch (IOException e) {

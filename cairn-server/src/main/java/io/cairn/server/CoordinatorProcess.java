@@ -34,8 +34,10 @@ public final class CoordinatorProcess implements AutoCloseable {
     private final MemberReconciler members;
     private final LiveSettingsFollower settings;
     private AdminServer admin;
+    private final io.cairn.server.admin.AdminAccess adminAccess;
 
     public CoordinatorProcess(ClusterConfig config, String nodeId) throws IOException {
+        this.adminAccess = config.security().adminAccess();
         this.self = Nodes.coordinator(config, nodeId);
         this.server = new CoordinatorServer(nodeId, config.topology().coordinators(), config.nodeDir(nodeId),
                 CoordinatorProcess::removalFindings);
@@ -59,7 +61,7 @@ public final class CoordinatorProcess implements AutoCloseable {
 
     public CoordinatorProcess start() throws IOException {
         server.start();
-        admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> true).start();
+        admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> true, adminAccess).start();
         Gauge.builder("cairn_coordinator_leader", server, s -> s.isLeader() ? 1 : 0)
                 .description("1 when this coordinator node is the Raft leader").register(admin.registry());
         RebalancerMetrics.register(admin.registry(), mover);

@@ -91,7 +91,7 @@ final class DoubledCommands {
             long keys = 0;
             while (true) {
                 String url = base + (after == null ? "" : "&after=" + after);
-                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET().build(),
+                HttpResponse<String> r = HTTP.send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60)).GET().build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 200) throw new CairnException(ErrorCode.UNAVAILABLE, "export failed: " + r.body().trim());
                 String next = null;

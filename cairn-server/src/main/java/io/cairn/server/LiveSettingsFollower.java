@@ -79,7 +79,7 @@ final class LiveSettingsFollower implements AutoCloseable {
                 Map<String, String> stored = LiveSettings.check(file, coordinator.settings(), changes(ex.getRequestURI().getRawQuery()));
                 Map<String, String> after = coordinator.setSettings(stored);
                 mover.applySettings(LiveSettings.apply(file, after).moverSettings());
-                log.info("coordinator {}: run-time settings changed: {} (now {})", nodeId, stored, after);
+                log.info("coordinator {}: run-time settings changed: {}", nodeId, stored); // not all of them: ACL users' digests are among them
                 AdminServer.sendJson(ex, 200, LiveSettings.show(file, after));
             } else {
                 AdminServer.send(ex, 405, "text/plain", "use GET /settings or POST /settings?NAME=VALUE\n");

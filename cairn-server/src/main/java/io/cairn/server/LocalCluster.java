@@ -54,9 +54,41 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Loads {@code dir/cluster.yaml}, writing it first from {@code shape} when absent. */
     public static ClusterConfig prepare(Path dir, Shape shape) throws IOException {
+        return prepare(dir, shape, false);
+    }
+
+    /** The file {@code cairn up --admin-token} writes the generated admin token to (in the data folder). */
+    public static final String ADMIN_TOKEN_FILE = "admin-token";
+
+    /**
+     * As above; with {@code adminToken}, a new cluster's admin ports need a token generated into
+     * {@value #ADMIN_TOKEN_FILE} (readable by its owner only), which the config names so that the
+     * {@code cairn} command finds it. An existing config is left as it is.
+     */
+    public static ClusterConfig prepare(Path dir, Shape shape, boolean adminToken) throws IOException {
         Path file = dir.resolve(CONFIG_FILE);
-        if (!Files.exists(file)) ConfigLoader.write(file, configTree(shape));
+        if (!Files.exists(file)) {
+            Map<String, Object> tree = configTree(shape);
+            if (adminToken) {
+                writeToken(dir.resolve(ADMIN_TOKEN_FILE));
+                tree.put("security", Map.of("adminTokenFile", ADMIN_TOKEN_FILE));
+            }
+            ConfigLoader.write(file, tree);
+        }
         return ConfigLoader.load(file);
+    }
+
+    /** 32 random bytes, base64url: as hard to guess as an AES-256 key. */
+    private static void writeToken(Path file) throws IOException {
+        byte[] random = new byte[32];
+        new java.security.SecureRandom().nextBytes(random);
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        Files.writeString(file, java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random) + "\n");
+        try {
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException e) {
+            log.warn("cannot restrict {} to its owner on this file system; protect it by other means", file);
+        }
     }
 
     /** The config tree of a new local cluster of this shape (written to cluster.yaml). */

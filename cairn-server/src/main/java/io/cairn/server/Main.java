@@ -75,11 +75,14 @@ public final class Main implements Runnable {
         int port;
         @Option(names = "--base-port", defaultValue = "7400", description = "first of the internal ports (default: ${DEFAULT-VALUE})")
         int basePort;
+        @Option(names = "--admin-token", description = "a new cluster's admin ports need a token, generated into <dir>/"
+                + LocalCluster.ADMIN_TOKEN_FILE + " (the cairn command reads it from the config)")
+        boolean adminToken;
 
         @Override
         public Integer call() throws Exception {
             FolderLock lock = FolderLock.acquire(dir);
-            ClusterConfig config = LocalCluster.prepare(dir, new LocalCluster.Shape(replicasets, replicas, buckets, port, basePort));
+            ClusterConfig config = LocalCluster.prepare(dir, new LocalCluster.Shape(replicasets, replicas, buckets, port, basePort), adminToken);
             LocalCluster cluster = new LocalCluster(config);
             try {
                 cluster.start();
@@ -93,6 +96,11 @@ public final class Main implements Runnable {
             var r = config.topology().routers().get(0);
             System.out.printf("cairn is up: redis-cli -p %d | console http://%s:%d/console/ | admin http://%s:%d/info | data %s | Ctrl-C to stop%n",
                     r.respPort(), r.host(), r.adminPort(), r.host(), r.adminPort(), config.dataDir());
+            if (config.security().adminAccess().tokenRequired()) {
+                System.out.printf("admin changes need the token in %s (the cairn command reads it from %s)%n",
+                        config.security().adminTokenFile().isEmpty() ? "security.adminToken" : config.source().getParent().resolve(config.security().adminTokenFile()),
+                        config.source());
+            }
             System.out.flush();
             runUntilStopped(() -> {
                 cluster.close();

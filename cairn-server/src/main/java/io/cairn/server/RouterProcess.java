@@ -34,6 +34,7 @@ public final class RouterProcess implements AutoCloseable {
     private volatile RespServer resp;
     private volatile AdminServer admin;
     private volatile io.cairn.server.console.ConsoleRoutes console;
+    private volatile AclFollower acl;
 
     public RouterProcess(ClusterConfig config, String routerId) {
         this(config, routerId, null);
@@ -55,7 +56,7 @@ public final class RouterProcess implements AutoCloseable {
      * when the wait begins and one when it ends).
      */
     public RouterProcess start() throws IOException {
-        admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> router != null && router.unknownBuckets() == 0).start();
+        admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> router != null && router.unknownBuckets() == 0, config.security().adminAccess()).start();
         admin.waitingFor(() -> router == null ? "a coordinator (" + config.topology().coordinators().size() + " configured)" : null);
         Topology topology = awaitCoordinator();
         router = new Router(topology, config.router().routerConfig(), ioLoops);
@@ -68,7 +69,10 @@ public final class RouterProcess implements AutoCloseable {
             router.updateTopology(s.topology());
             if (admin != null) s.topology().replicasets().forEach(rs -> registerReplicasetMetrics(admin.registry(), rs.id()));
         });
-        resp = new RespServer(router, config.router().respConfig(self.host(), self.respPort()), ioLoops).start();
+        io.cairn.router.resp.RespAuth auth = config.security().respAuth();
+        acl = new AclFollower(self.id(), coordinator, auth).start();
+        resp = new RespServer(router, config.router().respConfig(self.host(), self.respPort()), ioLoops, auth).start();
+        if (resp.auth().required()) log.info("RESP clients of router {} must authenticate (security.requirepass is set)", self.id());
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         console = io.cairn.server.console.ConsoleRoutes.install(admin, router, self.id(), this::alerts); // the web console (docs/console.md)
         registerMetrics(admin.registry());
@@ -151,12 +155,12 @@ public final class RouterProcess implements AutoCloseable {
                 .description("requests written to storage members' connections and not yet taken (at most 4 MB and one request per connection)").register(r);
         FunctionCounter.builder("cairn_router_dataplane_deferred_attempts", router, Router::dataPlaneDeferredAttempts)
                 .description("requests that waited because their connection to a storage member held 4 MB unsent (the member not reading)").register(r);
-        registerClientMetrics(r, resp.clientMetrics());
+        registerClientMetrics(r, resp.clientMetrics(), resp.auth());
         for (var rs : router.topology().replicasets()) registerReplicasetMetrics(r, rs.id());
     }
 
     /** RESP clients: connections, their buffers, and the connections each limit closed or refused (issue 28). */
-    private static void registerClientMetrics(MeterRegistry r, ClientMetrics clients) {
+    private static void registerClientMetrics(MeterRegistry r, ClientMetrics clients, io.cairn.router.resp.RespAuth auth) {
         Gauge.builder("cairn_router_connected_clients", clients, ClientMetrics::connectedClients)
                 .description("open RESP connections").register(r);
         Gauge.builder("cairn_router_client_query_buffer_bytes", clients, ClientMetrics::queryBufferBytes)
@@ -165,6 +169,14 @@ public final class RouterProcess implements AutoCloseable {
                 .description("replies queued for all RESP clients' sockets (omem, summed)").register(r);
         FunctionCounter.builder("cairn_router_connections_refused", clients, ClientMetrics::refusedConnections)
                 .description("RESP connections refused because maxClients were open").register(r);
+        FunctionCounter.builder("cairn_router_auth_failures", clients, c -> auth.failures())
+                .description("failed RESP AUTH attempts (wrong user or password)").register(r);
+        FunctionCounter.builder("cairn_router_auth_rate_limited", clients, c -> auth.refusedByLimit())
+                .description("RESP AUTH attempts refused unchecked: their client address failed security.authMaxFailures times in the window").register(r);
+        FunctionCounter.builder("cairn_router_acl_denied", clients, c -> auth.deniedCommands()).tag("reason", "command")
+                .description("RESP commands refused with NOPERM: the user's rules do not allow the command").register(r);
+        FunctionCounter.builder("cairn_router_acl_denied", clients, c -> auth.deniedKeys()).tag("reason", "key")
+                .description("RESP commands refused with NOPERM: a key outside the user's key patterns").register(r);
         for (ClientLimit limit : ClientLimit.values()) {
             FunctionCounter.builder("cairn_router_clients_disconnected", clients, c -> c.disconnected(limit))
                     .tag("limit", limit.tag()).description("RESP connections closed by a client limit").register(r);
@@ -223,6 +235,7 @@ public final class RouterProcess implements AutoCloseable {
     public void close() {
         if (resp != null) resp.close();
         if (console != null) console.close();
+        if (acl != null) acl.close();
         if (admin != null) admin.close();
         coordinator.close();
         if (router != null) router.close();

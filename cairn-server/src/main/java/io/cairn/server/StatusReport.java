@@ -178,7 +178,7 @@ final class StatusReport {
     }
 
     private static CompletableFuture<Map<String, Object>> info(String host, int port) {
-        HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + "/info")).timeout(TIMEOUT).GET().build();
+        HttpRequest req = io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + "/info"))).timeout(TIMEOUT).GET().build();
         return HTTP.sendAsync(req, HttpResponse.BodyHandlers.ofString()).<Map<String, Object>>thenApply(resp -> {
             if (resp.statusCode() != 200) return null;
             try {

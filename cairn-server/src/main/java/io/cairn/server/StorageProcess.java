@@ -62,7 +62,7 @@ public final class StorageProcess implements AutoCloseable {
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
         this.topologies = new LocalTopologies(config.nodeDir(nodeId));
         // up before the node, which may wait for a coordinator: /health says what it waits for meanwhile
-        this.admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> node != null && !"DOWN".equals(node.role())).start();
+        this.admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> node != null && !"DOWN".equals(node.role()), config.security().adminAccess()).start();
         admin.waitingFor(this::waitingFor);
         try {
             this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData, true);

@@ -35,6 +35,9 @@ final class ClientSession {
     private final long createdNanos;
     private volatile String name;
     private boolean quitRequested;
+    /** Whether this connection may run commands beyond AUTH, HELLO and QUIT ({@link RespAuth}). */
+    private volatile boolean authenticated = true;
+    private volatile String user = RespAuth.DEFAULT_USER;
     private volatile Connection connection = NONE;
     private volatile long queryBufferBytes;
     private volatile long lastInteractionNanos;
@@ -70,6 +73,29 @@ final class ClientSession {
 
     void name(String name) {
         this.name = name == null || name.isEmpty() ? null : name;
+    }
+
+    boolean authenticated() {
+        return authenticated;
+    }
+
+    /** Called on connect (false when a password is required) and by a successful AUTH. */
+    void authenticated(boolean authenticated) {
+        this.authenticated = authenticated;
+    }
+
+    String user() {
+        return user;
+    }
+
+    void user(String user) {
+        this.user = user;
+    }
+
+    /** The client's IP address without its port: what failed AUTH attempts are counted by. */
+    String host() {
+        if (remote instanceof java.net.InetSocketAddress inet && inet.getAddress() != null) return inet.getAddress().getHostAddress();
+        return address(remote);
     }
 
     /** Set by QUIT: the connection closes once that reply has been written. */
@@ -167,7 +193,7 @@ final class ClientSession {
                 + " name=" + (name == null ? "" : name)
                 + " age=" + (nowNanos - createdNanos) / 1_000_000_000L
                 + " idle=" + (nowNanos - lastInteractionNanos) / 1_000_000_000L
-                + " db=0 qbuf=" + qbuf + " omem=" + omem + " tot-mem=" + (qbuf + omem) + " resp=2";
+                + " db=0 qbuf=" + qbuf + " omem=" + omem + " tot-mem=" + (qbuf + omem) + " user=" + user + " resp=2";
     }
 
     private static String address(SocketAddress address) {

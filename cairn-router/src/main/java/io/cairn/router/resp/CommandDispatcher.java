@@ -26,17 +26,26 @@ final class CommandDispatcher {
 
     private final Map<String, CommandSpec> commands = new TreeMap<>();
     private final Transactions transactions;
+    private final RespAuth auth;
 
     CommandDispatcher(KvBackend cluster, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort) {
+        this(cluster, config, clients, metrics, boundPort, RespAuth.open());
+    }
+
+    CommandDispatcher(KvBackend cluster, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort,
+                      RespAuth auth) {
+        this.auth = auth;
         // Every command reaches the cluster through the recording backend: EXEC gathers a transaction's operations there.
         Transactions.Recording backend = new Transactions.Recording(cluster);
         transactions = new Transactions(backend);
+        register(new AuthCommands(auth).specs());
+        register(new AclCommands(auth, () -> commands).specs());
         register(transactions.specs());
         register(List.of(new CommandSpec("exec", 1, List.of("noscript", "loading", "stale", "skip_slowlog"), 0, 0, 0,
                 (a, s) -> transactions.exec(s, (spec, queued) -> run(spec, queued, s)))));
         register(new StringCommands(backend).specs());
         register(new StringEditCommands(backend).specs());
-        register(new ServerCommands(backend, config, clients, metrics, boundPort).specs());
+        register(new ServerCommands(backend, config, clients, metrics, boundPort, auth).specs());
         register(new KeyspaceCommands(backend).specs());
         register(new HashCommands(backend).specs());
         CollectionOps collections = new CollectionOps(backend);
@@ -52,11 +61,24 @@ final class CommandDispatcher {
         for (CommandSpec spec : specs) commands.put(spec.name(), spec);
     }
 
+    /** A new connection starts authenticated only when no password is required (the default user is nopass). */
+    void welcome(ClientSession session) {
+        session.authenticated(!auth.required());
+    }
+
+    /** Redis's order: unknown command, then arity, then NOAUTH for anything but the no_auth commands. */
     CompletableFuture<RedisMessage> dispatch(CommandArgs args, ClientSession session) {
         CommandSpec spec = commands.get(args.name());
         if (spec == null || !spec.acceptsArgCount(args.count())) {
             Transactions.failQueued(session);
             return Replies.done(spec == null ? Replies.unknownCommand(args) : Replies.wrongArity(spec.name()));
+        }
+        if (!spec.flags().contains("no_auth")) {
+            RedisMessage refused = AccessCheck.refusal(auth, spec, args, session);
+            if (refused != null) {
+                Transactions.failQueued(session);
+                return Replies.done(refused);
+            }
         }
         if (Transactions.queues(session, spec.name())) return Replies.done(transactions.queue(session, spec, args));
         return run(spec, args, session);

@@ -100,6 +100,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter implement
     public void channelActive(ChannelHandlerContext ctx) {
         session = clients.open(ctx.channel().remoteAddress(), ctx.channel().localAddress());
         session.attach(this);
+        dispatcher.welcome(session);
         log.debug("client {} connected from {}", session.id(), ctx.channel().remoteAddress());
         ctx.fireChannelActive();
     }

@@ -54,6 +54,7 @@ public final class RespServer implements AutoCloseable {
     private final ClientMetrics metrics = new ClientMetrics(clients);
     private final ClientWatchdog watchdog;
     private final CommandDispatcher dispatcher;
+    private final RespAuth auth;
     private java.util.concurrent.ScheduledFuture<?> watchdogTask;
     /** Whether the last connection was refused (so that reaching maxclients is logged once per episode). */
     private volatile boolean refusing;
@@ -71,10 +72,21 @@ public final class RespServer implements AutoCloseable {
      *                    Null: {@link RespConfig#eventLoopThreads()} loops of this server's own.
      */
     public RespServer(KvBackend backend, RespConfig config, EventLoopGroup sharedLoops) {
+        this(backend, config, sharedLoops, RespAuth.open());
+    }
+
+    /** As above, with {@code auth} deciding who may run commands (requirepass, issue 26). */
+    public RespServer(KvBackend backend, RespConfig config, EventLoopGroup sharedLoops, RespAuth auth) {
         this.config = config;
         this.sharedLoops = sharedLoops;
+        this.auth = auth;
         this.watchdog = new ClientWatchdog(clients, config);
-        this.dispatcher = new CommandDispatcher(backend, config, clients, metrics, () -> boundPort);
+        this.dispatcher = new CommandDispatcher(backend, config, clients, metrics, () -> boundPort, auth);
+    }
+
+    /** Who may run commands, and the failed AUTH attempts counted. */
+    public RespAuth auth() {
+        return auth;
     }
 
     /**

@@ -1,7 +1,5 @@
 package io.cairn.router.resp;
 
-import io.cairn.core.CairnException;
-import io.cairn.core.ErrorCode;
 import io.cairn.router.KvBackend;
 import io.netty.handler.codec.redis.RedisMessage;
 
@@ -14,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
 
 /**
- * Connection and server commands: PING ECHO QUIT SELECT HELLO AUTH CONFIG INFO (DBSIZE lives in
- * {@link KeyspaceCommands}). Only RESP2 and database 0 exist. Clients and tools probe these before any data command (Lettuce
+ * Connection and server commands: PING ECHO QUIT SELECT CONFIG INFO (DBSIZE lives in
+ * {@link KeyspaceCommands}, HELLO and AUTH in {@link AuthCommands}). Only RESP2 and database 0 exist. Clients and tools probe these before any data command (Lettuce
  * sends HELLO 3 and falls back on NOPROTO; redis-benchmark reads CONFIG GET save/appendonly),
  * so the reply shapes follow Redis closely.
  */
@@ -32,8 +30,11 @@ final class ServerCommands {
     private final ClientRegistry clients;
     private final ClientMetrics metrics;
     private final IntSupplier boundPort;
+    private final RespAuth auth;
 
-    ServerCommands(KvBackend backend, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort) {
+    ServerCommands(KvBackend backend, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort,
+                   RespAuth auth) {
+        this.auth = auth;
         this.backend = backend;
         this.config = config;
         this.clients = clients;
@@ -45,10 +46,8 @@ final class ServerCommands {
         return List.of(
                 new CommandSpec("ping", -1, FAST, 0, 0, 0, this::ping),
                 new CommandSpec("echo", 2, FAST, 0, 0, 0, (a, s) -> Replies.done(Replies.bulk(a.raw(1)))),
-                new CommandSpec("quit", -1, FAST, 0, 0, 0, this::quit),
+                new CommandSpec("quit", -1, AuthCommands.NO_AUTH, 0, 0, 0, this::quit),
                 new CommandSpec("select", 2, FAST, 0, 0, 0, this::select),
-                new CommandSpec("hello", -1, FAST, 0, 0, 0, this::hello),
-                new CommandSpec("auth", -2, FAST, 0, 0, 0, this::auth),
                 new CommandSpec("config", -2, List.of("admin"), 0, 0, 0, this::config),
                 new CommandSpec("info", -1, List.of(), 0, 0, 0, this::info));
     }
@@ -66,59 +65,6 @@ final class ServerCommands {
     private CompletableFuture<RedisMessage> select(CommandArgs args, ClientSession session) {
         long db = args.longAt(1);
         return Replies.done(db == 0 ? Replies.OK : Replies.error("ERR DB index is out of range"));
-    }
-
-    /** HELLO [protover [AUTH username password] [SETNAME clientname]]: RESP2 only. */
-    private CompletableFuture<RedisMessage> hello(CommandArgs args, ClientSession session) {
-        if (args.count() >= 2) {
-            Long version = parseLongOrNull(args, 1);
-            if (version == null) {
-                return Replies.done(Replies.error("ERR Protocol version is not an integer or out of range"));
-            }
-            if (version != 2) return Replies.done(Replies.error("NOPROTO unsupported protocol version"));
-        }
-        String name = null;
-        for (int i = 2; i < args.count(); i++) {
-            if (args.is(i, "auth") && i + 2 < args.count()) {
-                RedisMessage refused = authenticate(args.string(i + 1));
-                if (refused != null) return Replies.done(refused);
-                i += 2;
-            } else if (args.is(i, "setname") && i + 1 < args.count()) {
-                name = args.string(++i);
-                if (!ClientCommands.validName(name)) return Replies.done(ClientCommands.invalidName());
-            } else {
-                return Replies.done(Replies.error("ERR Syntax error in HELLO option '" + args.printable(i) + "'"));
-            }
-        }
-        if (name != null) session.name(name);
-        return Replies.done(helloReply(session));
-    }
-
-    private static RedisMessage helloReply(ClientSession session) {
-        return Replies.array(List.of(
-                Replies.bulk("server"), Replies.bulk("redis"),
-                Replies.bulk("version"), Replies.bulk(REDIS_VERSION),
-                Replies.bulk("proto"), Replies.integer(2),
-                Replies.bulk("id"), Replies.integer(session.id()),
-                Replies.bulk("mode"), Replies.bulk("standalone"),
-                Replies.bulk("role"), Replies.bulk("master"),
-                Replies.bulk("modules"), Replies.EMPTY_ARRAY));
-    }
-
-    /** There are no passwords: the default user (any password) is who everybody is. */
-    private CompletableFuture<RedisMessage> auth(CommandArgs args, ClientSession session) {
-        if (args.count() == 2) {
-            return Replies.done(Replies.error("ERR AUTH <password> called without any password configured "
-                    + "for the default user. Are you sure your configuration is correct?"));
-        }
-        if (args.count() != 3) return Replies.done(Replies.syntaxError());
-        RedisMessage refused = authenticate(args.string(1));
-        return Replies.done(refused != null ? refused : Replies.OK);
-    }
-
-    private static RedisMessage authenticate(String user) {
-        return "default".equals(user) ? null
-                : Replies.error("WRONGPASS invalid username-password pair or user is disabled.");
     }
 
     private CompletableFuture<RedisMessage> config(CommandArgs args, ClientSession session) {
@@ -209,6 +155,10 @@ final class ServerCommands {
                 Long.toString(metrics.disconnected(ClientLimit.OUTPUT_HARD) + metrics.disconnected(ClientLimit.OUTPUT_SOFT)));
         s.put("evicted_clients", Long.toString(metrics.disconnected(ClientLimit.MAXMEMORY_CLIENTS)));
         s.put("timeout_disconnections", Long.toString(metrics.disconnected(ClientLimit.IDLE_TIMEOUT)));
+        // Redis 7.2's names: failed AUTHs (rate-limited ones included), and NOPERM refusals by command and by key
+        s.put("acl_access_denied_auth", Long.toString(auth.failures() + auth.refusedByLimit()));
+        s.put("acl_access_denied_cmd", Long.toString(auth.deniedCommands()));
+        s.put("acl_access_denied_key", Long.toString(auth.deniedKeys()));
         return s;
     }
 
@@ -220,14 +170,5 @@ final class ServerCommands {
         s.put("process_id", Long.toString(ProcessHandle.current().pid()));
         s.put("tcp_port", Integer.toString(boundPort.getAsInt()));
         return s;
-    }
-
-    private static Long parseLongOrNull(CommandArgs args, int index) {
-        try {
-            return args.longAt(index);
-        } catch (CairnException e) {
-            if (e.code() == ErrorCode.NOT_INTEGER) return null;
-            throw e;
-        }
     }
 }

@@ -7,7 +7,11 @@ final class TestServer implements AutoCloseable {
     final RespServer server;
 
     TestServer(KvBackend backend, RespConfig.Builder config) {
-        server = new RespServer(backend, config.host("127.0.0.1").port(0).eventLoopThreads(2).build()).start();
+        this(backend, config, RespAuth.open());
+    }
+
+    TestServer(KvBackend backend, RespConfig.Builder config, RespAuth auth) {
+        server = new RespServer(backend, config.host("127.0.0.1").port(0).eventLoopThreads(2).build(), null, auth).start();
     }
 
     TestServer(KvBackend backend) {

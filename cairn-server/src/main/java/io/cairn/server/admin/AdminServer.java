@@ -32,9 +32,20 @@ public final class AdminServer implements AutoCloseable {
     private volatile Supplier<String> waitingFor = () -> null;
     private final ExecutorService executor;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final AdminAccess access;
+    private final java.util.concurrent.atomic.LongAdder unauthorized = new java.util.concurrent.atomic.LongAdder();
 
     public AdminServer(String host, int port, Supplier<Map<String, Object>> info, Supplier<Boolean> healthy) throws IOException {
+        this(host, port, info, healthy, AdminAccess.open());
+    }
+
+    /** @param access who may use the port (issue 26): every route goes through it */
+    public AdminServer(String host, int port, Supplier<Map<String, Object>> info, Supplier<Boolean> healthy, AdminAccess access)
+            throws IOException {
+        this.access = access;
         http = HttpServer.create(new InetSocketAddress(host, port), 64);
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_admin_unauthorized_requests", unauthorized, java.util.concurrent.atomic.LongAdder::sum)
+                .description("admin HTTP requests refused with 401: no or a wrong bearer token").register(registry);
         executor = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "cairn-admin-http");
             t.setDaemon(true);
@@ -64,16 +75,38 @@ public final class AdminServer implements AutoCloseable {
         return registry;
     }
 
-    /** Adds a route; the handler's failures become a 500 with the message, never a stack trace on the wire. */
+    /**
+     * Adds a route; the handler's failures become a 500 with the message, never a stack trace on the
+     * wire. A request the {@link AdminAccess} refuses is answered 401 before the handler runs.
+     */
     public void route(String path, HttpHandler handler) {
         http.createContext(path, ex -> {
             try (ex) {
+                if (!access.allows(ex.getRequestMethod(), ex.getRequestURI().getPath(), ex.getRequestHeaders().getFirst("Authorization"))) {
+                    refuse(ex);
+                    return;
+                }
                 handler.handle(ex);
             } catch (RuntimeException e) {
                 log.warn("admin {} failed: {}", path, e.toString());
                 send(ex, 500, "text/plain", "error: " + e.getMessage() + "\n");
             }
         });
+    }
+
+    private void refuse(HttpExchange ex) throws IOException {
+        unauthorized.increment();
+        log.debug("admin: refused {} {} from {}: no or a wrong bearer token", ex.getRequestMethod(), ex.getRequestURI().getPath(),
+                ex.getRemoteAddress());
+        ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"cairn admin\"");
+        send(ex, 401, "text/plain", "unauthorized: " + ex.getRequestMethod() + " " + ex.getRequestURI().getPath()
+                + " needs the cluster's admin token (header 'Authorization: Bearer <token>'; the cairn command reads it from "
+                + "security.adminToken or security.adminTokenFile of the config, or from " + AdminAccess.TOKEN_ENV + ")\n");
+    }
+
+    /** Admin requests refused with 401 since start. */
+    public long unauthorizedRequests() {
+        return unauthorized.sum();
     }
 
     public AdminServer start() {

@@ -33,6 +33,10 @@ public record ArchiveSettings(String store, String folder, String prefix, String
     public static final String FOLDER = "folder";
     public static final String S3 = "s3";
     public static final String NONE = "none";
+    /** The defaults: a folder under the data folder, no rate limits, idle archiving off. */
+    public static final ArchiveSettings DEFAULTS = new ArchiveSettings(FOLDER, "", "cairn", "", "us-east-1", "", true,
+            "", "", 0, 0, 0, io.cairn.storage.BucketArchives.Settings.DEFAULT_MAX_QUEUED_RESTORES,
+            io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS);
 
     public ArchiveSettings {
         if (!FOLDER.equals(store) && !S3.equals(store) && !NONE.equals(store)) {

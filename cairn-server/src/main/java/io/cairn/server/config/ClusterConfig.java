@@ -14,13 +14,82 @@ import java.nio.file.Path;
  * @param dataDir base folder; node {@code X} keeps its data in {@code dataDir/X}
  */
 public record ClusterConfig(Path source, Path dataDir, Topology topology, StorageSettings storage,
-                            RouterSettings router, RebalancerSettings rebalancer, ArchiveSettings archive) {
+                            RouterSettings router, RebalancerSettings rebalancer, ArchiveSettings archive, SecuritySettings security) {
 
-    /** A config with the archive tier's defaults (a folder under {@code dataDir}, idle archiving off). */
+    /** A config with the archive tier's defaults (a folder under {@code dataDir}, idle archiving off) and no {@code security:} section. */
     public ClusterConfig(Path source, Path dataDir, Topology topology, StorageSettings storage, RouterSettings router, RebalancerSettings rebalancer) {
-        this(source, dataDir, topology, storage, router, rebalancer, new ArchiveSettings(ArchiveSettings.FOLDER, "", "cairn", "", "us-east-1", "", true,
-                "", "", 0, 0, 0, io.cairn.storage.BucketArchives.Settings.DEFAULT_MAX_QUEUED_RESTORES,
-                io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS));
+        this(source, dataDir, topology, storage, router, rebalancer, ArchiveSettings.DEFAULTS, SecuritySettings.NONE);
+    }
+
+    /**
+     * Who may use the client and admin ports (issue 26, docs/security.md).
+     *
+     * @param requirepass             the RESP default user's password (Redis's requirepass); empty: none
+     * @param authMaxFailures         failed AUTH attempts a client address may make per window before
+     *                                every AUTH from it is refused until the window ends
+     * @param authFailureWindowMs     that window
+     * @param adminToken              the bearer token admin changes need; empty: the admin port is open.
+     *                                After loading, also the token read from {@code adminTokenFile}
+     * @param adminTokenFile          a file holding the token (relative to the config file), instead of
+     *                                {@code adminToken}; the CLI reads it the same way
+     * @param adminReadOpen           with a token, read-only views (GET /info, /metrics, /health, ...)
+     *                                stay open; false: they need the token too
+     */
+    public record SecuritySettings(String requirepass, int authMaxFailures, long authFailureWindowMs, String adminToken,
+                                   String adminTokenFile, boolean adminReadOpen) {
+        /** The longest admin token file read. */
+        public static final int MAX_TOKEN_FILE_BYTES = 4096;
+        public static final SecuritySettings NONE = new SecuritySettings("", io.cairn.router.resp.RespAuth.DEFAULT_MAX_FAILURES_PER_WINDOW,
+                io.cairn.router.resp.RespAuth.DEFAULT_FAILURE_WINDOW.toMillis(), "", "", true);
+
+        public SecuritySettings {
+            requirepass = requirepass == null ? "" : requirepass;
+            adminToken = adminToken == null ? "" : adminToken.trim();
+            adminTokenFile = adminTokenFile == null ? "" : adminTokenFile;
+            if (authMaxFailures < 1 || authMaxFailures > 1_000_000) {
+                throw new IllegalArgumentException("security.authMaxFailures must be 1..1000000, was " + authMaxFailures);
+            }
+            if (authFailureWindowMs < 1) throw new IllegalArgumentException("security.authFailureWindowMs must be positive, was " + authFailureWindowMs);
+        }
+
+        /** A fresh RESP access policy from these settings (one per RESP server). */
+        public io.cairn.router.resp.RespAuth respAuth() {
+            return io.cairn.router.resp.RespAuth.withPassword(requirepass, authMaxFailures, java.time.Duration.ofMillis(authFailureWindowMs),
+                    System::nanoTime);
+        }
+
+        /** The admin port's policy. */
+        public io.cairn.server.admin.AdminAccess adminAccess() {
+            return new io.cairn.server.admin.AdminAccess(adminToken.isEmpty() ? null : adminToken, adminReadOpen);
+        }
+
+        /** The same settings with the token read from {@code adminTokenFile}. */
+        SecuritySettings withTokenFrom(Path configDir) {
+            if (adminTokenFile.isEmpty()) return this;
+            if (!adminToken.isEmpty()) throw new IllegalArgumentException("security: give adminToken or adminTokenFile, not both");
+            Path file = configDir.resolve(adminTokenFile);
+            String token;
+            try {
+                // a token is a line: anything else (a device, a big file named by mistake) is refused unread
+                if (!java.nio.file.Files.isRegularFile(file) || java.nio.file.Files.size(file) > MAX_TOKEN_FILE_BYTES) {
+                    throw new IllegalArgumentException("security.adminTokenFile: " + file + " is not a file of at most "
+                            + MAX_TOKEN_FILE_BYTES + " bytes");
+                }
+                token = java.nio.file.Files.readString(file).trim();
+            } catch (java.io.IOException e) {
+                throw new IllegalArgumentException("security.adminTokenFile: cannot read " + file + " (" + e.getMessage() + ")");
+            }
+            if (token.isEmpty()) throw new IllegalArgumentException("security.adminTokenFile: " + file + " is empty");
+            return new SecuritySettings(requirepass, authMaxFailures, authFailureWindowMs, token, adminTokenFile, adminReadOpen);
+        }
+
+        /** Never the password or the token: configs end up in logs. */
+        @Override
+        public String toString() {
+            return "SecuritySettings[requirepass=" + (requirepass.isEmpty() ? "none" : "set") + ", authMaxFailures=" + authMaxFailures
+                    + ", authFailureWindowMs=" + authFailureWindowMs + ", adminToken=" + (adminToken.isEmpty() ? "none" : "set")
+                    + ", adminTokenFile=" + adminTokenFile + ", adminReadOpen=" + adminReadOpen + "]";
+        }
     }
 
     /**

@@ -58,6 +58,13 @@ public final class ConfigLoader {
                     Map.entry("outputSoftLimitBytes", RespConfig.DEFAULT_OUTPUT_SOFT_LIMIT_BYTES),
                     Map.entry("outputSoftLimitMs", RespConfig.DEFAULT_OUTPUT_SOFT_LIMIT.toMillis()),
                     Map.entry("clientMemoryHeapPercent", RespConfig.DEFAULT_MAX_MEMORY_CLIENTS_HEAP_PERCENT)),
+            "security", Map.of(
+                    "requirepass", "",
+                    "authMaxFailures", ClusterConfig.SecuritySettings.NONE.authMaxFailures(),
+                    "authFailureWindowMs", ClusterConfig.SecuritySettings.NONE.authFailureWindowMs(),
+                    "adminToken", "",
+                    "adminTokenFile", "",
+                    "adminReadOpen", true),
             "rebalancer", Map.ofEntries(
                     Map.entry("auto", true),
                     Map.entry("thresholdPercent", 1.0),
@@ -87,7 +94,7 @@ public final class ConfigLoader {
                     Map.entry("maxQueuedRestores", io.cairn.storage.BucketArchives.Settings.DEFAULT_MAX_QUEUED_RESTORES),
                     Map.entry("restoreThreads", io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS)));
     private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
-            "router", "rebalancer", "archive");
+            "router", "rebalancer", "archive", "security");
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
@@ -123,6 +130,7 @@ public final class ConfigLoader {
             ObjectNode router = section(root, "router", problems);
             ObjectNode rebalancer = section(root, "rebalancer", problems);
             ObjectNode archive = section(root, "archive", problems);
+            ObjectNode securityNode = section(root, "security", problems);
             if (!problems.isEmpty()) throw invalid(file, problems);
             ClusterConfig.StorageSettings s = convert(storage, ClusterConfig.StorageSettings.class, "storage");
             ClusterConfig.RouterSettings r = convert(router, ClusterConfig.RouterSettings.class, "router");
@@ -140,7 +148,10 @@ public final class ConfigLoader {
             r.respConfig("127.0.0.1", 0); // the client limits must fit together and with the key and value sizes
             ClusterConfig.RebalancerSettings b = convert(rebalancer, ClusterConfig.RebalancerSettings.class, "rebalancer");
             ArchiveSettings a = convert(archive, ArchiveSettings.class, "archive");
-            return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b, a);
+            ClusterConfig.SecuritySettings security = convert(securityNode, ClusterConfig.SecuritySettings.class, "security")
+                    .withTokenFrom(base);
+            io.cairn.server.admin.AdminAccess.useClientToken(security.adminToken());
+            return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b, a, security);
         } catch (CairnException e) {
             throw e;
         } catch (IllegalArgumentException e) {
