@@ -11,11 +11,14 @@ import java.util.TreeSet;
  */
 final class AclCategories {
     static final Set<String> ALL = Set.of("keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "fast", "slow",
-            "admin", "dangerous", "connection");
+            "admin", "dangerous", "connection", "bitmap", "transaction");
     private static final Set<String> STRING = Set.of("get", "set", "setnx", "setex", "psetex", "getset", "getdel", "mget", "mset",
-            "incr", "decr", "incrby", "decrby", "append", "strlen", "getex", "getrange", "setrange", "msetnx", "incrbyfloat");
+            "incr", "decr", "incrby", "decrby", "append", "strlen", "getex", "getrange", "setrange", "msetnx", "incrbyfloat", "substr");
+    private static final Set<String> BITMAP = Set.of("setbit", "getbit", "bitcount", "bitpos");
+    private static final Set<String> TRANSACTION = Set.of("multi", "exec", "discard", "watch", "unwatch");
     private static final Set<String> KEYSPACE = Set.of("del", "unlink", "exists", "expire", "pexpire", "ttl", "pttl", "persist", "type",
-            "dbsize", "scan", "keys", "flushall", "flushdb", "rename", "renamenx", "expireat", "pexpireat");
+            "dbsize", "scan", "keys", "flushall", "flushdb", "rename", "renamenx", "expireat", "pexpireat",
+            "expiretime", "pexpiretime", "touch");
     private static final Set<String> CONNECTION = Set.of("ping", "echo", "quit", "select", "hello", "auth", "client");
     private static final Set<String> LIST = Set.of("lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen", "lrange", "lindex",
             "lset", "lrem", "ltrim", "linsert", "lpos", "rpoplpush", "lmove", "lmpop", "blpop", "brpop", "blmove");
@@ -34,6 +37,8 @@ final class AclCategories {
         if (spec.flags().contains("admin")) c.add("admin");
         if (DANGEROUS.contains(name) || spec.flags().contains("admin")) c.add("dangerous");
         if (STRING.contains(name)) c.add("string");
+        else if (BITMAP.contains(name)) c.add("bitmap");
+        else if (TRANSACTION.contains(name)) c.add("transaction");
         else if (KEYSPACE.contains(name)) c.add("keyspace");
         else if (CONNECTION.contains(name)) c.add("connection");
         else if (LIST.contains(name)) c.add("list");

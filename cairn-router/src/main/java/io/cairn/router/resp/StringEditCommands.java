@@ -101,7 +101,7 @@ final class StringEditCommands {
         int bucket = bucketOf(args.key(1));
         for (int i = 1; i < args.count(); i += 2) {
             if (bucketOf(args.key(i)) != bucket) {
-                return Replies.done(Replies.error("CROSSSLOT Keys in request don't hash to the same slot"));
+                return Replies.done(Replies.error(ErrorCode.CROSS_SLOT, null));
             }
             pairs.add(args.key(i));
             pairs.add(args.value(i + 1));

@@ -76,7 +76,7 @@ final class Transactions {
         int bucket = session.watch() != null ? session.watch().bucket() : BucketHasher.bucketOf(args.raw(1), bucketCount);
         for (int i = 1; i < args.count(); i++) {
             if (BucketHasher.bucketOf(args.raw(i), bucketCount) != bucket) {
-                return Replies.done(Replies.error("CROSSSLOT Keys in request don't hash to the same slot"));
+                return Replies.done(Replies.error(ErrorCode.CROSS_SLOT, null));
             }
         }
         if (session.watch() != null) return Replies.done(Replies.OK);
@@ -103,7 +103,7 @@ final class Transactions {
             if (q.bucket < 0) q.bucket = bucket;
             if (bucket != q.bucket) {
                 q.failed = true;
-                return Replies.error("CROSSSLOT Keys in request don't hash to the same slot");
+                return Replies.error(ErrorCode.CROSS_SLOT, null);
             }
         }
         q.commands.add(args);
