@@ -58,6 +58,8 @@ public final class Router implements KvBackend, AutoCloseable {
     private static final long LOCKED_DISCOVERY_MS = 20;
 
     private final RouterConfig config;
+    /** The discovery round period in force: the config's, until {@link #discoveryInterval(Duration)} changes it at run time. */
+    private volatile Duration discoveryInterval;
     private final EventLoopGroup ioLoops;
     private final RouteMap routes;
     private final Map<String, ReplicasetClient> clients = new ConcurrentHashMap<>();
@@ -87,6 +89,7 @@ public final class Router implements KvBackend, AutoCloseable {
     public Router(Topology topology, RouterConfig config, EventLoopGroup ioLoops) {
         warnOfRetiredSettings();
         this.config = config;
+        this.discoveryInterval = config.discoveryInterval();
         this.ioLoops = ioLoops;
         this.routes = new RouteMap(topology.bucketCount());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -499,7 +502,7 @@ public final class Router implements KvBackend, AutoCloseable {
      */
     private void verifySuspected() {
         List<Integer> confirmed = suspectRounds.confirmed(routes.toVerify());
-        if (!verifyDoubled || confirmed.isEmpty() || System.nanoTime() - lastVerifyNs < config.discoveryInterval().toNanos()) return;
+        if (!verifyDoubled || confirmed.isEmpty() || System.nanoTime() - lastVerifyNs < discoveryInterval.toNanos()) return;
         List<Integer> buckets = confirmed.stream().limit(MoveQuery.MAX_INSPECT).toList();
         lastVerifyNs = System.nanoTime();
         byte[] request = StorageRequest.moveQuery(new MoveQuery.Verify(buckets));
@@ -515,6 +518,17 @@ public final class Router implements KvBackend, AutoCloseable {
         lastVerified = buckets;
     }
 
+    /** Changes the discovery round period at run time (`cairn config set router.discoveryIntervalMs=...`); the next round waits it. */
+    public void discoveryInterval(Duration interval) {
+        if (interval.toMillis() < 10) throw new IllegalArgumentException("discoveryInterval must be at least 10 ms");
+        if (!interval.equals(discoveryInterval)) log.info("discovery interval now {} ms", interval.toMillis());
+        discoveryInterval = interval;
+    }
+
+    public Duration discoveryInterval() {
+        return discoveryInterval;
+    }
+
     private void discoveryLoop() {
         if (closed) return;
         List<CompletableFuture<Void>> rounds = new ArrayList<>();
@@ -527,7 +541,7 @@ public final class Router implements KvBackend, AutoCloseable {
                 log.warn("doubled-bucket verification round failed: {}", failure.toString());
             }
             long delay = verifyDoubled && suspectRounds.awaitingConfirmation() ? CONFIRMING_ROUND_MS
-                    : routes.unknownCount() > 0 ? UNKNOWN_BUCKETS_ROUND_MS : config.discoveryInterval().toMillis();
+                    : routes.unknownCount() > 0 ? UNKNOWN_BUCKETS_ROUND_MS : discoveryInterval.toMillis();
             try {
                 scheduler.schedule(this::discoveryLoop, delay, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closing) {

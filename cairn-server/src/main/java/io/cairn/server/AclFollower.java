@@ -40,10 +40,18 @@ final class AclFollower implements AclStore, AutoCloseable {
     });
     private volatile boolean unreadLogged;
 
+    /** Also told every set of run-time settings read (a router follows {@code router.discoveryIntervalMs} there). */
+    private final java.util.function.Consumer<Map<String, String>> onSettings;
+
     AclFollower(String routerId, CoordinatorClient coordinator, RespAuth auth) {
+        this(routerId, coordinator, auth, settings -> { });
+    }
+
+    AclFollower(String routerId, CoordinatorClient coordinator, RespAuth auth, java.util.function.Consumer<Map<String, String>> onSettings) {
         this.routerId = routerId;
         this.coordinator = coordinator;
         this.auth = auth;
+        this.onSettings = onSettings;
         auth.useStore(this);
     }
 
@@ -78,6 +86,7 @@ final class AclFollower implements AclStore, AutoCloseable {
             if (key.startsWith(KEY_PREFIX)) users.put(key.substring(KEY_PREFIX.length()), value);
         });
         auth.replaceUsers(users, mark);
+        onSettings.accept(settings);
     }
 
     @Override

@@ -45,7 +45,7 @@ public final class CoordinatorProcess implements AutoCloseable {
         this.mover = new MoverService(server::isLeader, config.rebalancer().moverSettings());
         this.doubledAdmin = new DoubledAdmin(mover);
         this.members = new MemberReconciler(server::isLeader, topologyWatch);
-        this.settings = new LiveSettingsFollower(nodeId, config.rebalancer(), topologyWatch, mover);
+        this.settings = new LiveSettingsFollower(nodeId, config, topologyWatch, mover);
     }
 
     /** Asks the replicaset's leader what it still holds; the coordinator refuses its removal unless nothing. */

@@ -2,6 +2,7 @@ package io.cairn.server;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ClusterConfig.RebalancerSettings;
 
 import java.util.ArrayList;
@@ -19,28 +20,32 @@ import java.util.function.Function;
  * coordinator leader starts its rebalancer with them. A value is checked here, against the same
  * bounds the config file's {@code rebalancer:} section is checked against (the settings record's
  * constructor), before it is written; what is stored is applied by every coordinator node about once
- * a second ({@link CoordinatorProcess}). A setting without a value set takes the config file's.
+ * a second ({@link CoordinatorProcess}), and {@code router.discoveryIntervalMs} by every router as often
+ * ({@link AclFollower} reads the settings there). A setting without a value set takes the config file's.
  */
 final class LiveSettings {
     /** A run-time setting: its name (as in the config file), meaning, and value in the file's settings. */
     enum Setting {
-        AUTO("rebalancer.auto", Boolean.class, "move buckets by weight automatically (true|false); manual moves work either way", r -> r.auto()),
+        AUTO("rebalancer.auto", Boolean.class, "move buckets by weight automatically (true|false); manual moves work either way", c -> c.rebalancer().auto()),
         THRESHOLD_PERCENT("rebalancer.thresholdPercent", Double.class, "no automatic moves while the disbalance is at or below this (percent)",
-                r -> r.thresholdPercent()),
-        MAX_SENDING("rebalancer.maxSendingPerReplicaset", Integer.class, "concurrent moves out of one replicaset", r -> r.maxSendingPerReplicaset()),
-        MAX_RECEIVING("rebalancer.maxReceivingPerReplicaset", Integer.class, "concurrent moves into one replicaset", r -> r.maxReceivingPerReplicaset()),
-        MAX_MOVES_PER_ROUND("rebalancer.maxMovesPerRound", Integer.class, "moves one planning round may start", r -> r.maxMovesPerRound()),
+                c -> c.rebalancer().thresholdPercent()),
+        MAX_SENDING("rebalancer.maxSendingPerReplicaset", Integer.class, "concurrent moves out of one replicaset", c -> c.rebalancer().maxSendingPerReplicaset()),
+        MAX_RECEIVING("rebalancer.maxReceivingPerReplicaset", Integer.class, "concurrent moves into one replicaset", c -> c.rebalancer().maxReceivingPerReplicaset()),
+        MAX_MOVES_PER_ROUND("rebalancer.maxMovesPerRound", Integer.class, "moves one planning round may start", c -> c.rebalancer().maxMovesPerRound()),
         MAX_BYTES_PER_SECOND("rebalancer.maxBytesPerSecond", Long.class, "bucket data copied per second over all moves (0: no limit)",
-                r -> r.maxBytesPerSecond()),
+                c -> c.rebalancer().maxBytesPerSecond()),
         STEP_LATENCY_TARGET_MS("rebalancer.stepLatencyTargetMs", Long.class,
-                "the copy slows down while move steps take longer than this to commit, at the median (ms; 0: off)", r -> r.stepLatencyTargetMs());
+                "the copy slows down while move steps take longer than this to commit, at the median (ms; 0: off)", c -> c.rebalancer().stepLatencyTargetMs()),
+        DISCOVERY_INTERVAL_MS("router.discoveryIntervalMs", Long.class,
+                "each router's discovery round period once every bucket's owner is known (ms, 10 to 3600000); routers follow within about a second",
+                c -> c.router().discoveryIntervalMs());
 
         final String key;
         final Class<?> type;
         final String doc;
-        final Function<RebalancerSettings, Object> fromFile;
+        final Function<ClusterConfig, Object> fromFile;
 
-        Setting(String key, Class<?> type, String doc, Function<RebalancerSettings, Object> fromFile) {
+        Setting(String key, Class<?> type, String doc, Function<ClusterConfig, Object> fromFile) {
             this.key = key;
             this.type = type;
             this.doc = doc;
@@ -56,13 +61,26 @@ final class LiveSettings {
      *
      * @throws IllegalArgumentException for a value that is not of the setting's type or breaks its bounds
      */
-    static RebalancerSettings apply(RebalancerSettings file, Map<String, String> values) {
+    static RebalancerSettings apply(ClusterConfig file, Map<String, String> values) {
         Map<Setting, Object> v = new java.util.EnumMap<>(Setting.class);
         for (Setting s : Setting.values()) v.put(s, values.containsKey(s.key) ? parse(s, values.get(s.key)) : s.fromFile.apply(file));
+        RebalancerSettings r = file.rebalancer();
         return new RebalancerSettings((Boolean) v.get(Setting.AUTO), (Double) v.get(Setting.THRESHOLD_PERCENT),
                 (Integer) v.get(Setting.MAX_SENDING), (Integer) v.get(Setting.MAX_RECEIVING), (Integer) v.get(Setting.MAX_MOVES_PER_ROUND),
-                file.chunkKeys(), file.chunkBytes(), file.roundIntervalMs(), file.copyAhead(),
+                r.chunkKeys(), r.chunkBytes(), r.roundIntervalMs(), r.copyAhead(),
                 ((Number) v.get(Setting.MAX_BYTES_PER_SECOND)).longValue(), ((Number) v.get(Setting.STEP_LATENCY_TARGET_MS)).longValue());
+    }
+
+    /**
+     * The routers' discovery interval in force: the value set at run time, else the config file's.
+     *
+     * @throws IllegalArgumentException for a value that is no whole number or outside 10 ms .. 1 hour
+     */
+    static long discoveryIntervalMs(ClusterConfig file, Map<String, String> values) {
+        Setting s = Setting.DISCOVERY_INTERVAL_MS;
+        long ms = values.containsKey(s.key) && !values.get(s.key).isEmpty() ? (Long) parse(s, values.get(s.key)) : (Long) s.fromFile.apply(file);
+        if (ms < 10 || ms > 3_600_000) throw new IllegalArgumentException(s.key + " must be between 10 and 3600000, was " + ms);
+        return ms;
     }
 
     /**
@@ -71,7 +89,7 @@ final class LiveSettings {
      *
      * @throws CairnException INVALID_CONFIG naming every unknown setting and bad value, nothing changed
      */
-    static Map<String, String> check(RebalancerSettings file, Map<String, String> current, Map<String, String> changes) {
+    static Map<String, String> check(ClusterConfig file, Map<String, String> current, Map<String, String> changes) {
         List<String> problems = new ArrayList<>();
         Map<String, String> stored = new TreeMap<>();
         Map<String, String> after = new TreeMap<>(current);
@@ -99,6 +117,7 @@ final class LiveSettings {
         if (problems.isEmpty()) {
             try {
                 apply(file, after); // the bounds of the settings together (as the config file's are checked)
+                discoveryIntervalMs(file, after);
             } catch (IllegalArgumentException e) {
                 problems.add(e.getMessage());
             }
@@ -109,7 +128,7 @@ final class LiveSettings {
     }
 
     /** Every run-time setting: its value in force, where it comes from, and what it means. */
-    static Map<String, Object> show(RebalancerSettings file, Map<String, String> values) {
+    static Map<String, Object> show(ClusterConfig file, Map<String, String> values) {
         Map<String, Object> out = new LinkedHashMap<>();
         for (Setting s : Setting.values()) {
             Map<String, Object> one = new LinkedHashMap<>();

@@ -5,7 +5,7 @@ import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.server.admin.AdminServer;
-import io.cairn.server.config.ClusterConfig.RebalancerSettings;
+import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.move.MoverService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,14 +30,14 @@ final class LiveSettingsFollower implements AutoCloseable {
     private static final long FOLLOW_EVERY_MS = 1_000;
 
     private final String nodeId;
-    private final RebalancerSettings file;
+    private final ClusterConfig file;
     private final CoordinatorClient coordinator;
     private final MoverService mover;
     private final ScheduledExecutorService timer;
     /** The last stored values that could not be applied (logged once), or null. */
     private volatile Map<String, String> refused;
 
-    LiveSettingsFollower(String nodeId, RebalancerSettings file, CoordinatorClient coordinator, MoverService mover) {
+    LiveSettingsFollower(String nodeId, ClusterConfig file, CoordinatorClient coordinator, MoverService mover) {
         this.nodeId = nodeId;
         this.file = file;
         this.coordinator = coordinator;

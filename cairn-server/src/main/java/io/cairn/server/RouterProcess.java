@@ -70,7 +70,8 @@ public final class RouterProcess implements AutoCloseable {
             if (admin != null) s.topology().replicasets().forEach(rs -> registerReplicasetMetrics(admin.registry(), rs.id()));
         });
         io.cairn.router.resp.RespAuth auth = config.security().respAuth();
-        acl = new AclFollower(self.id(), coordinator, auth).start();
+        Router started = router;
+        acl = new AclFollower(self.id(), coordinator, auth, values -> followDiscoveryInterval(started, values)).start();
         resp = new RespServer(router, config.router().respConfig(self.host(), self.respPort()), ioLoops, auth).start();
         if (resp.auth().required()) log.info("RESP clients of router {} must authenticate (security.requirepass is set)", self.id());
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
@@ -121,6 +122,15 @@ public final class RouterProcess implements AutoCloseable {
     /** The web console on the admin port (null before the router started). */
     public io.cairn.server.console.ConsoleRoutes console() {
         return console;
+    }
+
+    /** `cairn config set router.discoveryIntervalMs=...`: the stored value (or the file's once dropped), read with the ACL users. */
+    private void followDiscoveryInterval(Router r, java.util.Map<String, String> settings) {
+        try {
+            r.discoveryInterval(java.time.Duration.ofMillis(LiveSettings.discoveryIntervalMs(config, settings)));
+        } catch (IllegalArgumentException e) {
+            log.warn("router {}: run-time discovery interval ignored: {}", self.id(), e.getMessage());
+        }
     }
 
     public AdminServer admin() {

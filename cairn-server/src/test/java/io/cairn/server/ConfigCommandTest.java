@@ -40,6 +40,9 @@ class ConfigCommandTest {
             // the copy budget in force (the adaptive rate starts at its cap) and the plan limits, with no restart
             await().atMost(SLOW).until(() -> first.mover().progress().get("copyBytesPerSecond") instanceof Number n && n.longValue() == 5_000_000);
             assertThat(first.mover().settings().planLimits().maxSendingPerReplicaset()).isEqualTo(4);
+            Cli discovery = Cli.run("config", "set", "router.discoveryIntervalMs=250", "--dir", dir.toString());
+            assertThat(discovery.exitCode()).as(discovery.err()).isZero();
+            await("the router follows").atMost(SLOW).until(() -> cluster.router().router().discoveryInterval().toMillis() == 250);
 
             assertRefused(cluster, "unknown run-time setting 'rebalancer.nope'", "rebalancer.nope=1");
             assertRefused(cluster, "move limits must be at least 1", "rebalancer.maxReceivingPerReplicaset=0");

@@ -2,9 +2,12 @@ package io.cairn.server;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ClusterConfig.RebalancerSettings;
+import io.cairn.server.config.ConfigLoader;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -13,8 +16,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@link LiveSettings}: which names and values {@code cairn config set} takes, and what they change. */
 class LiveSettingsTest {
-    /** The config file's defaults (docs/operations.md). */
-    private static final RebalancerSettings FILE = new RebalancerSettings(true, 1.0, 32, 64, 128, 1000, 1 << 20, 1000, true, 0, 10);
+    /** A config file with the defaults (docs/operations.md). */
+    private static final ClusterConfig FILE = minimal();
+
+    private static ClusterConfig minimal() {
+        try {
+            return ConfigLoader.load(Path.of(LiveSettingsTest.class.getResource("/config/minimal.yaml").toURI()));
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     @Test
     void valuesSetOverrideTheConfigFileAndTheRestStays() {
@@ -59,6 +70,16 @@ class LiveSettingsTest {
         Map<String, Object> shown = LiveSettings.show(FILE, Map.of());
         @SuppressWarnings("unchecked") Map<String, Object> one = (Map<String, Object>) shown.get("rebalancer.maxBytesPerSecond");
         assertThat(one).containsEntry("value", "0").containsEntry("source", "config file");
+    }
+
+    @Test
+    void theRoutersDiscoveryIntervalIsARunTimeSettingWithinItsBounds() {
+        assertThat(LiveSettings.discoveryIntervalMs(FILE, Map.of())).as("the file's").isEqualTo(1_000);
+        Map<String, String> stored = LiveSettings.check(FILE, Map.of(), Map.of("router.discoveryIntervalMs", "250"));
+        assertThat(LiveSettings.discoveryIntervalMs(FILE, stored)).isEqualTo(250);
+        assertThat(LiveSettings.discoveryIntervalMs(FILE, Map.of("router.discoveryIntervalMs", ""))).as("dropped: the file's again").isEqualTo(1_000);
+        assertThatThrownBy(() -> LiveSettings.check(FILE, Map.of(), Map.of("router.discoveryIntervalMs", "5")))
+                .hasMessageContaining("router.discoveryIntervalMs must be between 10 and 3600000, was 5");
     }
 
     @Test
