@@ -7,7 +7,7 @@ import java.io.PrintStream;
  * bar, the rate and the time left; elsewhere (a pipe, a log file, a test) the plain line each time
  * it changes, so scripts and logs read what they always did.
  */
-final class ProgressLine {
+public final class ProgressLine {
     private static final int BAR_WIDTH = 30;
 
     private final PrintStream out;
@@ -21,7 +21,7 @@ final class ProgressLine {
     }
 
     /** Standard output; a terminal when the JVM has a console (stdin and stdout both a terminal). */
-    static ProgressLine stdout() {
+    public static ProgressLine stdout() {
         return new ProgressLine(System.out, System.console() != null);
     }
 
@@ -43,8 +43,25 @@ final class ProgressLine {
         out.flush();
     }
 
+    /** Whether the line is redrawn in place (a terminal) rather than printed line by line. */
+    public boolean terminal() {
+        return terminal;
+    }
+
+    /**
+     * {@code done} of {@code total} {@code unit} since {@code startNanos}: the rate and the time left
+     * computed from them; the plain line is "label: done/total unit, rate/s, ETA".
+     */
+    public void progress(String label, long done, long total, String unit, long startNanos) {
+        double seconds = Math.max(1e-3, (System.nanoTime() - startNanos) / 1e9);
+        double perSecond = done / seconds;
+        long eta = done == 0 ? -1 : (long) Math.ceil(Math.max(0, total - done) / perSecond);
+        String plain = String.format(java.util.Locale.ROOT, "%s: %,d/%,d %s, %,.0f/s, ETA %s", label, done, total, unit, perSecond, eta(eta));
+        update(plain, done, total, unit, perSecond, eta, label);
+    }
+
     /** Ends a redrawn line (a terminal), so what is printed next starts on a line of its own. */
-    void finish() {
+    public void finish() {
         if (terminal && drawnWidth > 0) out.println();
         drawnWidth = 0;
         out.flush();

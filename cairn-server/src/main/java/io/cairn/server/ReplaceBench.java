@@ -33,7 +33,7 @@ final class ReplaceBench {
             if (!cluster.awaitReady(Duration.ofSeconds(120))) throw new IllegalStateException("cluster not ready");
             Router router = cluster.router().router();
             long t0 = System.nanoTime();
-            MoveBench.load(router, o.keys(), BUCKETS, o.valueBytes());
+            MoveBench.load(router, o.keys(), BUCKETS, o.valueBytes(), ProgressLine.stdout());
             System.out.printf("loaded %,d keys of %d bytes into rs1 (3 nodes) in %.1f s%n", o.keys(), o.valueBytes(), (System.nanoTime() - t0) / 1e9);
             Foreground before = Foreground.measure(router, o.keys(), BUCKETS, o.valueBytes(), Duration.ofSeconds(5), null);
             System.out.printf("foreground before the replace: %s%n", before.summary());

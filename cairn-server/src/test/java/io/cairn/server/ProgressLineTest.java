@@ -36,6 +36,15 @@ class ProgressLineTest {
     }
 
     @Test
+    void progressComputesTheRateAndTimeLeftFromTheStart() {
+        ProgressLine progress = new ProgressLine(out, false);
+        long twoSecondsAgo = System.nanoTime() - 2_000_000_000L;
+        progress.progress("loading", 200_000, 1_000_000, "keys", twoSecondsAgo);
+        // about 100,000 keys/s (a little less: time passes), so about 8 s left
+        assertThat(text()).matches("loading: 200,000/1,000,000 keys, (9\\d,\\d{3}|100,000)/s, ETA [89] s\n");
+    }
+
+    @Test
     void aShorterFrameBlanksWhatTheLongerOneLeft() {
         ProgressLine progress = new ProgressLine(out, true);
         progress.update("", 1, 10, "buckets", 1, 9, "a long label that is drawn first");

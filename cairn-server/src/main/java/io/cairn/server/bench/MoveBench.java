@@ -47,7 +47,7 @@ public final class MoveBench {
             if (!cluster.awaitReady(Duration.ofSeconds(120))) throw new IllegalStateException("cluster not ready");
             Router router = cluster.router().router();
             long t0 = System.nanoTime();
-            load(router, o.keys(), o.buckets(), o.valueBytes());
+            load(router, o.keys(), o.buckets(), o.valueBytes(), io.cairn.server.ProgressLine.stdout());
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
             System.out.printf("loaded %,d keys of %d bytes in %.1f s (%,.0f keys/s)%n", o.keys(), o.valueBytes(), loadSeconds, o.keys() / loadSeconds);
             for (int round = 1; round <= o.warmupRounds(); round++) {
@@ -131,6 +131,13 @@ public final class MoveBench {
 
     /** Writes keys 0..keys-1 ({@link #key}) with values of {@code valueBytes} through the router, 8 batches of 1,000 in flight. */
     public static void load(Router router, int keys, int buckets, int valueBytes) {
+        load(router, keys, buckets, valueBytes, null);
+    }
+
+    /** {@link #load}, drawing its progress on {@code progress} (null: silent). */
+    public static void load(Router router, int keys, int buckets, int valueBytes, io.cairn.server.ProgressLine progress) {
+        long startNanos = System.nanoTime();
+        long nextPlainNanos = startNanos;
         byte[] value = new byte[valueBytes];
         Arrays.fill(value, (byte) 'x');
         int batch = 1_000;
@@ -143,8 +150,14 @@ public final class MoveBench {
             }
             inFlight.add(router.execute(ops));
             if (inFlight.size() >= 8) drain(inFlight);
+            // a terminal redraws at every batch; a log gets a line every 5 s
+            if (progress != null && (progress.terminal() || System.nanoTime() >= nextPlainNanos)) {
+                progress.progress("loading", Math.min(keys, start + batch), keys, "keys", startNanos);
+                nextPlainNanos = System.nanoTime() + 5_000_000_000L;
+            }
         }
         drain(inFlight);
+        if (progress != null) progress.finish();
     }
 
     private static void drain(List<java.util.concurrent.CompletableFuture<List<OpResult>>> inFlight) {
@@ -200,22 +213,34 @@ public final class MoveBench {
     /** @param copyRates gets the rebalancer's copy rate (bytes/s, 0: not limited) at every poll */
     private static boolean awaitBalanced(LocalCluster cluster, long epoch, Duration timeout, java.util.function.LongConsumer copyRates)
             throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long nextReport = System.nanoTime();
-        while (System.nanoTime() < deadline) {
-            Map<String, Object> p = cluster.coordinator().mover().progress();
-            if (p.get("copyBytesPerSecond") instanceof Number rate) copyRates.accept(rate.longValue());
-            if (System.nanoTime() >= nextReport) {
-                System.out.printf("  %s buckets to move, %s in flight, %s moved, %s rolled back, %s keys%n",
-                        p.get("bucketsToMove"), p.get("inFlight"), p.get("moved"), p.get("rolledBack"), p.get("keysMoved"));
-                nextReport = System.nanoTime() + 5_000_000_000L;
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        long nextReport = start;
+        io.cairn.server.ProgressLine line = io.cairn.server.ProgressLine.stdout();
+        long movedBefore = -1;
+        try {
+            while (System.nanoTime() < deadline) {
+                Map<String, Object> p = cluster.coordinator().mover().progress();
+                if (p.get("copyBytesPerSecond") instanceof Number rate) copyRates.accept(rate.longValue());
+                long moved = p.get("moved") instanceof Number n ? n.longValue() : 0;
+                if (movedBefore < 0) movedBefore = moved;
+                if (line.terminal()) {
+                    long toMove = p.get("bucketsToMove") instanceof Number n ? n.longValue() : 0;
+                    line.progress("moving", moved - movedBefore, moved - movedBefore + toMove, "buckets", start);
+                } else if (System.nanoTime() >= nextReport) {
+                    System.out.printf("  %s buckets to move, %s in flight, %s moved, %s rolled back, %s keys%n",
+                            p.get("bucketsToMove"), p.get("inFlight"), p.get("moved"), p.get("rolledBack"), p.get("keysMoved"));
+                    nextReport = System.nanoTime() + 5_000_000_000L;
+                }
+                if (p.get("planEpoch") instanceof Number e && e.longValue() >= epoch && Boolean.TRUE.equals(p.get("balanced"))) {
+                    return true;
+                }
+                Thread.sleep(50);
             }
-            if (p.get("planEpoch") instanceof Number e && e.longValue() >= epoch && Boolean.TRUE.equals(p.get("balanced"))) {
-                return true;
-            }
-            Thread.sleep(50);
+            return false;
+        } finally {
+            line.finish();
         }
-        return false;
     }
 
     /** Every key reads back after the move (sampled when there are many). */
