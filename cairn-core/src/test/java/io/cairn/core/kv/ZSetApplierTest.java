@@ -15,29 +15,7 @@ import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Sorted set commands of {@link KvApplier} over an in-memory view: the encoding, its order and Redis's rules. */
-class ZSetApplierTest {
-    private static final int BUCKET = 7;
-    private static final long NOW = 1_000;
-    private final KvApplier applier = new KvApplier(1 << 20);
-    private final InMemoryKvView view = new InMemoryKvView();
-
-    private OpResult runArg(KvOp.Type type, String key, long arg, int flags, Object... args) {
-        List<byte[]> packed = new ArrayList<>();
-        for (Object a : args) packed.add(a instanceof Long n ? ByteBuffer.allocate(8).putLong(n).array() : b((String) a));
-        return applier.apply(new KvOp(type, BUCKET, b(key), Packed.encode(packed), arg, flags), view, NOW);
-    }
-
-    private OpResult run(KvOp.Type type, String key, Object... args) {
-        return runArg(type, key, 0, 0, args);
-    }
-
-    private static byte[] b(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static List<String> strings(OpResult r) {
-        return r.elements().stream().map(e -> e == null ? null : new String(e, StandardCharsets.UTF_8)).toList();
-    }
+class ZSetApplierTest extends ApplierHarness {
 
     @Test
     void theScoreIndexOrdersNegativeZeroPositiveAndInfiniteScores() {
