@@ -54,7 +54,7 @@ class WireCodesTest {
                 "ZADD", "ZINCRBY", "ZREM", "ZREMRANGE", "ZPOPMIN", "ZPOPMAX", "LMPOP"};
         Map<String, Integer> expected = new LinkedHashMap<>();
         for (int i = 0; i < types.length; i++) expected.put(types[i], i);
-        String[] stringEdits = {"GETEX", "SETRANGE", "INCRBYFLOAT", "SETBIT", "MSETNX", "BUCKET_VERSION", "TX_GUARD"};
+        String[] stringEdits = {"GETEX", "SETRANGE", "INCRBYFLOAT", "SETBIT", "MSETNX", "BUCKET_VERSION", "TX_GUARD", "RENAME", "RENAMENX", "COPY"};
         for (int i = 0; i < stringEdits.length; i++) expected.put(stringEdits[i], 75 + i);
         assertThat(codes(io.cairn.core.kv.KvOp.Type.values(), io.cairn.core.kv.KvOp.Type::code)).containsExactlyEntriesOf(expected);
         assertThat(codes(io.cairn.core.kv.OpResult.Kind.values(), io.cairn.core.kv.OpResult.Kind::code)).containsExactlyEntriesOf(ordered(

@@ -93,7 +93,8 @@ class EntryFuzzTest {
                 new KvOp(KvOp.Type.INCRBYFLOAT, 3, b("f"), b("2.5"), 0, 0),
                 new KvOp(KvOp.Type.GETEX, 4, b("a"), null, 5_000, KvOp.FLAG_EXPIRE_REL),
                 new KvOp(KvOp.Type.MSETNX, 2, b("m1"), Packed.encode(List.of(b("m1"), b("1"), b("m2"), b("2"))), 0, 0),
-                new KvOp(KvOp.Type.PEXPIRE, 2, b("m1"), null, 90_000, KvOp.FLAG_EXPIRE_ABS))));
+                new KvOp(KvOp.Type.PEXPIRE, 2, b("m1"), null, 90_000, KvOp.FLAG_EXPIRE_ABS),
+                new KvOp(KvOp.Type.COPY, 5, b("h"), b("h2"), 0, KvOp.FLAG_XX), new KvOp(KvOp.Type.RENAME, 2, b("m1"), b("m3"), 0, 0))));
         out.add(StorageRequest.move(new MoveCommand.StartSend(6, "rs2")));
         out.add(StorageRequest.move(new MoveCommand.ReceiveChunk(BUCKETS + 1, "rs2", 3, 0,
                 List.of(new ChunkEntry(b("moved"), b("value")), ChunkEntry.deletion(b("gone"))))));

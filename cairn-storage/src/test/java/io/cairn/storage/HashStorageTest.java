@@ -46,6 +46,19 @@ class HashStorageTest {
     }
 
     @Test
+    void aBigHashRenamedOverAnotherKeepsItsFieldsUnderTheNewNameOnly() throws Exception {
+        try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
+            r.result(write(hset("big", 200)), 2_000);
+            r.result(write(hset("target", 100)), 2_000); // replaced: its fields go by one range tombstone
+            assertThat(r.result(write(new KvOp(KvOp.Type.RENAME, BUCKET, b("big"), b("target"), 0, 0)), 3_000)).isEqualTo(OpResult.OK);
+            assertThat(r.state.keyCount()).isEqualTo(1);
+            assertThat(storedFields(r)).as("the 200 fields, once").isEqualTo(200);
+            assertThat(read(r, op(KvOp.Type.HLEN, "target", 0)).number()).isEqualTo(200);
+            assertThat(read(r, op(KvOp.Type.EXISTS, "big", 0)).number()).isZero();
+        }
+    }
+
+    @Test
     void aHashDeletedAndRecreatedInOneEntryKeepsOnlyItsNewFields() throws Exception {
         try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
             r.result(write(hset("h", 100)), 2_000);

@@ -16,6 +16,7 @@ public final class KvApplier {
     private final int maxValueBytes;
     private final HashApplier hashes;
     private final StringEditApplier edits;
+    private final KeyCopyApplier copies = new KeyCopyApplier();
     private final ListApplier lists;
     private final SetApplier sets;
     private final ZSetApplier zsets;
@@ -44,6 +45,9 @@ public final class KvApplier {
         if (KvOp.HASH_TYPES.contains(op.type())) return hashes.apply(op, raw, stored, view);
         // Refused alike on every replica: a request that did not come through a router may lack it.
         if (op.value() == null && needsValue(op.type())) return OpResult.error(ErrorCode.PROTOCOL, op.type() + " without a value");
+        if (op.type() == KvOp.Type.RENAME || op.type() == KvOp.Type.RENAMENX || op.type() == KvOp.Type.COPY) {
+            return copies.apply(op, raw, stored, view, nowMs);
+        }
         if (KvOp.LIST_TYPES.contains(op.type())) return lists.apply(op, raw, stored, view, nowMs);
         if (KvOp.SET_TYPES.contains(op.type())) return sets.apply(op, raw, stored, view, nowMs);
         if (KvOp.ZSET_TYPES.contains(op.type())) return zsets.apply(op, raw, stored, view);
@@ -68,7 +72,7 @@ public final class KvApplier {
 
     private static boolean needsValue(KvOp.Type type) {
         return switch (type) {
-            case SET, APPEND, SETRANGE, INCRBYFLOAT, SETBIT, MSETNX -> true;
+            case SET, APPEND, SETRANGE, INCRBYFLOAT, SETBIT, MSETNX, RENAME, RENAMENX, COPY -> true;
             default -> false;
         };
     }

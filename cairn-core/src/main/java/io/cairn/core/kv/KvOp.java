@@ -103,7 +103,9 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
          * op's bucket (it changes with every entry that writes to the bucket); TX_GUARD, first in an EXEC's unit,
          * lets the {@link #txGuarded} operations after it apply only while the bucket is still at version {@code arg}.
          */
-        BUCKET_VERSION(80, true), TX_GUARD(81, false);
+        BUCKET_VERSION(80, true), TX_GUARD(81, false),
+        /** The op's value is the destination key, in the op's bucket ({@link KeyCopyApplier}); COPY with FLAG_XX replaces it. */
+        RENAME(82, false), RENAMENX(83, false), COPY(84, false);
 
         public final boolean readOnly;
         private final byte code;

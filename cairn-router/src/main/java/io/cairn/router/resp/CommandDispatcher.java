@@ -47,6 +47,7 @@ final class CommandDispatcher {
         register(new StringEditCommands(backend).specs());
         register(new ServerCommands(backend, config, clients, metrics, boundPort, auth).specs());
         register(new KeyspaceCommands(backend).specs());
+        register(new KeyCopyCommands(backend).specs());
         register(new HashCommands(backend).specs());
         CollectionOps collections = new CollectionOps(backend);
         register(new ListCommands(collections).specs());

@@ -49,6 +49,11 @@ class StringEditCommandsTest {
             {"pexpiretime", "s"}, {"expireat", "s", "4102444700", "gt"}, {"expireat", "s", "4102444700", "lt"}, {"expiretime", "s"},
             {"expiretime", "nokey"}, {"pexpiretime", "b"}, {"expireat", "b", "1000"}, {"exists", "b"},
             {"touch", "s", "nokey", "s"},
+            {"set", "{r}a", "1"}, {"set", "{r}b", "2"}, {"pexpire", "{r}a", "100000"},
+            {"rename", "{r}nokey", "{r}x"}, {"rename", "{r}a", "{r}a"}, {"renamenx", "{r}a", "{r}a"}, {"renamenx", "{r}a", "{r}b"},
+            {"copy", "{r}a", "{r}a"}, {"copy", "{r}a", "{r}b"}, {"copy", "{r}a", "{r}b", "replace"}, {"get", "{r}b"},
+            {"copy", "{r}a", "{r}c", "db", "0"}, {"copy", "{r}a", "{r}c", "foo"}, {"copy", "{r}nokey", "{r}z"}, {"rename", "{r}a"},
+            {"rename", "{r}a", "{r}d"}, {"exists", "{r}a"}, {"get", "{r}d"}, {"renamenx", "{r}d", "{r}e"}, {"get", "{r}e"},
     };
 
     private TestServer cairn;
