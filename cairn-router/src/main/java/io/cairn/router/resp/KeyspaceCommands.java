@@ -26,6 +26,8 @@ final class KeyspaceCommands {
     static final int DEFAULT_SCAN_COUNT = 10;
     /** SCAN COUNT is capped here (a replicaset caps a page too). */
     static final int MAX_SCAN_COUNT = 10_000;
+    /** The most scan pages one RANDOMKEY reads (a nearly empty keyspace of many buckets). */
+    private static final int MAX_RANDOM_KEY_PAGES = 10_000;
 
     private final KvBackend backend;
     private final ScanCursors cursors = new ScanCursors();
@@ -41,10 +43,26 @@ final class KeyspaceCommands {
                 new CommandSpec("scan", -2, List.of("readonly"), 0, 0, 0, this::scan),
                 new CommandSpec("keys", 2, List.of("readonly"), 0, 0, 0, this::keys),
                 new CommandSpec("flushall", -1, List.of("write"), 0, 0, 0, this::flush),
-                new CommandSpec("flushdb", -1, List.of("write"), 0, 0, 0, this::flush));
+                new CommandSpec("flushdb", -1, List.of("write"), 0, 0, 0, this::flush),
+                new CommandSpec("randomkey", 1, List.of("readonly"), 0, 0, 0, (a, s) -> randomKey(
+                        new Position(1 + java.util.concurrent.ThreadLocalRandom.current().nextInt(backend.bucketCount()), null), false, 0)));
     }
 
     /** SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. */
+    /**
+     * RANDOMKEY: the first key at or after a random bucket, wrapping to the start once; nil when there is
+     * none. Keys are not equally likely (a key after an empty stretch of buckets comes up more often):
+     * Redis's choice is not uniform either. Bounded: one pass over the keyspace at most, a page at a time.
+     */
+    private CompletableFuture<RedisMessage> randomKey(Position from, boolean wrapped, int pages) {
+        return backend.scan(from, 16).thenCompose(page -> {
+            if (!page.keys().isEmpty()) return Replies.done(Replies.bulk(page.keys().get(0)));
+            if (page.next() != null && pages < MAX_RANDOM_KEY_PAGES) return randomKey(page.next(), wrapped, pages + 1);
+            if (!wrapped) return randomKey(Position.START, true, pages + 1);
+            return Replies.done(Replies.NIL);
+        });
+    }
+
     private CompletableFuture<RedisMessage> scan(CommandArgs args, ClientSession session) {
         Position from = cursors.decode(args.string(1), backend.bucketCount());
         if (from == null) return Replies.done(Replies.error("ERR invalid cursor"));

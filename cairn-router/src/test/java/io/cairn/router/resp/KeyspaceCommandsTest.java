@@ -49,6 +49,17 @@ class KeyspaceCommandsTest {
     }
 
     @Test
+    void randomKeyIsNilOnAnEmptyKeyspaceAndSomeKeyOtherwise() {
+        assertThat(jedis.randomKey()).isNull();
+        jedis.set("only", "v");
+        assertThat(jedis.randomKey()).isEqualTo("only");
+        for (int i = 0; i < 50; i++) jedis.set("k" + i, "v");
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < 200; i++) seen.add(jedis.randomKey());
+        assertThat(seen).as("keys of several buckets come up").hasSizeGreaterThan(5).allMatch(k -> k.equals("only") || k.startsWith("k"));
+    }
+
+    @Test
     void scanMatchAndTypeFilterEachPage() {
         for (int i = 0; i < 50; i++) jedis.set((i % 2 == 0 ? "even:" : "odd:") + i, "v");
         Set<String> even = scanAll(new ScanParams().match("even:*").count(5));
