@@ -72,7 +72,9 @@ public final class RouterProcess implements AutoCloseable {
         io.cairn.router.resp.RespAuth auth = config.security().respAuth();
         Router started = router;
         acl = new AclFollower(self.id(), coordinator, auth, values -> followDiscoveryInterval(started, values)).start();
-        resp = new RespServer(router, config.router().respConfig(self.host(), self.respPort()), ioLoops, auth).start();
+        io.cairn.router.resp.RespTls tls = config.security().respTls(config.source().getParent());
+        resp = new RespServer(router, config.router().respConfig(self.host(), self.respPort()), ioLoops, auth).tls(tls).start();
+        if (tls != null) log.info("RESP port of router {} speaks TLS only (security.tlsCertFile)", self.id());
         if (resp.auth().required()) log.info("RESP clients of router {} must authenticate (security.requirepass is set)", self.id());
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
         console = io.cairn.server.console.ConsoleRoutes.install(admin, router, self.id(), this::alerts); // the web console (docs/console.md)

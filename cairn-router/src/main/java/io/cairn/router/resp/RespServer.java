@@ -61,6 +61,8 @@ public final class RespServer implements AutoCloseable {
     private EventLoopGroup group;
     private Channel serverChannel;
     private volatile int boundPort = -1;
+    /** TLS on every connection, or null. */
+    private volatile RespTls tls;
 
     public RespServer(KvBackend backend, RespConfig config) {
         this(backend, config, null);
@@ -89,6 +91,12 @@ public final class RespServer implements AutoCloseable {
         return auth;
     }
 
+    /** Serves TLS only, with these certificates (call before {@link #start}); null: plain TCP. */
+    public RespServer tls(RespTls tls) {
+        this.tls = tls;
+        return this;
+    }
+
     /**
      * Binds {@link RespConfig#host()}:{@link RespConfig#port()} and starts serving.
      *
@@ -109,6 +117,8 @@ public final class RespServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
+                        RespTls t = tls;
+                        if (t != null) ch.pipeline().addLast(t.newHandler(ch.alloc()));
                         if (clients.tryAdmit(config.maxClients())) {
                             refusing = false;
                             initPipeline(ch);

@@ -14,6 +14,11 @@ final class TestServer implements AutoCloseable {
         server = new RespServer(backend, config.host("127.0.0.1").port(0).eventLoopThreads(2).build(), null, auth).start();
     }
 
+    /** A server the test built and started itself (e.g. with TLS). */
+    TestServer(RespServer started) {
+        server = started;
+    }
+
     TestServer(KvBackend backend) {
         this(backend, RespConfig.builder());
     }

@@ -34,22 +34,44 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      *                                {@code adminToken}; the CLI reads it the same way
      * @param adminReadOpen           with a token, read-only views (GET /info, /metrics, /health, ...)
      *                                stay open; false: they need the token too
+     * @param tlsCertFile             PEM certificate (chain) of the routers' RESP port: set, the port speaks TLS
+     *                                only (relative to the config file; Redis's tls-cert-file)
+     * @param tlsKeyFile              its PKCS#8 PEM key (tls-key-file)
+     * @param tlsCaFile               a CA whose certificates clients may present (tls-ca-cert-file); empty: none asked
+     * @param tlsAuthClients          with a CA, a client certificate is required (true) or only asked for (false)
      */
     public record SecuritySettings(String requirepass, int authMaxFailures, long authFailureWindowMs, String adminToken,
-                                   String adminTokenFile, boolean adminReadOpen) {
+                                   String adminTokenFile, boolean adminReadOpen, String tlsCertFile, String tlsKeyFile,
+                                   String tlsCaFile, boolean tlsAuthClients) {
         /** The longest admin token file read. */
         public static final int MAX_TOKEN_FILE_BYTES = 4096;
         public static final SecuritySettings NONE = new SecuritySettings("", io.cairn.router.resp.RespAuth.DEFAULT_MAX_FAILURES_PER_WINDOW,
-                io.cairn.router.resp.RespAuth.DEFAULT_FAILURE_WINDOW.toMillis(), "", "", true);
+                io.cairn.router.resp.RespAuth.DEFAULT_FAILURE_WINDOW.toMillis(), "", "", true, "", "", "", true);
 
         public SecuritySettings {
             requirepass = requirepass == null ? "" : requirepass;
             adminToken = adminToken == null ? "" : adminToken.trim();
             adminTokenFile = adminTokenFile == null ? "" : adminTokenFile;
+            tlsCertFile = tlsCertFile == null ? "" : tlsCertFile;
+            tlsKeyFile = tlsKeyFile == null ? "" : tlsKeyFile;
+            tlsCaFile = tlsCaFile == null ? "" : tlsCaFile;
+            if (tlsCertFile.isEmpty() != tlsKeyFile.isEmpty()) {
+                throw new IllegalArgumentException("security.tlsCertFile and security.tlsKeyFile go together: give both or neither");
+            }
+            if (!tlsCaFile.isEmpty() && tlsCertFile.isEmpty()) {
+                throw new IllegalArgumentException("security.tlsCaFile needs security.tlsCertFile and tlsKeyFile (TLS on the RESP port)");
+            }
             if (authMaxFailures < 1 || authMaxFailures > 1_000_000) {
                 throw new IllegalArgumentException("security.authMaxFailures must be 1..1000000, was " + authMaxFailures);
             }
             if (authFailureWindowMs < 1) throw new IllegalArgumentException("security.authFailureWindowMs must be positive, was " + authFailureWindowMs);
+        }
+
+        /** TLS for the RESP port, files relative to {@code configDir}; null when not configured. */
+        public io.cairn.router.resp.RespTls respTls(Path configDir) {
+            if (tlsCertFile.isEmpty()) return null;
+            return io.cairn.router.resp.RespTls.load(new io.cairn.router.resp.RespTls.Certificates(configDir.resolve(tlsCertFile),
+                    configDir.resolve(tlsKeyFile), tlsCaFile.isEmpty() ? null : configDir.resolve(tlsCaFile), tlsAuthClients));
         }
 
         /** A fresh RESP access policy from these settings (one per RESP server). */
@@ -80,7 +102,8 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
                 throw new IllegalArgumentException("security.adminTokenFile: cannot read " + file + " (" + e.getMessage() + ")");
             }
             if (token.isEmpty()) throw new IllegalArgumentException("security.adminTokenFile: " + file + " is empty");
-            return new SecuritySettings(requirepass, authMaxFailures, authFailureWindowMs, token, adminTokenFile, adminReadOpen);
+            return new SecuritySettings(requirepass, authMaxFailures, authFailureWindowMs, token, adminTokenFile, adminReadOpen,
+                    tlsCertFile, tlsKeyFile, tlsCaFile, tlsAuthClients);
         }
 
         /** Never the password or the token: configs end up in logs. */
@@ -88,7 +111,8 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
         public String toString() {
             return "SecuritySettings[requirepass=" + (requirepass.isEmpty() ? "none" : "set") + ", authMaxFailures=" + authMaxFailures
                     + ", authFailureWindowMs=" + authFailureWindowMs + ", adminToken=" + (adminToken.isEmpty() ? "none" : "set")
-                    + ", adminTokenFile=" + adminTokenFile + ", adminReadOpen=" + adminReadOpen + "]";
+                    + ", adminTokenFile=" + adminTokenFile + ", adminReadOpen=" + adminReadOpen + ", tlsCertFile=" + tlsCertFile
+                    + ", tlsCaFile=" + tlsCaFile + ", tlsAuthClients=" + tlsAuthClients + "]";
         }
     }
 

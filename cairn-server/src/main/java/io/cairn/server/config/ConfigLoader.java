@@ -64,7 +64,11 @@ public final class ConfigLoader {
                     "authFailureWindowMs", ClusterConfig.SecuritySettings.NONE.authFailureWindowMs(),
                     "adminToken", "",
                     "adminTokenFile", "",
-                    "adminReadOpen", true),
+                    "adminReadOpen", true,
+                    "tlsCertFile", "",
+                    "tlsKeyFile", "",
+                    "tlsCaFile", "",
+                    "tlsAuthClients", true),
             "rebalancer", Map.ofEntries(
                     Map.entry("auto", true),
                     Map.entry("thresholdPercent", 1.0),
