@@ -1,6 +1,10 @@
 package io.cairn.storage;
 
+import io.cairn.core.kv.CollectionMeta;
+import io.cairn.core.kv.HashMeta;
 import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.KvView;
+import io.cairn.core.kv.StoredValue;
 import io.cairn.core.kv.Packed;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveCommand;
@@ -95,10 +99,19 @@ class EntryFuzzTest {
                 new KvOp(KvOp.Type.MSETNX, 2, b("m1"), Packed.encode(List.of(b("m1"), b("1"), b("m2"), b("2"))), 0, 0),
                 new KvOp(KvOp.Type.PEXPIRE, 2, b("m1"), null, 90_000, KvOp.FLAG_EXPIRE_ABS),
                 new KvOp(KvOp.Type.COPY, 5, b("h"), b("h2"), 0, KvOp.FLAG_XX), new KvOp(KvOp.Type.RENAME, 2, b("m1"), b("m3"), 0, 0))));
+        byte[] zero = java.nio.ByteBuffer.allocate(8).putLong(0).array();
+        byte[] last = java.nio.ByteBuffer.allocate(8).putLong(-1).array();
+        out.add(StorageRequest.write(List.of(new KvOp(KvOp.Type.RPUSH, 6, b("l"), Packed.encode(List.of(b("a"), b("b"), b("c"))), 0, 0),
+                new KvOp(KvOp.Type.LRANGE, 6, b("l"), Packed.encode(List.of(zero, last)), 0, 0),
+                new KvOp(KvOp.Type.SADD, 7, b("s"), Packed.encode(List.of(b("m1"), b("m2"))), 0, 0),
+                new KvOp(KvOp.Type.ZADD, 8, b("z"), Packed.encode(List.of(b("1"), b("a"), b("2.5"), b("b"))), 0, 0),
+                new KvOp(KvOp.Type.ZRANGE, 8, b("z"), Packed.encode(List.of(zero, last)), 0, 0))));
         out.add(StorageRequest.move(new MoveCommand.StartSend(6, "rs2")));
         out.add(StorageRequest.move(new MoveCommand.ReceiveChunk(BUCKETS + 1, "rs2", 3, 0,
-                List.of(new ChunkEntry(b("moved"), b("value")), ChunkEntry.deletion(b("gone"))))));
-        out.add(StorageRequest.move(new MoveCommand.ReceiveLastChunk(BUCKETS + 2, "rs2", 3, 0, List.of(new ChunkEntry(b("m"), b("v"))), 10, 0, false)));
+                List.of(new ChunkEntry(b("moved"), StoredValue.encode(b("value"), 0)), ChunkEntry.deletion(b("gone")),
+                        new ChunkEntry(b("h"), CollectionMeta.packForMove(HashMeta.encode(2, 0),
+                                List.of(new KvView.Field(b("f"), b("1")), new KvView.Field(b("g"), b("2")))))))));
+        out.add(StorageRequest.move(new MoveCommand.ReceiveLastChunk(BUCKETS + 2, "rs2", 3, 0, List.of(new ChunkEntry(b("m"), StoredValue.encode(b("v"), 0))), 10, 0, false)));
         out.add(StorageRequest.moveBatch(List.of(new MoveCommand.MarkSent(6, 2), new MoveCommand.DropData(6, 2),
                 new MoveCommand.Pin(7, true), new MoveCommand.Contain(8, 1, "rs2,rs3"))));
         out.add(StorageRequest.moveBatch(List.of(new MoveCommand.StartCopy(9, "rs3"), new MoveCommand.SendCopied(9, "rs3", 1),

@@ -87,6 +87,27 @@ public final class CollectionMeta {
         return java.util.Arrays.copyOfRange(moveForm, metaBytes(StoredValue.type(moveForm)), moveForm.length);
     }
 
+    /**
+     * Checks a record as a move chunk carries it (a string record, or a collection's move form), so
+     * that a malformed one is refused before the Raft log rather than failing the apply on every replica.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static void checkMoveForm(byte[] stored) {
+        if (stored.length < StoredValue.HEADER_BYTES) {
+            throw new IllegalArgumentException("a moved record of " + stored.length + " bytes, shorter than its header");
+        }
+        byte type = StoredValue.type(stored);
+        if (type < StoredValue.TYPE_STRING || type > StoredValue.TYPE_ZSET) throw new IllegalArgumentException("a moved record of unknown type " + type);
+        if (!isCollection(stored)) return;
+        if (stored.length < metaBytes(type)) throw new IllegalArgumentException("a moved collection shorter than its metadata");
+        try {
+            fieldsOfMoveForm(stored);
+        } catch (IndexOutOfBoundsException | java.nio.BufferUnderflowException e) {
+            throw new IllegalArgumentException("a moved collection whose elements do not decode");
+        }
+    }
+
     public static List<KvView.Field> fieldsOfMoveForm(byte[] moveForm) {
         int metaBytes = metaBytes(StoredValue.type(moveForm));
         List<byte[]> flat = Packed.decode(ByteBuffer.wrap(moveForm, metaBytes, moveForm.length - metaBytes));

@@ -48,9 +48,14 @@ public final class KvApplier {
         if (op.type() == KvOp.Type.RENAME || op.type() == KvOp.Type.RENAMENX || op.type() == KvOp.Type.COPY) {
             return copies.apply(op, raw, stored, view, nowMs);
         }
-        if (KvOp.LIST_TYPES.contains(op.type())) return lists.apply(op, raw, stored, view, nowMs);
-        if (KvOp.SET_TYPES.contains(op.type())) return sets.apply(op, raw, stored, view, nowMs);
-        if (KvOp.ZSET_TYPES.contains(op.type())) return zsets.apply(op, raw, stored, view);
+        try {
+            if (KvOp.LIST_TYPES.contains(op.type())) return lists.apply(op, raw, stored, view, nowMs);
+            if (KvOp.SET_TYPES.contains(op.type())) return sets.apply(op, raw, stored, view, nowMs);
+            if (KvOp.ZSET_TYPES.contains(op.type())) return zsets.apply(op, raw, stored, view);
+        } catch (IllegalArgumentException | java.nio.BufferUnderflowException malformed) {
+            // The collections check their arguments before they write anything: refused alike on every replica.
+            return OpResult.error(ErrorCode.PROTOCOL, op.type() + " arguments are malformed: " + malformed.getMessage());
+        }
         if (stored != null && !StoredValue.isString(stored) && readsString(op)) return HashApplier.wrongType();
         if (KvOp.STRING_EDITS.contains(op.type())) return edits.apply(op, raw, stored, view, nowMs);
         return switch (op.type()) {

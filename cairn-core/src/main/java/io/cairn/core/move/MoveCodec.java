@@ -98,7 +98,7 @@ public final class MoveCodec {
             case 15 -> new SendCopied(bucket, str(in), in.getLong());
             case 16, 19 -> new CancelCopy(bucket, in.getLong(), type == 16);
             case 20 -> new BeginArchive(bucket, in.getLong());
-            case 21 -> new FinishArchive(bucket, in.getLong(), in.getLong(), ArchivePointer.decode(OpCodec.readBytes(in)), in.getLong());
+            case 21 -> new FinishArchive(bucket, in.getLong(), in.getLong(), ArchivePointer.decode(OpCodec.readPresentBytes(in, "archive pointer")), in.getLong());
             case 22 -> new CancelArchive(bucket, in.getLong());
             case 23 -> new RestoreChunk(bucket, in.getLong(), in.getInt(), entries(in));
             case 24 -> new FinishRestore(bucket, in.getLong(), in.getLong(), in.getLong());
@@ -220,7 +220,7 @@ public final class MoveCodec {
         int n = in.getInt();
         OpCodec.checkCount(n, in);
         List<ChunkEntry> out = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) out.add(new ChunkEntry(OpCodec.readPresentBytes(in, "chunk entry key"), OpCodec.readBytes(in)));
+        for (int i = 0; i < n; i++) out.add(new ChunkEntry(OpCodec.readPresentBytes(in, "chunk entry key"), OpCodec.readPresentBytes(in, "chunk entry record")));
         return out;
     }
 

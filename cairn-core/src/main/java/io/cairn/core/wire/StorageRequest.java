@@ -100,11 +100,11 @@ public final class StorageRequest {
             switch (kind) {
                 case WRITE -> OpCodec.readOps(in);
                 case BOOTSTRAP -> checkBootstrapRange(in.getInt(), in.getInt());
-                case MOVE -> io.cairn.core.move.MoveCodec.decodeCommand(in);
+                case MOVE -> checkChunk(io.cairn.core.move.MoveCodec.decodeCommand(in));
                 case MOVE_BATCH -> {
                     int n = in.getInt();
                     OpCodec.checkCount(n, in);
-                    for (int i = 0; i < n; i++) io.cairn.core.move.MoveCodec.decodeCommand(in);
+                    for (int i = 0; i < n; i++) checkChunk(io.cairn.core.move.MoveCodec.decodeCommand(in));
                 }
                 case REF -> skip(in, 16);
                 case UNREF, FLUSH -> skip(in, 8);
@@ -120,6 +120,16 @@ public final class StorageRequest {
             throw new IllegalArgumentException("a " + kind + " entry cut short (" + entry.remaining() + " bytes)");
         }
         if (in.hasRemaining()) throw new IllegalArgumentException("a " + kind + " entry with " + in.remaining() + " bytes after its end");
+    }
+
+    /** The records a chunk carries must be what a source sends: a string record or a collection's move form. */
+    private static void checkChunk(io.cairn.core.move.MoveCommand command) {
+        java.util.List<io.cairn.core.move.ChunkEntry> entries = command instanceof io.cairn.core.move.MoveCommand.ReceiveChunk c ? c.entries()
+                : command instanceof io.cairn.core.move.MoveCommand.ReceiveLastChunk l ? l.entries()
+                : command instanceof io.cairn.core.move.MoveCommand.RestoreChunk r ? r.entries() : java.util.List.of();
+        for (io.cairn.core.move.ChunkEntry e : entries) {
+            if (!e.isDeletion()) io.cairn.core.kv.CollectionMeta.checkMoveForm(e.stored());
+        }
     }
 
     private static void skip(ByteBuffer in, long bytes) {
