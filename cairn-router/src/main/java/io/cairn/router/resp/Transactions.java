@@ -97,6 +97,11 @@ final class Transactions {
     /** Queues a command in MULTI: its arity was checked by the caller; a key of another bucket fails the transaction. */
     RedisMessage queue(ClientSession session, CommandSpec spec, CommandArgs args) {
         Queue q = session.transaction();
+        if (spec.flags().contains("blocking")) {
+            // Redis runs it without blocking inside MULTI; Cairn's blocking pops poll outside the unit, so they are refused here.
+            q.failed = true;
+            return Replies.error("ERR " + spec.name().toUpperCase(java.util.Locale.ROOT) + " inside MULTI is not supported by Cairn");
+        }
         if (q.bucket < 0 && session.watch() != null) q.bucket = session.watch().bucket();
         for (int i : keyPositions(spec, args.count())) {
             int bucket = BucketHasher.bucketOf(args.raw(i), bucketCount);
@@ -152,6 +157,15 @@ final class Transactions {
             for (int i = 0; i < q.commands.size(); i++) replies.add(run.apply(q.specs.get(i), q.commands.get(i)));
         } finally {
             recording.stop();
+        }
+        // Commands whose keys are not at fixed positions (LMPOP's numkeys form) are checked here, on what they would send.
+        java.util.Set<Integer> buckets = new java.util.HashSet<>();
+        for (Recording.Call c : calls) for (KvOp op : c.ops()) buckets.add(op.bucket());
+        if (watch != null && !buckets.isEmpty()) buckets.add(watch.bucket());
+        if (buckets.size() > 1) {
+            CairnException crossSlot = new CairnException(ErrorCode.CROSS_SLOT, null);
+            for (Recording.Call c : calls) c.answer().completeExceptionally(crossSlot);
+            return Replies.done(Replies.error(ErrorCode.CROSS_SLOT, null));
         }
         CompletableFuture<List<OpResult>> guard = CompletableFuture.completedFuture(List.of(OpResult.OK));
         if (watch != null) {
