@@ -63,6 +63,9 @@ public final class S3ObjectStore implements ObjectStore {
                         .build())
                 .region(Region.of(settings.region()))
                 .forcePathStyle(settings.pathStyle())
+                // No "Expect: 100-continue": the JDK's HttpURLConnection under it sometimes fails a PUT with
+                // "Error writing request body to server" (seen on an empty object against s3proxy, all retries alike).
+                .serviceConfiguration(software.amazon.awssdk.services.s3.S3Configuration.builder().expectContinueEnabled(false).build())
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .credentialsProvider(settings.accessKeyId() == null
