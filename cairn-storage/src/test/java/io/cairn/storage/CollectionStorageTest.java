@@ -250,15 +250,10 @@ class CollectionStorageTest {
     }
 
     private static OpResult read(ReplicaUnderTest r, KvOp op, long nowMs) {
-        return OpCodec.decodeResults(ByteBuffer.wrap(r.state.query(ByteBuffer.wrap(StorageRequest.read(List.of(op))), nowMs))).get(0);
+        return r.read(op, nowMs);
     }
 
-    /** Field entries left in the fields column, whatever key they belong to. */
     private static int storedFields(ReplicaUnderTest r) {
-        int n = 0;
-        try (RocksIterator it = r.store.newIterator(r.store.fields)) {
-            for (it.seekToFirst(); it.isValid(); it.next()) n++;
-        }
-        return n;
+        return r.storedFields();
     }
 }

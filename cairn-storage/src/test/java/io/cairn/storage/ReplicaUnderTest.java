@@ -49,6 +49,20 @@ final class ReplicaUnderTest implements AutoCloseable {
         return MoveCodec.decodeReply(ByteBuffer.wrap(apply(StorageRequest.move(command), stampMs)));
     }
 
+    /** {@code op} answered as a query (a read, not logged) at {@code nowMs}. */
+    OpResult read(io.cairn.core.kv.KvOp op, long nowMs) {
+        return OpCodec.decodeResults(ByteBuffer.wrap(state.query(ByteBuffer.wrap(StorageRequest.read(java.util.List.of(op))), nowMs))).get(0);
+    }
+
+    /** Entries in the fields column, whatever key they belong to. */
+    int storedFields() {
+        int n = 0;
+        try (org.rocksdb.RocksIterator it = store.newIterator(store.fields)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) n++;
+        }
+        return n;
+    }
+
     @Override
     public void close() {
         store.close();
