@@ -5,6 +5,7 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -41,6 +42,13 @@ final class BatchView implements KvView {
     /** A hash with more fields than this is cleared by one range tombstone instead of point deletes. */
     static final int POINT_CLEAR_MAX_FIELDS = 64;
     private long keyCountDelta;
+    /**
+     * The last data key read from RocksDB in this entry and what it held: an applier reads a key and
+     * then writes it (SET, INCR, APPEND), and the write needs the old value again for the key count.
+     * RocksDB does not change while an entry applies, so the second read would find the same.
+     */
+    private byte[] lastReadKey;
+    private byte[] lastReadValue;
 
     BatchView(RocksStore store, WriteBatch batch, IntPredicate marksChanges) {
         this.store = store;
@@ -58,7 +66,12 @@ final class BatchView implements KvView {
         Map<ByteBuffer, byte[]> written = overlay.get(bucket);
         byte[] local = written == null ? null : written.get(ByteBuffer.wrap(dataKey));
         if (local != null) return local == DELETED ? null : local;
-        return droppedBuckets.contains(bucket) ? null : store.get(store.data, dataKey);
+        if (droppedBuckets.contains(bucket)) return null;
+        if (!Arrays.equals(dataKey, lastReadKey)) {
+            lastReadValue = store.get(store.data, dataKey);
+            lastReadKey = dataKey;
+        }
+        return lastReadValue;
     }
 
     /** Buckets whose data this entry deletes as a whole; readers must not race with that write. */
