@@ -248,6 +248,7 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
         ReplicasetState state = requireState();
         BucketRecord r = state.record(bucket);
         if (r == null || !r.isArchived()) return true;
+        if (!r.state().servesWrites()) return false; // moving as its object (SENDING, or received): its new owner restores it
         ArchivePointer p = state.archivePointer(bucket);
         if (p == null) {
             failures.put(bucket, "restore: no archive pointer is recorded");

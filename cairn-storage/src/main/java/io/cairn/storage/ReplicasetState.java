@@ -298,10 +298,6 @@ final class ReplicasetState {
     private byte[] applyMove(ByteBuffer entry, MoveLedgerStore ledgerStore) {
         MoveCommand command = MoveCodec.decodeCommand(entry);
         io.cairn.core.move.MoveReply reply = BucketLedger.apply(command, ledgerStore);
-        boolean startsMove = command instanceof MoveCommand.StartSend || command instanceof MoveCommand.StartCopy;
-        if (startsMove && !reply.isOk() && reply.record() != null && reply.record().isArchived()) {
-            archivedAccess.requested(command.bucket()); // a move of an archived bucket restores it first, then moves it
-        }
         if (command.takesTurnsWithRefs()) {
             if (reply.isOk()) refs.moveStarted(ledgerStore.batch());
             else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, ledgerStore.batch());

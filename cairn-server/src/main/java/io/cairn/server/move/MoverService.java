@@ -44,6 +44,7 @@ public final class MoverService implements AutoCloseable {
 
     private final ScheduledExecutorService driver = new DriverThread();
     private final DataPlaneMovePort port;
+    private volatile io.cairn.storage.ArchiveMoveIo archiveIo;
     private final BooleanSupplier isLeader;
     /** Replaced by {@link #applySettings} on the driver thread (run-time settings); read there too. */
     private volatile Settings settings;
@@ -58,6 +59,22 @@ public final class MoverService implements AutoCloseable {
         this.isLeader = isLeader;
         this.settings = settings;
         this.port = new DataPlaneMovePort(driver, settings.maxBytesPerSecond(), settings.stepLatencyTargetMs());
+    }
+
+    /**
+     * Lets moves of archived buckets copy their objects by server-side copy (the coordinator opens the
+     * same store the storage nodes use); without it such a move rolls back. Call before {@link #start}.
+     */
+    public MoverService withArchiveIo(io.cairn.storage.ArchiveMoveIo io) {
+        this.archiveIo = io;
+        driver.execute(() -> port.setArchiveIo(io));
+        return this;
+    }
+
+    /** Counters of the archive calls moves made (copies, durable checks, missing objects, deletes); null without an archive tier. */
+    public io.cairn.storage.ArchiveMoveIo.Counts archiveCounts() {
+        io.cairn.storage.ArchiveMoveIo io = archiveIo;
+        return io == null ? null : io.counts();
     }
 
     public MoverService start() {
@@ -347,6 +364,8 @@ public final class MoverService implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         port.close();
+        io.cairn.storage.ArchiveMoveIo io = archiveIo;
+        if (io != null) io.close();
     }
 
     /**
