@@ -222,6 +222,11 @@ public class InMemoryReplicaset implements BucketLedger.Store {
     }
 
     @Override
+    public void clearArchivePointer(int bucket) {
+        archivePointers.remove(bucket);
+    }
+
+    @Override
     public long quarantinedAtMs(int bucket) {
         return quarantinedAt.getOrDefault(bucket, -1L);
     }
