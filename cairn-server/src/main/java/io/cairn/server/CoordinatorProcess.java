@@ -56,8 +56,7 @@ public final class CoordinatorProcess implements AutoCloseable {
     private static io.cairn.storage.ArchiveMoveIo archiveMoveIo(ClusterConfig config, String nodeId) {
         var archive = config.archive();
         var store = new io.cairn.archive.ThrottledObjectStore(archive.open(config.dataDir()), io.cairn.archive.StoreThrottle.system(archive.rates()));
-        var archiver = new io.cairn.archive.BucketArchiver(store, config.nodeDir(nodeId).resolve("archive-staging"));
-        return new io.cairn.storage.ArchiveMoveIo(archiver, archive::replicasetPrefix, 2);
+        return new io.cairn.storage.ArchiveMoveIo(store, config.nodeDir(nodeId).resolve("archive-staging"), archive::replicasetPrefix, 2);
     }
 
     /** Asks the replicaset's leader what it still holds; the coordinator refuses its removal unless nothing. */

@@ -2,12 +2,14 @@ package io.cairn.storage;
 
 import io.cairn.archive.ArchiveRef;
 import io.cairn.archive.BucketArchiver;
+import io.cairn.archive.ThrottledObjectStore;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.move.ArchivePointer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -28,18 +30,20 @@ public final class ArchiveMoveIo implements AutoCloseable {
     /** Calls waiting for the pool at most; past it a call answers "no answer" and the driver tries again later. */
     static final int MAX_QUEUED_CALLS = 1_024;
 
+    private final ThrottledObjectStore store;
     private final BucketArchiver archiver;
     private final Function<String, String> prefixOf;
     private final ExecutorService pool;
     private final LongAdder copies = new LongAdder(), durableChecks = new LongAdder(), missing = new LongAdder(), deletes = new LongAdder();
 
     /**
-     * @param archiver the process's archiver over its (throttled) store
+     * @param store    the process's throttled store (closed with this)
      * @param prefixOf a replicaset's prefix in the store ({@code archive.prefix}/replicaset)
      * @param threads  store calls at once
      */
-    public ArchiveMoveIo(BucketArchiver archiver, Function<String, String> prefixOf, int threads) {
-        this.archiver = archiver;
+    public ArchiveMoveIo(ThrottledObjectStore store, Path stagingDir, Function<String, String> prefixOf, int threads) {
+        this.store = store;
+        this.archiver = new BucketArchiver(store, stagingDir);
         this.prefixOf = prefixOf;
         this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(MAX_QUEUED_CALLS), r -> {
             Thread t = new Thread(r, "cairn-archive-moves");
@@ -49,10 +53,11 @@ public final class ArchiveMoveIo implements AutoCloseable {
     }
 
     /** Counters for the mover's progress and metrics. */
-    public record Counts(long copies, long durableChecks, long missingObjects, long deletes) {}
+    /** {@code bytesRead}/{@code bytesWritten}: object bytes through this process (a server-side copy moves none). */
+    public record Counts(long copies, long durableChecks, long missingObjects, long deletes, long bytesRead, long bytesWritten) {}
 
     public Counts counts() {
-        return new Counts(copies.sum(), durableChecks.sum(), missing.sum(), deletes.sum());
+        return new Counts(copies.sum(), durableChecks.sum(), missing.sum(), deletes.sum(), store.bytesRead(), store.bytesWritten());
     }
 
     /** The copy's pointer at {@code destination}, or a CairnException: OBJECT_NOT_FOUND, ARCHIVE_CORRUPT (final), or the store unavailable. */
@@ -119,5 +124,10 @@ public final class ArchiveMoveIo implements AutoCloseable {
     @Override
     public void close() {
         pool.shutdownNow();
+        try {
+            store.close();
+        } catch (RuntimeException e) {
+            log.debug("archive store closed with {}", e.toString());
+        }
     }
 }

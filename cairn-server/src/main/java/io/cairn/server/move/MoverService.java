@@ -247,6 +247,13 @@ public final class MoverService implements AutoCloseable {
         held.put("p99", p.writesHeld().p99Ms());
         held.put("max", p.writesHeld().maxMs());
         m.put("writesHeldMs", held);
+        io.cairn.storage.ArchiveMoveIo io = archiveIo;
+        if (io != null) {
+            io.cairn.storage.ArchiveMoveIo.Counts c = io.counts();
+            // Moves of archived buckets: server-side copies, durable checks (HEAD), objects found missing and copied again.
+            m.put("archiveMoves", Map.of("copies", c.copies(), "durableChecks", c.durableChecks(), "missingObjects", c.missingObjects(),
+                    "deletes", c.deletes(), "bytesRead", c.bytesRead(), "bytesWritten", c.bytesWritten()));
+        }
         m.put("targets", p.targets());
         Map<String, Object> sets = new LinkedHashMap<>();
         p.phases().forEach((id, phase) -> {
