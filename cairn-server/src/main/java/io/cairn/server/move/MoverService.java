@@ -73,8 +73,8 @@ public final class MoverService implements AutoCloseable {
 
     /** Counters of the archive calls moves made (copies, durable checks, missing objects, deletes); null without an archive tier. */
     public io.cairn.storage.ArchiveMoveIo.Counts archiveCounts() {
-        io.cairn.storage.ArchiveMoveIo io = archiveIo;
-        return io == null ? null : io.counts();
+        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+        return archives == null ? null : archives.counts();
     }
 
     public MoverService start() {
@@ -247,9 +247,9 @@ public final class MoverService implements AutoCloseable {
         held.put("p99", p.writesHeld().p99Ms());
         held.put("max", p.writesHeld().maxMs());
         m.put("writesHeldMs", held);
-        io.cairn.storage.ArchiveMoveIo io = archiveIo;
-        if (io != null) {
-            io.cairn.storage.ArchiveMoveIo.Counts c = io.counts();
+        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+        if (archives != null) {
+            io.cairn.storage.ArchiveMoveIo.Counts c = archives.counts();
             // Moves of archived buckets: server-side copies, durable checks (HEAD), objects found missing and copied again.
             m.put("archiveMoves", Map.of("copies", c.copies(), "durableChecks", c.durableChecks(), "missingObjects", c.missingObjects(),
                     "deletes", c.deletes(), "bytesRead", c.bytesRead(), "bytesWritten", c.bytesWritten()));
@@ -371,8 +371,8 @@ public final class MoverService implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         port.close();
-        io.cairn.storage.ArchiveMoveIo io = archiveIo;
-        if (io != null) io.close();
+        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+        if (archives != null) archives.close();
     }
 
     /**
