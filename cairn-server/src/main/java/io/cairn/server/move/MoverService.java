@@ -454,6 +454,21 @@ public final class MoverService implements AutoCloseable {
         }
 
         @Override
+        public void copyArchive(String source, String destination, int bucket, long generation, Consumer<ArchiveCopy> reply) {
+            if (!silent) inner.copyArchive(source, destination, bucket, generation, guard(reply));
+        }
+
+        @Override
+        public void archiveDurable(String replicaset, int bucket, long generation, Consumer<Durability> reply) {
+            if (!silent) inner.archiveDurable(replicaset, bucket, generation, guard(reply));
+        }
+
+        @Override
+        public void deleteArchive(String objectKey) {
+            if (!silent) inner.deleteArchive(objectKey);
+        }
+
+        @Override
         public void after(long delayMs, Runnable task) {
             if (!silent) inner.after(delayMs, () -> {
                 if (!silent) task.run();
