@@ -132,6 +132,43 @@ class ArchiveMoveLiveTest {
     }
 
     /**
+     * The source's leader stops right after StartSend, before any copy (a move whose driver and
+     * source leader are both gone at that moment): the rebalancer's recovery finds the SENDING archived
+     * record under the new leader, copies, adopts and finishes; every key reads back from the new owner.
+     */
+    @Test
+    void aMoveWhoseSourceLeaderStopsAfterStartSendIsFinishedByRecovery() throws Exception {
+        try (LocalCluster cluster = start(3); Jedis jedis = TestClusters.jedis(cluster);
+             MoveFaultSupport.Records records = new MoveFaultSupport.Records(cluster.config().topology())) {
+            Loaded l = load(jedis, cluster, "failover", 300);
+            String from = owner(cluster, l.bucket());
+            String to = from.equals("rs1") ? "rs2" : "rs1";
+            ArchivePointer p = archiveAndCheck(cluster, from, l);
+            ObjectStore store = leaderOf(cluster, from).archiveStore();
+            assertThat(records.submit(from, new MoveCommand.StartSend(l.bucket(), to)).isOk()).isTrue();
+            String oldLeader = leaderOf(cluster, from).node().id();
+            cluster.stopNode(oldLeader);
+
+            for (StorageProcess m : members(cluster, to)) {
+                await().atMost(WAIT).untilAsserted(() -> assertThat(record(m, l.bucket())).satisfies(r -> {
+                    assertThat(r.state()).isEqualTo(BucketState.ACTIVE);
+                    assertThat(r.isArchived()).isTrue();
+                }));
+            }
+            await().atMost(WAIT).until(() -> store.head(p.objectKey()).isEmpty());
+            assertThat(store.head(copiedKey(p, from, to))).isPresent();
+            assertServed(jedis, l);
+            cluster.startNode(oldLeader);
+            StorageProcess back = cluster.storage(oldLeader);
+            await().atMost(WAIT).untilAsserted(() -> {
+                BucketRecord r = record(back, l.bucket());
+                assertThat(r.state()).as("the restarted member learns the move").isEqualTo(BucketState.SENT);
+                assertThat(r.has(BucketRecord.FLAG_DATA_DROPPED)).isTrue();
+            });
+        }
+    }
+
+    /**
      * The hand-over done step by step up to the destination's activation, then the destination's object
      * deleted in the store behind its back: the rebalancer's recovery asks the destination for its
      * durable answer before the source drops anything, finds the object missing, copies it again from
