@@ -75,6 +75,7 @@ class ArchiveMoveLiveTest {
         for (StorageProcess m : members(cluster, from)) {
             await().atMost(WAIT).untilAsserted(() -> {
                 BucketRecord r = record(m, bucket);
+                assertThat(r).as(m.node().id()).isNotNull();
                 assertThat(r.state()).as(m.node().id()).isEqualTo(BucketState.SENT);
                 assertThat(r.has(BucketRecord.FLAG_DATA_DROPPED)).isTrue();
                 assertThat(r.isArchived()).isFalse();
@@ -150,10 +151,12 @@ class ArchiveMoveLiveTest {
             cluster.stopNode(oldLeader);
 
             for (StorageProcess m : members(cluster, to)) {
-                await().atMost(WAIT).untilAsserted(() -> assertThat(record(m, l.bucket())).satisfies(r -> {
+                await().atMost(WAIT).untilAsserted(() -> {
+                    BucketRecord r = record(m, l.bucket());
+                    assertThat(r).as("not there yet").isNotNull();
                     assertThat(r.state()).isEqualTo(BucketState.ACTIVE);
                     assertThat(r.isArchived()).isTrue();
-                }));
+                });
             }
             await().atMost(WAIT).until(() -> store.head(p.objectKey()).isEmpty());
             assertThat(store.head(copiedKey(p, from, to))).isPresent();
@@ -161,7 +164,8 @@ class ArchiveMoveLiveTest {
             cluster.startNode(oldLeader);
             StorageProcess back = cluster.storage(oldLeader);
             await().atMost(WAIT).untilAsserted(() -> {
-                BucketRecord r = record(back, l.bucket());
+                BucketRecord r = back == null ? null : record(back, l.bucket());
+                assertThat(r).as("not caught up yet").isNotNull();
                 assertThat(r.state()).as("the restarted member learns the move").isEqualTo(BucketState.SENT);
                 assertThat(r.has(BucketRecord.FLAG_DATA_DROPPED)).isTrue();
             });
