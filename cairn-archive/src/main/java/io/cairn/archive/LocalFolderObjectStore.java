@@ -150,7 +150,7 @@ public final class LocalFolderObjectStore implements ObjectStore {
         Path path = pathOf(key);
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(path), 4096))) {
             HeaderAndMetadata h = readMetadata(in, key);
-            return Optional.of(new ObjectInfo(key, Files.size(path) - h.headerBytes, h.metadata));
+            return Optional.of(new ObjectInfo(key, Files.size(path) - h.headerBytes, h.metadata, Files.getLastModifiedTime(path).toMillis()));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
@@ -169,6 +169,8 @@ public final class LocalFolderObjectStore implements ObjectStore {
         Path temp = tmp.resolve("copy-" + UUID.randomUUID() + ".tmp"); // unique across the processes sharing the folder
         try {
             Files.createLink(temp, source);
+            // A link shares its source's times: the copy is new to the sweeper's age guard (the source looks new too, which is safe).
+            Files.setLastModifiedTime(temp, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis()));
             Files.createDirectories(target.getParent());
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             fsyncDirectory(target.getParent());
@@ -214,7 +216,7 @@ public final class LocalFolderObjectStore implements ObjectStore {
         List<ObjectInfo> page = new ArrayList<>(matches.size());
         for (Map.Entry<String, Path> m : matches.entrySet()) {
             Optional<ObjectInfo> info = head(m.getKey()); // deleted since the walk: leave it out
-            info.ifPresent(i -> page.add(new ObjectInfo(i.key(), i.sizeBytes(), Map.of())));
+            info.ifPresent(i -> page.add(new ObjectInfo(i.key(), i.sizeBytes(), Map.of(), i.lastModifiedMs())));
         }
         Optional<String> next = matches.size() == maxKeys ? Optional.of(matches.lastKey()) : Optional.empty();
         return new ObjectPage(page, next);

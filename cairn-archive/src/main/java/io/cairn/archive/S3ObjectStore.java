@@ -152,7 +152,7 @@ public final class S3ObjectStore implements ObjectStore {
         ObjectKeys.checkKey(key);
         try {
             HeadObjectResponse r = s3.headObject(b -> b.bucket(bucket).key(key));
-            return Optional.of(new ObjectInfo(key, r.contentLength(), r.metadata()));
+            return Optional.of(new ObjectInfo(key, r.contentLength(), r.metadata(), r.lastModified() == null ? -1 : r.lastModified().toEpochMilli()));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         } catch (S3Exception e) {
@@ -187,7 +187,7 @@ public final class S3ObjectStore implements ObjectStore {
             if (pageToken != null) b.continuationToken(pageToken);
         }));
         List<ObjectInfo> objects = new ArrayList<>(r.contents().size());
-        for (S3Object o : r.contents()) objects.add(new ObjectInfo(o.key(), o.size(), Map.of()));
+        for (S3Object o : r.contents()) objects.add(new ObjectInfo(o.key(), o.size(), Map.of(), o.lastModified() == null ? -1 : o.lastModified().toEpochMilli()));
         boolean more = Boolean.TRUE.equals(r.isTruncated()) && r.nextContinuationToken() != null;
         return new ObjectPage(objects, more ? Optional.of(r.nextContinuationToken()) : Optional.empty());
     }

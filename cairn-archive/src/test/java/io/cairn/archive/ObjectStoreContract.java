@@ -177,6 +177,20 @@ abstract class ObjectStoreContract {
         assertThat(store().list(prefix + "/nothing-here/", null, 10).objects()).isEmpty();
     }
 
+    /** The sweeper's age guard reads it: when the object was written, or copied (a copy is a new object). */
+    @Test
+    void headAndListTellWhenAnObjectWasWrittenOrCopied() {
+        long slackMs = 5_000; // file systems and S3 keep seconds; clocks of a store and its client differ a little
+        long before = System.currentTimeMillis();
+        store().put(key("old"), ObjectBody.of(bytes("x")), Map.of());
+        long written = store().head(key("old")).orElseThrow().lastModifiedMs();
+        assertThat(written).isBetween(before - slackMs, System.currentTimeMillis() + slackMs);
+        assertThat(store().list(prefix + "/", null, 10).objects()).extracting(ObjectInfo::lastModifiedMs).containsExactly(written);
+        long copiedAt = System.currentTimeMillis();
+        store().copy(key("old"), key("new"));
+        assertThat(store().head(key("new")).orElseThrow().lastModifiedMs()).isGreaterThanOrEqualTo(copiedAt - slackMs);
+    }
+
     @Test
     void badKeysAndMetadataAreRefusedWithAClearCode() {
         for (String bad : List.of("", "/abs", "a//b", "a/../b", "trailing/", "a/./b")) {

@@ -43,9 +43,20 @@ public final class CoordinatorProcess implements AutoCloseable {
                 CoordinatorProcess::removalFindings);
         this.topologyWatch = new CoordinatorClient(config.topology().coordinators());
         this.mover = new MoverService(server::isLeader, config.rebalancer().moverSettings());
+        if (config.archive().enabled()) mover.withArchiveIo(archiveMoveIo(config, nodeId));
         this.doubledAdmin = new DoubledAdmin(mover);
         this.members = new MemberReconciler(server::isLeader, topologyWatch);
         this.settings = new LiveSettingsFollower(nodeId, config, topologyWatch, mover);
+    }
+
+    /**
+     * The coordinator's handle on the archive tier's store: moves of archived buckets copy objects
+     * between replicaset prefixes (server-side) and check them (HEAD); no bucket data comes here.
+     */
+    private static io.cairn.storage.ArchiveMoveIo archiveMoveIo(ClusterConfig config, String nodeId) {
+        var archive = config.archive();
+        var store = new io.cairn.archive.ThrottledObjectStore(archive.open(config.dataDir()), io.cairn.archive.StoreThrottle.system(archive.rates()));
+        return new io.cairn.storage.ArchiveMoveIo(store, config.nodeDir(nodeId).resolve("archive-staging"), archive::replicasetPrefix, 2);
     }
 
     /** Asks the replicaset's leader what it still holds; the coordinator refuses its removal unless nothing. */

@@ -10,6 +10,7 @@ import io.cairn.core.CairnException;
 import io.cairn.core.move.ArchivePointer;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ArchiveSettings;
+import io.cairn.storage.ArchiveSweeper;
 import io.cairn.storage.BucketArchives;
 import io.cairn.storage.StorageAdmin;
 import io.cairn.storage.StorageNode;
@@ -39,6 +40,10 @@ final class StorageArchiveTier implements AutoCloseable {
     private final StorageNode node;
     private final ThrottledObjectStore store;
     private final BucketArchives archives;
+    /** Null when sweeping is off ({@code archive.sweepIntervalMs: 0}). */
+    private final ArchiveSweeper sweeper;
+    /** One page of a sweep per step, on the tier's own thread: low priority by pace. */
+    private final long sweepStepMs;
     private volatile long leaderSinceMs = -1;
     /** Its own thread: an archive waits on the object store, which must not hold up the process timer's sweeps. */
     private final java.util.concurrent.ScheduledExecutorService ticker;
@@ -49,6 +54,9 @@ final class StorageArchiveTier implements AutoCloseable {
         BucketArchiver archiver = new BucketArchiver(store, nodeDir.resolve("archive-staging"));
         this.archives = new BucketArchives(node, settings.replicasetPrefix(node.replicaset().id()), archiver, replicaset::move,
                 settings.restoreSettings());
+        this.sweeper = settings.sweepIntervalMs() == 0 ? null : new ArchiveSweeper(store, settings.replicasetPrefix(node.replicaset().id()),
+                node, java.time.Duration.ofMillis(settings.sweepAgeGuardMs()), java.time.Duration.ofMillis(settings.sweepIntervalMs()));
+        this.sweepStepMs = Math.min(TICK_MS, Math.max(100, settings.sweepIntervalMs()));
         this.ticker = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-archive-" + node.id());
             t.setDaemon(true);
@@ -59,6 +67,7 @@ final class StorageArchiveTier implements AutoCloseable {
     /** Starts the leader's periodic step ({@link #tick}). */
     void start() {
         ticker.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+        if (sweeper != null) ticker.scheduleWithFixedDelay(this::sweep, sweepStepMs, sweepStepMs, TimeUnit.MILLISECONDS);
     }
 
     BucketArchives archives() {
@@ -82,6 +91,21 @@ final class StorageArchiveTier implements AutoCloseable {
         } catch (RuntimeException e) {
             log.debug("archive tick of {} skipped: {}", node.replicaset().id(), e.toString());
         }
+    }
+
+    /** One page of the prefix sweep, on the leader only. */
+    void sweep() {
+        if (!node.isLeader()) return;
+        try {
+            sweeper.step(System.currentTimeMillis());
+        } catch (RuntimeException e) {
+            log.warn("archive sweep step of {} failed: {}", node.replicaset().id(), e.toString());
+        }
+    }
+
+    /** The sweeper's counters; null when sweeping is off. */
+    ArchiveSweeper.Counts sweepCounts() {
+        return sweeper == null ? null : sweeper.counts();
     }
 
     /** {@code POST /buckets/B/archive|restore}. */
@@ -149,6 +173,8 @@ final class StorageArchiveTier implements AutoCloseable {
         out.put("restoresInFlight", c.restoresInFlight());
         out.put("failures", archives.failures());
         out.put("throttle", store.throttle().stats());
+        if (sweeper != null) out.put("sweep", sweeper.counts());
+        out.put("deletedDirectly", archives.deletedDirectly());
         return out;
     }
 
@@ -173,6 +199,12 @@ final class StorageArchiveTier implements AutoCloseable {
             FunctionCounter.builder("cairn_archive_store_calls", store, s -> s.calls(op)).tag("replicaset", rs).tag("operation", op.name().toLowerCase())
                     .description("calls to the object store by kind").register(r);
         }
+        FunctionCounter.builder("cairn_archive_swept_quarantined", this, t -> t.sweeper == null ? 0 : t.sweeper.counts().quarantined())
+                .tag("replicaset", rs).description("objects no record named, moved to the quarantine prefix by this node's sweeper").register(r);
+        FunctionCounter.builder("cairn_archive_swept_deleted", this, t -> t.sweeper == null ? 0 : t.sweeper.counts().deleted())
+                .tag("replicaset", rs).description("quarantined objects this node's sweeper deleted after the age guard").register(r);
+        FunctionCounter.builder("cairn_archive_deleted_directly", archives, BucketArchives::deletedDirectly).tag("replicaset", rs)
+                .description("objects of buckets emptied by FLUSHALL that this node deleted directly (never restored)").register(r);
         FunctionCounter.builder("cairn_archive_store_bytes_written", store, ThrottledObjectStore::bytesWritten).tag("replicaset", rs)
                 .description("bytes written to the object store").register(r);
         FunctionCounter.builder("cairn_archive_store_bytes_read", store, ThrottledObjectStore::bytesRead).tag("replicaset", rs)

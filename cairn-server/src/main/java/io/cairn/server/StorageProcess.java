@@ -251,6 +251,11 @@ public final class StorageProcess implements AutoCloseable {
         return archive == null ? null : archive.store();
     }
 
+    /** This node's archive sweeper's counters (null when the tier or sweeping is off). */
+    public io.cairn.storage.ArchiveSweeper.Counts archiveSweepCounts() {
+        return archive == null ? null : archive.sweepCounts();
+    }
+
     private void registerMetrics(MeterRegistry r) {
         io.cairn.server.admin.AlertMetrics.register(r, this::alerts, "BOOTSTRAP_REFUSED", "REPLACED_DISK", "DOUBLED_BUCKETS");
         String rs = replicaset.id();

@@ -61,4 +61,16 @@ class ArchiveLiveS3Test {
             assertThat(store.throttle().stats().calls()).as("through the process's throttle").isPositive();
         }
     }
+
+    /** An archived bucket moved by S3's CopyObject between the replicasets' prefixes (ArchiveMoveLiveTest on s3proxy). */
+    @Test
+    void anArchivedBucketMovesByCopyObjectWithNoBucketBytesThroughAnyNode() throws Exception {
+        Map<String, Object> archive = Map.of("store", "s3", "s3Endpoint", endpoint.toString(), "s3Bucket", STORE_BUCKET,
+                "s3AccessKeyId", ACCESS_KEY, "s3SecretAccessKey", SECRET_KEY);
+        ClusterConfig config = TestClusters.config(dir, 2, 1, 64, Map.of("archive", archive, "rebalancer", Map.of("auto", false)));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(ArchiveScenarios.WAIT)).isTrue();
+            ArchiveMoveLiveTest.moveByServerSideCopy(cluster);
+        }
+    }
 }

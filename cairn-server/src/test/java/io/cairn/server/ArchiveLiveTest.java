@@ -86,7 +86,7 @@ class ArchiveLiveTest {
     }
 
     @Test
-    void aMoveOfAnArchivedBucketRestoresItFirstAndThenMovesEveryKey() throws Exception {
+    void aMoveOfAnArchivedBucketMovesItsObjectAndTheNewOwnerServesEveryKey() throws Exception {
         Map<String, Object> manual = Map.of("rebalancer", Map.of("auto", false, "roundIntervalMs", 100));
         try (LocalCluster cluster = start(2, manual); Jedis jedis = TestClusters.jedis(cluster)) {
             Loaded l = load(jedis, cluster, "moving", 100);
@@ -95,10 +95,11 @@ class ArchiveLiveTest {
             archiveAndCheck(cluster, source, l);
             var mover = cluster.coordinatorLeader().mover();
             await().atMost(WAIT).until(() -> {
-                mover.requestMove(l.bucket(), destination); // refused while archived (the refusal starts the restore), then moved
+                mover.requestMove(l.bucket(), destination); // moved as its object (ArchiveMoveLiveTest has the details)
                 BucketRecord r = record(leaderOf(cluster, destination), l.bucket());
                 return r != null && r.state() == io.cairn.core.BucketState.ACTIVE;
             });
+            assertThat(record(leaderOf(cluster, destination), l.bucket()).isArchived()).as("not restored before the move").isTrue();
             assertThat(record(leaderOf(cluster, source), l.bucket()).state()).isIn(io.cairn.core.BucketState.SENT, io.cairn.core.BucketState.SENDING);
             assertServed(jedis, l);
         }

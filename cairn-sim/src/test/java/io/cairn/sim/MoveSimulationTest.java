@@ -89,7 +89,7 @@ class MoveSimulationTest {
         long startNs = System.nanoTime();
         List<String> failures = new ArrayList<>();
         long events = 0, acked = 0, moved = 0, rolledBack = 0, falseDoubled = 0, falseDoubledSeeds = 0, stuck = 0, contained = 0;
-        long partitions = 0, lostToPartitions = 0;
+        long partitions = 0, lostToPartitions = 0, archiveCopies = 0, archiveObjectsLost = 0;
         SimRaftCounters members = new SimRaftCounters();
         List<Long> seeds = seeds();
         List<Long> falseDoubledExamples = new ArrayList<>();
@@ -103,6 +103,8 @@ class MoveSimulationTest {
                 contained += r.containedCopies();
                 partitions += r.partitions();
                 lostToPartitions += r.lostToPartitions();
+                archiveCopies += r.archiveCopies();
+                archiveObjectsLost += r.archiveObjectsLost();
                 members.add(r.members());
                 falseDoubled += r.falseDoubledReports();
                 if (r.doubledStuckSending()) stuck++;
@@ -117,9 +119,11 @@ class MoveSimulationTest {
         }
         System.out.printf("%s: %d seeds, %d events, %d acknowledged writes, %d partitions losing %d messages,"
                         + " %d moves finished by the last driver, %d rolled back, %d false DOUBLED_BUCKETS reports in %d seeds %s,"
-                        + " %d runs with the doubled bucket stuck SENDING, %d doubled copies contained by verification, %s, %d failed, %d ms%n",
+                        + " %d runs with the doubled bucket stuck SENDING, %d doubled copies contained by verification, %s,"
+                        + " %d archived buckets copied server-side, %d of their objects lost mid-move, %d failed, %d ms%n",
                 scenario, seeds.size(), events, acked, partitions, lostToPartitions, moved, rolledBack, falseDoubled, falseDoubledSeeds,
-                falseDoubledExamples, stuck, contained, members, failures.size(), (System.nanoTime() - startNs) / 1_000_000);
+                falseDoubledExamples, stuck, contained, members, archiveCopies, archiveObjectsLost, failures.size(),
+                (System.nanoTime() - startNs) / 1_000_000);
         assertThat(failures).as("failing seeds of %s:%n%s", scenario, String.join("\n\n", failures)).isEmpty();
         if ((scenario == Scenario.DOUBLED_CONTAINED || scenario == Scenario.RESTORED_COPY) && failures.isEmpty()) {
             assertThat(contained).as("verification contained no copy in any seed: the scenario tests nothing").isPositive();
@@ -127,6 +131,10 @@ class MoveSimulationTest {
         if (seeds.size() >= 10 && failures.isEmpty()) {  // a single replayed seed may be one of those without partitions
             assertThat(lostToPartitions).as("no message was lost to a partition: partitions are not in the fault mix").isPositive();
             assertMemberFaultsExercised(scenario, members);
+            if (scenario == Scenario.ADD_REPLICASET || scenario == Scenario.DRAIN) {
+                assertThat(archiveCopies).as("%s: no archived bucket moved by server-side copy", scenario).isPositive();
+                assertThat(archiveObjectsLost).as("%s: no destination object was lost mid-move", scenario).isPositive();
+            }
         }
     }
 

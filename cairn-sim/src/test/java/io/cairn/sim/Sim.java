@@ -46,7 +46,7 @@ final class Sim {
     /** What a run did, for the summary line. */
     record Result(long events, long virtualMs, long acknowledged, long moved, long rolledBack, int driverStarts,
                   boolean sawDoubledProblem, int falseDoubledReports, boolean doubledStuckSending, long containedCopies,
-                  int partitions, long lostToPartitions, SimRaftCounters members) {}
+                  int partitions, long lostToPartitions, SimRaftCounters members, long archiveCopies, long archiveObjectsLost) {}
 
     /**
      * Knobs a reproduction may change; the defaults are the CI run. Buckets start with 0 to 3
@@ -84,6 +84,10 @@ final class Sim {
     /** Scenario (e): the storage leaders' verification, and per replicaset the generation at which its copy of the double was contained. */
     private SimVerifier verifier;
     private final Map<String, Long> containedAt = new LinkedHashMap<>();
+    /** The archive tier: a store, and buckets archived at bootstrap in one seed of two (a random of its own, so other draws stay as they were). */
+    private final Random archiveRandom;
+    private final boolean archiving;
+    private SimArchive archive;
 
     Sim(Scenario scenario, long seed, Options options) {
         this.scenario = scenario;
@@ -91,6 +95,8 @@ final class Sim {
         this.options = options;
         this.random = new Random(seed * 31 + scenario.ordinal());
         this.bucketCount = 30 + random.nextInt(61);
+        this.archiveRandom = new Random(seed * 7_919 + 17 + scenario.ordinal());
+        this.archiving = archiveRandom.nextBoolean();
     }
 
     static byte[] bytes(String s) {
@@ -109,7 +115,7 @@ final class Sim {
             converge();
             return new Result(scheduler.events(), scheduler.nowMs(), clients.acknowledged(), moved, rolledBack, driverStarts,
                     sawDoubledProblem, falseDoubledReports, doubledStuckSending, verifier == null ? 0 : verifier.contained(),
-                    partitions, network.lostToPartitions(), memberCounters());
+                    partitions, network.lostToPartitions(), memberCounters(), archive.copies(), archive.objectsLost());
         } catch (Throwable t) {
             throw new AssertionError(scenario + " seed " + seed + " failed at event #" + scheduler.events() + " (" + scheduler.nowMs()
                     + " ms, " + scheduler.current() + "): " + t + "\nlast events:\n" + scheduler.recentEvents(), t);
@@ -121,6 +127,8 @@ final class Sim {
     private void setUp() {
         int n = doubledScenario() ? 2 + random.nextInt(2) : 3 + random.nextInt(2);
         for (int i = 0; i < n; i++) addReplicaset("rs" + i);
+        archive = new SimArchive(scheduler, archiveRandom, () -> chaos, byId);
+        invariants.useArchive(archive);
         int holders = switch (scenario) {
             case ADD_REPLICASET -> n - 1 - random.nextInt(n - 2);  // 2 or 3 hold everything, the rest join
             case DOUBLED_BUCKET, DOUBLED_CONTAINED, RESTORED_COPY -> 2;  // with a third replicaset joining, the Mover moves while the double lasts
@@ -144,7 +152,7 @@ final class Sim {
         PlanLimits planLimits = new PlanLimits(PlanLimits.DEFAULT_THRESHOLD_PERCENT, 1 + random.nextInt(3), 1 + random.nextInt(4),
                 2 + random.nextInt(7));
         SendMove.Limits moveLimits = new SendMove.Limits(1 + random.nextInt(4), 1 << 16, 30 + random.nextInt(50), random.nextBoolean());
-        driver = new SimDriver(scheduler, network, planLimits, moveLimits, new Mover.Layout(1, bucketCount, weights));
+        driver = new SimDriver(scheduler, network, planLimits, moveLimits, new Mover.Layout(1, bucketCount, weights), archive);
         clients = new SimClients(scheduler, network, random, replicasets, bucketCount, doubled);
         clients.start(options.clients());
         startDriver();
@@ -226,6 +234,8 @@ final class Sim {
             rs.putData(bucket, new ChunkEntry(bytes(key), bytes(value)));
             invariants.writeApplied(bucket, key, value);
         }
+        // Bucket 1 may become a double; the others are archived in one seed of two, one in three of them.
+        if (archiving && bucket != 1 && archiveRandom.nextInt(3) == 0) archive.archiveAtBootstrap(rs, bucket);
     }
 
     /**
@@ -444,6 +454,7 @@ final class Sim {
                 SimDriver.Incarnation i = driver.current();
                 moved = i.mover.progress().moved();
                 rolledBack = i.mover.progress().rolledBack();
+                checkArchivedOwnersHoldTheirObjects();
                 if (doubled > 0 && i.mover.progress().problems().stream().anyMatch(p -> p.startsWith("DOUBLED_BUCKETS"))) {
                     throw new AssertionError("DOUBLED_BUCKETS still reported after the double was resolved: " + i.mover.progress().problems());
                 }
@@ -453,6 +464,21 @@ final class Sim {
         throw new AssertionError("LIVENESS: not settled after " + MAX_HEAL_ROUNDS + " fault-free rounds: " + unsettled() + "; members "
                 + replicasets.stream().map(rs -> rs.raft().toString()).toList()
                 + "; mover " + driver.current().mover.progress() + ", in flight " + describeInFlight());
+    }
+
+    /** After the moves settled: every archived owner's object is there, with the bucket's data (the invariant checks the contents). */
+    private void checkArchivedOwnersHoldTheirObjects() {
+        for (int b = 1; b <= bucketCount; b++) {
+            for (SimReplicaset rs : replicasets) {
+                BucketRecord r = rs.record(b);
+                if (r != null && r.state().servesWrites() && r.isArchived() && archive.contents(rs.archivePointer(b)) == null) {
+                    throw new Invariants.Violation("bucket " + b + " is archived on its owner " + rs.id + " but its object is gone: "
+                            + Invariants.describe(b, replicasets));
+                }
+            }
+            invariants.touched(b);
+        }
+        invariants.check();
     }
 
     /**

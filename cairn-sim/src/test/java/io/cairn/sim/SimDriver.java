@@ -85,6 +85,21 @@ final class SimDriver {
         }
 
         @Override
+        public void copyArchive(String source, String destination, int bucket, long generation, Consumer<ArchiveCopy> reply) {
+            archive.copy(network, node(), source, destination, bucket, generation, reply, this::alive);
+        }
+
+        @Override
+        public void archiveDurable(String replicaset, int bucket, long generation, Consumer<Durability> reply) {
+            archive.durable(network, node(), replicaset, bucket, generation, reply, this::alive);
+        }
+
+        @Override
+        public void deleteArchive(String objectKey) {
+            if (alive) archive.delete(objectKey);
+        }
+
+        @Override
         public void after(long delayMs, Runnable task) {
             scheduler.after(delayMs, "timer of mover " + number, () -> {
                 if (alive) task.run();
@@ -97,6 +112,7 @@ final class SimDriver {
         }
     }
 
+    private final SimArchive archive;
     private final SimScheduler scheduler;
     private final SimNetwork network;
     private final PlanLimits planLimits;
@@ -105,7 +121,9 @@ final class SimDriver {
     private Mover.Layout layout;
     private int started;
 
-    SimDriver(SimScheduler scheduler, SimNetwork network, PlanLimits planLimits, SendMove.Limits moveLimits, Mover.Layout layout) {
+    SimDriver(SimScheduler scheduler, SimNetwork network, PlanLimits planLimits, SendMove.Limits moveLimits, Mover.Layout layout,
+              SimArchive archive) {
+        this.archive = archive;
         this.scheduler = scheduler;
         this.network = network;
         this.planLimits = planLimits;

@@ -20,4 +20,11 @@ public interface ArchivedAccess {
     ArchivedAccess NONE = bucket -> Admission.NOT_LEADER;
 
     Admission requested(int bucket);
+
+    /**
+     * Told, in the apply of a committed entry, that no record points to {@code objectKey} any more
+     * (FLUSHALL emptied its bucket): the leader deletes it directly, never restoring it first. Called
+     * on every replica and on the apply thread, so it only queues work; a miss is the sweeper's.
+     */
+    default void released(int bucket, String objectKey) {}
 }

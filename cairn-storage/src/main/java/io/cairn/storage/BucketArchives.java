@@ -90,6 +90,7 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
     private final Map<Integer, Boolean> archiving = new ConcurrentHashMap<>();
     /** The last failure per bucket (restore or archive), for alerts; cleared by a success. */
     private final Map<Integer, String> failures = new ConcurrentHashMap<>();
+    private final LongAdder deletedDirectly = new LongAdder();
     private final LongAdder archived = new LongAdder(), archivedBytes = new LongAdder(), restored = new LongAdder(),
             restoredBytes = new LongAdder(), archiveFailures = new LongAdder(), restoreFailures = new LongAdder(), queueFull = new LongAdder();
     private volatile boolean closed;
@@ -121,6 +122,11 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
                 restoreFailures.sum(), queueFull.sum(), restores.size());
     }
 
+    /** Objects this node deleted directly because FLUSHALL emptied their bucket. */
+    public long deletedDirectly() {
+        return deletedDirectly.sum();
+    }
+
     /** Buckets whose last archive or restore failed, with why (cleared by a later success). */
     public Map<Integer, String> failures() {
         return Map.copyOf(failures);
@@ -130,6 +136,20 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
     public Admission requested(int bucket) {
         if (closed || !node.isLeader()) return Admission.NOT_LEADER;
         return restore(bucket) == null ? Admission.QUEUE_FULL : Admission.QUEUED;
+    }
+
+    /** FLUSHALL emptied the bucket: its object goes now, on the leader, off the apply thread. */
+    @Override
+    public void released(int bucket, String objectKey) {
+        if (closed || !node.isLeader()) return;
+        try {
+            workers.execute(() -> {
+                deleteReplaced(bucket, objectKey);
+                deletedDirectly.increment();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("replicaset {}: the object {} of flushed bucket {} is left to the sweeper (closing)", node.replicaset().id(), objectKey, bucket);
+        }
     }
 
     /**
@@ -248,6 +268,7 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
         ReplicasetState state = requireState();
         BucketRecord r = state.record(bucket);
         if (r == null || !r.isArchived()) return true;
+        if (!r.state().servesWrites()) return false; // moving as its object (SENDING, or received): its new owner restores it
         ArchivePointer p = state.archivePointer(bucket);
         if (p == null) {
             failures.put(bucket, "restore: no archive pointer is recorded");

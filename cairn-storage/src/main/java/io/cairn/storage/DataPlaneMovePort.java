@@ -1,6 +1,7 @@
 package io.cairn.storage;
 
 import io.cairn.client.DataPlaneClient;
+import io.cairn.core.move.ArchiveMoves;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MovePort;
@@ -57,6 +58,7 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
     /** @param copy a chunk copied ahead; anything else is a step, whose latency steers an adaptive budget */
     private record Queued(byte[] command, Consumer<MoveReply> reply, boolean copy) {}
     private volatile Topology topology;
+    private volatile ArchiveMoveIo archiveIo;
     private final TransferBudget budget;
     /** Replicasets whose chunks wait for the budget with a flush already scheduled (driver thread only). */
     private final java.util.Set<String> budgetTimers = new java.util.HashSet<>();
@@ -214,6 +216,63 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
     @Override
     public void exportChunk(String replicaset, MoveQuery.ExportChunk query, Consumer<MoveQuery.ChunkPage> reply) {
         call(replicaset, StorageRequest.moveQuery(query), true, MoveCodec::decodeChunkPage, reply);
+    }
+
+    /** Moves of archived buckets copy and check objects through {@code io} (null: this port moves none; they roll back). Driver thread. */
+    public void setArchiveIo(ArchiveMoveIo io) {
+        this.archiveIo = io;
+    }
+
+    /** The archive calls' counters; null without an archive tier. */
+    public ArchiveMoveIo.Counts archiveCounts() {
+        ArchiveMoveIo io = archiveIo;
+        return io == null ? null : io.counts();
+    }
+
+    @Override
+    public void copyArchive(String source, String destination, int bucket, long generation, Consumer<ArchiveCopy> reply) {
+        ArchiveMoveIo io = archiveIo;
+        if (io == null) {
+            reply.accept(ArchiveCopy.refused("the mover has no archive tier (archive.store: none)"));
+            return;
+        }
+        archiveOf(source, bucket, state -> {
+            if (state == null) { reply.accept(null); return; }
+            String refusal = ArchiveMoves.copyRefusal(state.record(), state.pointer(), destination, generation);
+            if (refusal != null) { reply.accept(ArchiveCopy.refused(refusal)); return; }
+            io.copy(state.pointer(), bucket, destination, r -> driver.execute(() -> {
+                if (r.failure() == null) reply.accept(new ArchiveCopy(r.value(), ""));
+                else if (r.retryable()) reply.accept(null);
+                else reply.accept(ArchiveCopy.refused("copy of " + state.pointer().objectKey() + ": " + r.failure().code() + " " + r.failure().getMessage()));
+            }));
+        });
+    }
+
+    @Override
+    public void archiveDurable(String replicaset, int bucket, long generation, Consumer<Durability> reply) {
+        archiveOf(replicaset, bucket, state -> {
+            if (state == null) { reply.accept(null); return; }
+            ArchiveMoveIo io = archiveIo;
+            if (!ArchiveMoves.needsHead(state.record(), generation)) {
+                reply.accept(ArchiveMoves.durability(state.record(), generation, false));
+                return;
+            }
+            if (io == null || state.pointer() == null) { reply.accept(io == null ? null : Durability.MISSING); return; }
+            io.isDurable(state.pointer(), bucket, r -> driver.execute(() -> {
+                if (r.failure() != null) reply.accept(null); // unclear: ask again, never drop on a guess
+                else reply.accept(ArchiveMoves.durability(state.record(), generation, r.value()));
+            }));
+        });
+    }
+
+    @Override
+    public void deleteArchive(String objectKey) {
+        ArchiveMoveIo io = archiveIo;
+        if (io != null) io.delete(objectKey);
+    }
+
+    private void archiveOf(String replicaset, int bucket, Consumer<MoveQuery.ArchiveState> reply) {
+        call(replicaset, StorageRequest.moveQuery(new MoveQuery.ArchiveOf(bucket)), true, MoveCodec::decodeArchiveState, reply);
     }
 
     @Override

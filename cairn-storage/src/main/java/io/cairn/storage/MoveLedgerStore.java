@@ -166,6 +166,11 @@ final class MoveLedgerStore implements BucketLedger.Store {
         putSystem(ReplicasetState.archivePointerKey(bucket), pointer.encode());
     }
 
+    @Override
+    public void clearArchivePointer(int bucket) {
+        putSystem(ReplicasetState.archivePointerKey(bucket), null);
+    }
+
     /** From RocksDB: FinishArchive, the one caller, is never preceded by a write to its bucket in the same entry. */
     @Override
     public MoveQuery.BucketDigest digest(int bucket) {

@@ -34,6 +34,7 @@ final class MoveQueries {
         if (q instanceof Inspect i) return MoveCodec.encodeReports(inspect(i.buckets(), i.withCounts(), state));
         if (q instanceof Verify v) return MoveCodec.encodeReports(inspect(v.buckets(), false, state));
         if (q instanceof ExportChunk e) return MoveCodec.encode(exportChunk(e, state));
+        if (q instanceof ArchiveOf a) return MoveCodec.encode(new ArchiveState(state.record(a.bucket()), state.archivePointer(a.bucket())));
         return MoveCodec.encode(state.moveStatus(((Status) q).maxCandidates()));
     }
 

@@ -298,10 +298,6 @@ final class ReplicasetState {
     private byte[] applyMove(ByteBuffer entry, MoveLedgerStore ledgerStore) {
         MoveCommand command = MoveCodec.decodeCommand(entry);
         io.cairn.core.move.MoveReply reply = BucketLedger.apply(command, ledgerStore);
-        boolean startsMove = command instanceof MoveCommand.StartSend || command instanceof MoveCommand.StartCopy;
-        if (startsMove && !reply.isOk() && reply.record() != null && reply.record().isArchived()) {
-            archivedAccess.requested(command.bucket()); // a move of an archived bucket restores it first, then moves it
-        }
         if (command.takesTurnsWithRefs()) {
             if (reply.isOk()) refs.moveStarted(ledgerStore.batch());
             else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, ledgerStore.batch());
@@ -336,8 +332,21 @@ final class ReplicasetState {
                 putWithNextBsn(batch, new BucketRecord(r.id(), r.state(), r.generation(), 0, r.peer(),
                         r.flags() & ~(BucketRecord.FLAG_ARCHIVED | BucketRecord.FLAG_ARCHIVING)));
             }
+            if (flushable) releaseArchive(batch, r.id());
         }
         return OpCodec.encodeResults(List.of(OpResult.integer(-view.keyCountDelta())));
+    }
+
+    /** Forgets an emptied bucket's archive object (current or last) and has the leader delete it: its contents are gone. */
+    private void releaseArchive(WriteBatch batch, int bucket) {
+        io.cairn.core.move.ArchivePointer p = archivePointer(bucket);
+        if (p == null) return;
+        try {
+            batch.delete(store.system, archivePointerKey(bucket));
+        } catch (org.rocksdb.RocksDBException e) {
+            throw new RocksStore.StorageFailure("batch write failed", e);
+        }
+        archivedAccess.released(bucket, p.objectKey());
     }
 
     private void writeLockingDroppedBuckets(WriteBatch batch, BatchView view) {

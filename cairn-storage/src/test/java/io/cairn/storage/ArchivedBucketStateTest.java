@@ -127,7 +127,19 @@ class ArchivedBucketStateTest {
     @Test
     void flushAllEmptiesAnArchivedBucketForGood() throws Exception {
         try (ReplicasetStateMachine sm = loaded("db")) {
-            archive(sm);
+            ArchivePointer p = archive(sm);
+            List<String> released = new ArrayList<>();
+            sm.onArchivedAccess(new ArchivedAccess() {
+                @Override
+                public Admission requested(int bucket) {
+                    return Admission.QUEUED;
+                }
+
+                @Override
+                public void released(int bucket, String objectKey) {
+                    released.add(bucket + " " + objectKey);
+                }
+            });
             apply(sm, StorageRequest.ref(77, 60_000));
             apply(sm, StorageRequest.flush(77));
             BucketRecord r = sm.state().record(BUCKET);
@@ -135,6 +147,28 @@ class ArchivedBucketStateTest {
             assertThat(read(sm, "k0").isError()).isFalse();
             assertThat(read(sm, "k0").bytes()).as("never restored: no resurrection").isNull();
             assertThat(move(sm, new MoveCommand.RestoreChunk(BUCKET, 1, 0, List.of())).outcome()).isEqualTo(MoveReply.Outcome.REFUSED);
+            assertThat(released).as("the object is deleted directly, never restored").containsExactly(BUCKET + " " + p.objectKey());
+            assertThat(sm.state().archivePointer(BUCKET)).as("and forgotten").isNull();
+        }
+    }
+
+    /** The mover's question before a server-side copy or a durable check: the record and pointer, through the real query path. */
+    @Test
+    void anArchiveOfQueryAnswersTheRecordAndPointerAndASendingArchivedBucketKeepsBoth() throws Exception {
+        try (ReplicasetStateMachine sm = loaded("db")) {
+            ArchivePointer p = archive(sm);
+            MoveReply sending = move(sm, new MoveCommand.StartSend(BUCKET, "rs2"));
+            assertThat(sending.isOk()).as(sending.message()).isTrue();
+            byte[] answer = sm.query(ByteBuffer.wrap(StorageRequest.moveQuery(new MoveQuery.ArchiveOf(BUCKET))));
+            MoveQuery.ArchiveState state = MoveCodec.decodeArchiveState(ByteBuffer.wrap(answer));
+            assertThat(state.record().state()).isEqualTo(io.cairn.core.BucketState.SENDING);
+            assertThat(state.record().isArchived()).isTrue();
+            assertThat(state.pointer()).isEqualTo(p);
+            assertThat(read(sm, "k0").isError()).as("a SENDING archived bucket serves nothing").isTrue();
+            assertThat(move(sm, new MoveCommand.MarkSent(BUCKET, 2)).isOk()).isTrue();
+            MoveReply dropped = move(sm, new MoveCommand.DropData(BUCKET, 2));
+            assertThat(dropped.message()).isEqualTo(p.objectKey());
+            assertThat(sm.state().archivePointer(BUCKET)).isNull();
         }
     }
 }

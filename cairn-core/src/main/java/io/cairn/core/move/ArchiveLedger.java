@@ -5,6 +5,10 @@ import io.cairn.core.move.MoveCommand.*;
 
 import static io.cairn.core.BucketRecord.FLAG_ARCHIVED;
 import static io.cairn.core.BucketRecord.FLAG_ARCHIVING;
+import static io.cairn.core.BucketRecord.FLAG_DATA_DROPPED;
+import static io.cairn.core.BucketRecord.FLAG_QUARANTINED;
+import static io.cairn.core.BucketState.GARBAGE;
+import static io.cairn.core.BucketState.RECEIVING;
 
 /**
  * The archive tier's replicated decisions on one replicaset's bucket records (issue 23, seed 002;
@@ -38,6 +42,7 @@ final class ArchiveLedger {
         if (command instanceof CancelArchive c) return cancel(c, r, store);
         if (command instanceof RestoreChunk c) return restoreChunk(c, r, store);
         if (command instanceof FinishRestore c) return finishRestore(c, r, store);
+        if (command instanceof AdoptArchive c) return adopt(c, r, store);
         throw new IllegalArgumentException("not an archive command: " + command);
     }
 
@@ -85,7 +90,8 @@ final class ArchiveLedger {
     }
 
     private static MoveReply restoreChunk(RestoreChunk c, BucketRecord r, BucketLedger.Store store) {
-        if (r == null || !r.isArchived() || r.generation() != c.generation()) {
+        // Only an owner restores: a SENDING (or received) archived bucket moves as its object, its data stays there.
+        if (r == null || !r.isArchived() || r.generation() != c.generation() || !r.state().servesWrites()) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not archived at generation " + c.generation());
         }
         ReceiveProgress p;
@@ -110,7 +116,7 @@ final class ArchiveLedger {
 
     private static MoveReply finishRestore(FinishRestore c, BucketRecord r, BucketLedger.Store store) {
         if (r != null && !r.isArchived() && r.generation() == c.generation() && r.state().isRoutable()) return MoveReply.ok(r);
-        if (r == null || !r.isArchived() || r.generation() != c.generation()) {
+        if (r == null || !r.isArchived() || r.generation() != c.generation() || !r.state().servesWrites()) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not archived at generation " + c.generation());
         }
         ReceiveProgress p = store.progress(c.bucket());
@@ -123,5 +129,55 @@ final class ArchiveLedger {
                     + " (or the checksums differ); it stays archived");
         }
         return MoveReply.ok(store.put(BucketLedger.withFlags(r, r.flags() & ~FLAG_ARCHIVED)));
+    }
+
+    /**
+     * The destination's verdict on an archived bucket moved by server-side copy. The object was copied
+     * into this replicaset's prefix and verified by HEAD before this was sent; the bucket becomes a
+     * complete RECEIVING copy with the archived flag and the pointer (the usual MarkSent, Activate,
+     * DropData follow). The guards are a chunk 0's: never over a newer generation, a routable copy or a
+     * quarantined one, and a fenced copy stays fenced. Sent again for the same generation (after the
+     * durable check found the object missing and the driver copied it again) it records the new pointer.
+     */
+    private static MoveReply adopt(AdoptArchive c, BucketRecord r, BucketLedger.Store store) {
+        if (r != null && r.generation() > c.generation()) return MoveReply.refused(r, "generation " + c.generation() + " is stale");
+        if (r != null && r.generation() == c.generation()) return readopt(c, r, store);
+        if (r != null && r.state().isRoutable()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + r.state() + " here; refusing a second copy");
+        }
+        if (r != null && r.has(FLAG_QUARANTINED)) {
+            return new MoveReply(MoveReply.Outcome.ABORTED, r, 0, "a quarantined doubled copy is kept here; nothing was adopted");
+        }
+        if (r != null && !r.has(FLAG_DATA_DROPPED)) store.dropData(c.bucket()); // leftovers of an older copy, as chunk 0 drops them
+        BucketRecord created = r == null
+                ? new BucketRecord(c.bucket(), RECEIVING, c.generation(), 0, c.source(), FLAG_ARCHIVED)
+                : BucketLedger.withFlags(BucketLedger.withGeneration(r.state() == RECEIVING ? r : r.transition(RECEIVING, 0, c.source()),
+                        c.generation()), FLAG_ARCHIVED);
+        store.putArchivePointer(c.bucket(), c.pointer());
+        store.putProgress(c.bucket(), new ReceiveProgress(c.generation(), 1, c.pointer().keyCount(), 0, true));
+        return new MoveReply(MoveReply.Outcome.COMPLETE, store.put(created), 0, "");
+    }
+
+    private static MoveReply readopt(AdoptArchive c, BucketRecord r, BucketLedger.Store store) {
+        if (r.state() == GARBAGE) return new MoveReply(MoveReply.Outcome.ABORTED, r, 0, "already fenced");
+        boolean holds = r.state() == RECEIVING || r.state().isRoutable();
+        if (!holds) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r));
+        if (r.state() == RECEIVING && !r.isArchived()) return MoveReply.refused(r, "bucket " + c.bucket() + " is receiving chunks at this generation");
+        // Activated and restored since: its data is live here (on a Raft majority), the object is no longer needed.
+        if (!r.isArchived()) return new MoveReply(MoveReply.Outcome.COMPLETE, r, 0, "already activated and restored");
+        if (!c.pointer().equals(store.archivePointer(c.bucket()))) store.putArchivePointer(c.bucket(), c.pointer());
+        return new MoveReply(MoveReply.Outcome.COMPLETE, r, 0, "");
+    }
+
+    /**
+     * DropData of an archived bucket that was SENT: the record loses its archived flag and pointer, and the
+     * answer names the object for the driver to delete (never restored first; the destination's own copy
+     * was found durable just before). A lost answer leaves the object to the sweeper.
+     */
+    static MoveReply dropArchived(BucketRecord sent, BucketLedger.Store store) {
+        ArchivePointer p = store.archivePointer(sent.id());
+        store.clearArchivePointer(sent.id());
+        BucketRecord dropped = store.put(BucketLedger.withFlags(sent, (sent.flags() & ~FLAG_ARCHIVED) | FLAG_DATA_DROPPED));
+        return new MoveReply(MoveReply.Outcome.OK, dropped, 0, p == null ? "" : p.objectKey());
     }
 }

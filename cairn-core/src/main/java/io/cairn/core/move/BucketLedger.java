@@ -92,6 +92,11 @@ public final class BucketLedger {
             throw new UnsupportedOperationException("this store keeps no archive pointers");
         }
 
+        /** Forgets the bucket's archive pointer (its object left with a move). */
+        default void clearArchivePointer(int bucket) {
+            throw new UnsupportedOperationException("this store keeps no archive pointers");
+        }
+
         /** The bucket's local key count and checksum (as a move computes them), or null when this store does not answer it. */
         default MoveQuery.BucketDigest digest(int bucket) {
             return null;
@@ -99,12 +104,12 @@ public final class BucketLedger {
     }
 
     /**
-     * The refusal of a move of an archived (or archiving) bucket: the source's leader restores it on
-     * this refusal, and the rebalancer tries again in a later round (moving the object by server-side
-     * copy is the next step of issue 23).
+     * The refusal of a copy ahead (StartCopy) of an archived bucket, or of any move of one being
+     * archived: an archived bucket moves by server-side copy after a plain StartSend (its driver falls
+     * back to that when the record it gets back is archived); one being archived moves once that ends.
      */
     public static String archivedRefusal(int bucket) {
-        return "bucket " + bucket + " is archived; it is being restored, retry the move later";
+        return "bucket " + bucket + " is archived or being archived; it moves by server-side copy (StartSend), not by a copy ahead";
     }
 
     /** The refusal message of a StartSend kept out by storage refs. */
@@ -132,7 +137,7 @@ public final class BucketLedger {
         if (command instanceof Reactivate c) return DoubledLedger.reactivate(c, r, store);
         if (command instanceof DropQuarantined c) return DoubledLedger.dropQuarantined(c, r, store);
         if (command instanceof BeginArchive || command instanceof FinishArchive || command instanceof CancelArchive
-                || command instanceof RestoreChunk || command instanceof FinishRestore) {
+                || command instanceof RestoreChunk || command instanceof FinishRestore || command instanceof AdoptArchive) {
             return ArchiveLedger.apply(command, r, store);
         }
         throw new IllegalArgumentException("unknown command " + command);
@@ -142,7 +147,8 @@ public final class BucketLedger {
         if (r != null && r.state() == SENDING && r.peer().equals(c.destination())) return MoveReply.ok(r);
         if (r == null || r.state() != ACTIVE) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not ACTIVE");
         if (r.isCopying()) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r));
-        if (r.isArchivedOrArchiving()) return MoveReply.refused(r, archivedRefusal(c.bucket()));
+        // An archived bucket moves with its flag and pointer (its object is copied by the store); one being archived waits.
+        if (r.has(BucketRecord.FLAG_ARCHIVING)) return MoveReply.refused(r, archivedRefusal(c.bucket()));
         if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
         BucketRecord sending = r.transition(SENDING, 0, c.destination());
         return MoveReply.ok(store.put(withGeneration(sending, r.generation() + 1)));
@@ -353,6 +359,7 @@ public final class BucketLedger {
         if (r.has(BucketRecord.FLAG_QUARANTINED)) return MoveReply.refused(r, "bucket " + c.bucket() + " is a quarantined doubled copy; its data is kept");
         store.dropData(c.bucket());
         BucketRecord dropped = endCopy(r, r.peer(), store);
+        if (r.isArchived()) return ArchiveLedger.dropArchived(dropped, store);
         return MoveReply.ok(store.put(withFlags(dropped, dropped.flags() | BucketRecord.FLAG_DATA_DROPPED)));
     }
 

@@ -71,6 +71,7 @@ public final class MoveCodec {
         else if (command instanceof CancelArchive c) o.b(22).i(c.bucket()).l(c.generation());
         else if (command instanceof RestoreChunk c) o.b(23).i(c.bucket()).l(c.generation()).i(c.seq()).entries(c.entries());
         else if (command instanceof FinishRestore c) o.b(24).i(c.bucket()).l(c.generation()).l(c.keyCount()).l(c.checksum());
+        else if (command instanceof AdoptArchive c) o.b(25).i(c.bucket()).str(c.source()).l(c.generation()).bytes(c.pointer().encode());
         else throw new IllegalArgumentException("unknown move command " + command);
         sink.writeBytes(o.done());
     }
@@ -102,6 +103,7 @@ public final class MoveCodec {
             case 22 -> new CancelArchive(bucket, in.getLong());
             case 23 -> new RestoreChunk(bucket, in.getLong(), in.getInt(), entries(in));
             case 24 -> new FinishRestore(bucket, in.getLong(), in.getLong(), in.getLong());
+            case 25 -> new AdoptArchive(bucket, str(in), in.getLong(), ArchivePointer.decode(OpCodec.readPresentBytes(in, "archive pointer")));
             default -> throw new IllegalArgumentException("unknown move command type " + type);
         };
     }
@@ -130,6 +132,7 @@ public final class MoveCodec {
         else if (query instanceof Verify q) o.b(4).ints(q.buckets());
         else if (query instanceof ExportChunk q) o.b(5).i(q.bucket()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes());
         else if (query instanceof ReadChanges q) o.b(6).i(q.bucket()).l(q.generation()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes());
+        else if (query instanceof ArchiveOf q) o.b(7).i(q.bucket());
         else throw new IllegalArgumentException("unknown move query " + query);
         return o.done();
     }
@@ -144,6 +147,7 @@ public final class MoveCodec {
             case 4 -> new Verify(ints(in));
             case 5 -> new ExportChunk(in.getInt(), OpCodec.readBytes(in), in.getInt(), in.getInt());
             case 6 -> new ReadChanges(in.getInt(), in.getLong(), OpCodec.readBytes(in), in.getInt(), in.getInt());
+            case 7 -> new ArchiveOf(in.getInt());
             default -> throw new IllegalArgumentException("unknown move query type " + type);
         };
     }
@@ -170,6 +174,16 @@ public final class MoveCodec {
 
     public static BucketDigest decodeDigest(ByteBuffer in) {
         return new BucketDigest(record(in), in.getLong(), in.getLong());
+    }
+
+    public static byte[] encode(ArchiveState a) {
+        Out o = new Out().record(a.record());
+        return a.pointer() == null ? o.b(0).done() : o.b(1).bytes(a.pointer().encode()).done();
+    }
+
+    public static ArchiveState decodeArchiveState(ByteBuffer in) {
+        BucketRecord record = record(in);
+        return new ArchiveState(record, OpCodec.readBoolean(in) ? ArchivePointer.decode(OpCodec.readPresentBytes(in, "archive pointer")) : null);
     }
 
     public static byte[] encode(MoveStatus s) {

@@ -36,6 +36,10 @@ import java.util.List;
  * Archive tier (docs/archive.md; {@link ArchiveLedger}): BeginArchive (writes held), FinishArchive
  * (the verified object recorded, local data dropped) or CancelArchive; RestoreChunk x n and
  * FinishRestore (verified, the bucket serves again). The record stays ACTIVE or PINNED throughout.
+ * A move of an archived bucket (docs/archive.md, "Moves by server-side copy"): StartSend as above,
+ * the object copied by the store to the destination's prefix, AdoptArchive on the destination
+ * (RECEIVING, complete, archived: the verdict), then MarkSent, Activate and DropData as above, the
+ * source's object deleted only after the destination's object was found durable again.
  */
 public sealed interface MoveCommand {
     int bucket();
@@ -163,4 +167,12 @@ public sealed interface MoveCommand {
 
     /** Ends a restore: the bucket serves again if what arrived adds up to the archive's {@code keyCount} and {@code checksum}. */
     record FinishRestore(int bucket, long generation, long keyCount, long checksum) implements MoveCommand {}
+
+    /**
+     * The destination's verdict on an archived bucket moved by server-side copy: the object at
+     * {@code pointer} (in this replicaset's prefix, verified by HEAD before this was sent) becomes the
+     * bucket's data here, as a complete RECEIVING copy at {@code generation} with the archived flag.
+     * Sent again after a durable check found the object missing, it records the new copy's pointer.
+     */
+    record AdoptArchive(int bucket, String source, long generation, ArchivePointer pointer) implements MoveCommand {}
 }

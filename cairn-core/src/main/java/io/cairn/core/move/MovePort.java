@@ -43,6 +43,47 @@ public interface MovePort {
         reply.accept(null);
     }
 
+    /**
+     * Copies the object of {@code bucket}, archived and SENDING (or SENT with its object kept) at
+     * {@code generation} on {@code source}, to {@code destination}'s prefix by the store's server-side
+     * copy (no bucket data through any node), verified there by HEAD. Null = no answer (try again).
+     */
+    default void copyArchive(String source, String destination, int bucket, long generation, Consumer<ArchiveCopy> reply) {
+        reply.accept(ArchiveCopy.refused("this move port has no archive tier"));
+    }
+
+    /**
+     * The durable acknowledgement for an archived copy: whether {@code replicaset} holds {@code bucket}
+     * at {@code generation} durably. From an archived record that means its object answers HEAD with
+     * the recorded size and hash. Null = no answer.
+     */
+    default void archiveDurable(String replicaset, int bucket, long generation, Consumer<Durability> reply) {
+        reply.accept(Durability.NOT_HELD);
+    }
+
+    /** Deletes an archive object no record names any more (a move's clean-up); best effort, the sweeper catches a miss. */
+    default void deleteArchive(String objectKey) {}
+
+    /** The copy at the destination (its pointer there), or why there is none; a refusal is final for this try. */
+    record ArchiveCopy(ArchivePointer pointer, String refusal) {
+        public static ArchiveCopy refused(String why) {
+            return new ArchiveCopy(null, why);
+        }
+
+        public boolean copied() {
+            return pointer != null;
+        }
+    }
+
+    enum Durability {
+        /** Held at that generation (or moved on since): live data on a Raft majority, or an archived record whose object is there. */
+        DURABLE,
+        /** An archived record whose object is gone or differs: the source must keep its own. */
+        MISSING,
+        /** No record at that generation holding the bucket. */
+        NOT_HELD
+    }
+
     /** Runs {@code task} on the driver thread after {@code delayMs}. */
     void after(long delayMs, Runnable task);
 

@@ -54,6 +54,12 @@ public sealed interface MoveQuery {
     /** The next keys of a contained or quarantined doubled copy after {@code afterKey}, for export. */
     record ExportChunk(int bucket, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {}
 
+    /** A bucket's record and archive pointer, for a move of an archived bucket (the driver's port copies and checks the object). */
+    record ArchiveOf(int bucket) implements MoveQuery {}
+
+    /** The answer to {@link ArchiveOf}: either may be null. */
+    record ArchiveState(BucketRecord record, ArchivePointer pointer) {}
+
     int MAX_INSPECT = 4_096;
 
     /** One bucket as a replicaset holds it; {@code keyCount} and {@code lastWriteMs} are -1 when not asked for. */

@@ -26,12 +26,18 @@ import java.util.function.Consumer;
  * first sends its changed keys again where the destination's copy stopped (PROBING), so a
  * driver lost during the hand-over does not cost the copy.
  *
+ * <p>An archived bucket moves as its object (docs/archive.md, "Moves by server-side copy"): StartSend,
+ * the store copies the object to the destination's prefix (COPYING_ARCHIVE), the destination adopts it
+ * as its verdict (ADOPTING), MarkSent and Activate as usual, and before DropData the destination's
+ * object is checked again (CONFIRMING, the durable acknowledgement): a missing one is copied again
+ * from the source's, which is deleted only after a durable answer.
+ *
  * <p>Single-threaded: all calls and callbacks run on the driver thread.
  */
 public final class SendMove {
     public enum Phase {
-        COPY_STARTING, COPYING, STARTING, PROBING, STREAMING, FINISHING, MARKING_SENT, ACTIVATING, DROPPING, ROLLING_BACK,
-        CANCELLING, ENDING_COPY, DONE
+        COPY_STARTING, COPYING, STARTING, PROBING, STREAMING, FINISHING, COPYING_ARCHIVE, ADOPTING, MARKING_SENT, ACTIVATING,
+        CONFIRMING, DROPPING, ROLLING_BACK, CANCELLING, ENDING_COPY, DONE
     }
 
     public enum Result { MOVED, ROLLED_BACK, REFUSED }
@@ -60,6 +66,12 @@ public final class SendMove {
     /** The destination took the bucket over at its verdict (a copied hand-over); MarkSent follows. */
     private boolean activated;
     private long generation;
+    /** The bucket moves as its archive object (the source's record was archived at StartSend). */
+    private boolean archived;
+    /** The destination's copy of the object, once the store made it. */
+    private ArchivePointer adopted;
+    /** Durable checks that found the destination's object missing (each one copied it again). */
+    private int archiveRepairs;
     private int seq;
     private byte[] afterKey = new byte[0];
     private ChunkPage pending;
@@ -105,7 +117,9 @@ public final class SendMove {
         SendMove m = new SendMove(record.id(), source, record.peer(), port, limits, onDone);
         m.generation = record.marksChanges() ? record.copyGeneration() : record.generation();
         m.copied = sending && record.isCopying();
-        m.phase = m.copied ? Phase.PROBING : sending ? Phase.FINISHING : sentNotDropped ? Phase.ACTIVATING : Phase.CANCELLING;
+        m.archived = record.isArchived();
+        m.phase = m.copied ? Phase.PROBING : sending && m.archived ? Phase.COPYING_ARCHIVE : sending ? Phase.FINISHING
+                : sentNotDropped ? Phase.ACTIVATING : Phase.CANCELLING;
         m.detail = "resumed";
         m.step();
         return m;
@@ -117,6 +131,10 @@ public final class SendMove {
     public Phase phase() { return phase; }
     public long generation() { return generation; }
     public long keysSent() { return keysSent; }
+    /** Whether the bucket moved (or is moving) as its archive object, by server-side copy. */
+    public boolean archived() { return archived; }
+    /** How many times the durable check found the destination's object missing and it was copied again. */
+    public int archiveRepairs() { return archiveRepairs; }
     /** Null until {@link Phase#DONE}. */
     public Result result() { return result; }
     public String detail() { return detail; }
@@ -145,7 +163,10 @@ public final class SendMove {
             case STREAMING -> { if (copied) streamChanges(); else streamNext(); }
             case FINISHING -> port.digest(source, bucket, this::onDigest);
             case MARKING_SENT -> port.submit(source, new MarkSent(bucket, generation), this::onMarkedSent);
+            case COPYING_ARCHIVE -> port.copyArchive(source, destination, bucket, generation, this::onArchiveCopied);
+            case ADOPTING -> port.submit(destination, new AdoptArchive(bucket, source, generation, adopted), this::onVerdict);
             case ACTIVATING -> port.submit(destination, new Activate(bucket, generation), this::onActivated);
+            case CONFIRMING -> port.archiveDurable(destination, bucket, generation, this::onDurable);
             case DROPPING -> port.submit(source, new DropData(bucket, generation), this::onDropped);
             case ROLLING_BACK -> port.submit(source, new RollbackSend(bucket, generation), this::onRolledBack);
             case CANCELLING -> port.submit(destination, new AbortReceive(bucket, generation), this::onCopyFenced);
@@ -183,6 +204,10 @@ public final class SendMove {
     private void onCopyStarted(MoveReply reply) {
         if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
         BucketRecord r = reply.record();
+        if (!reply.isOk() && r != null && r.isArchived() && r.state() == BucketState.ACTIVE) {
+            moveTo(Phase.STARTING); // nothing to copy ahead: an archived bucket moves as its object, after a StartSend
+            return;
+        }
         if (!reply.isOk() || r == null || !r.marksChanges() || !r.peer().equals(destination)) {
             finish(Result.REFUSED, reply.message());
             return;
@@ -201,6 +226,11 @@ public final class SendMove {
         if (!sending) { finish(Result.REFUSED, reply.message()); return; }
         generation = r.generation();
         writesHeldSinceMs = port.nowMs();
+        if (!copied && r.isArchived()) {
+            archived = true;
+            moveTo(Phase.COPYING_ARCHIVE);
+            return;
+        }
         phase = Phase.STREAMING;
         if (copied && reply.changes() != null) onChanges(reply.changes());
         else step();
@@ -368,7 +398,41 @@ public final class SendMove {
     private void onMarkedSent(MoveReply reply) {
         if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
         if (!reply.isOk()) { finish(Result.REFUSED, reply.message()); return; }
-        moveTo(activated ? Phase.DROPPING : Phase.ACTIVATING);
+        moveTo(activated ? afterActivation() : Phase.ACTIVATING);
+    }
+
+    /** The source drops its copy next; an archived one only after the destination's object answered HEAD again. */
+    private Phase afterActivation() {
+        return archived ? Phase.CONFIRMING : Phase.DROPPING;
+    }
+
+    /** The store's copy to the destination's prefix: adopt it, or (refused: the source's record changed) let the verdict decide. */
+    private void onArchiveCopied(MovePort.ArchiveCopy copy) {
+        if (copy == null) { retryLater(); return; }
+        if (!copy.copied()) {
+            detail = copy.refusal();
+            moveTo(Phase.FINISHING); // the destination's verdict: adopted earlier (COMPLETE) or fenced (ABORTED, roll back)
+            return;
+        }
+        adopted = copy.pointer();
+        moveTo(Phase.ADOPTING);
+    }
+
+    /**
+     * The durable acknowledgement: only a DURABLE answer lets the source drop its object. A missing
+     * object at the destination is copied again from the source's (which is still there) and adopted
+     * again; the pause bounds the loop against a store that keeps losing it.
+     */
+    private void onDurable(MovePort.Durability durability) {
+        if (durability == null || durability == MovePort.Durability.NOT_HELD) { retryLater(); return; }
+        if (durability == MovePort.Durability.MISSING) {
+            archiveRepairs++;
+            detail = "the destination's object was missing; copied again";
+            retries++;
+            port.after(limits.retryDelayMs(), () -> moveTo(Phase.COPYING_ARCHIVE));
+            return;
+        }
+        moveTo(Phase.DROPPING);
     }
 
     private void onActivated(MoveReply reply) {
@@ -377,7 +441,7 @@ public final class SendMove {
         boolean activatedOrMovedOn = reply.isOk() || (r != null && r.generation() > generation);
         if (!activatedOrMovedOn) { retryLater(); return; }
         writesReleased();
-        moveTo(Phase.DROPPING);
+        moveTo(afterActivation());
     }
 
     private void writesReleased() {
@@ -386,6 +450,12 @@ public final class SendMove {
 
     private void onDropped(MoveReply reply) {
         if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
+        // DropData of an archived bucket names the source's object, which no record points to any more.
+        if (archived && reply.isOk() && !reply.message().isEmpty()) {
+            port.deleteArchive(reply.message());
+            finish(Result.MOVED, "");
+            return;
+        }
         finish(Result.MOVED, reply.isOk() ? "" : reply.message());
     }
 

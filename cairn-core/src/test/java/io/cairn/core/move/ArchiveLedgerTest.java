@@ -107,15 +107,103 @@ class ArchiveLedgerTest {
     }
 
     @Test
-    void anArchivedOrArchivingBucketRefusesToMoveAndToBeArchivedAgain() {
+    void aBucketBeingArchivedRefusesToMoveAndAnArchivedOneMovesOnlyAfterAStartSend() {
         rs.apply(new BeginArchive(B, GEN));
         assertThat(rs.apply(new StartSend(B, "rs2")).message()).contains("archived");
         assertThat(rs.apply(new StartCopy(B, "rs2")).outcome()).isEqualTo(Outcome.REFUSED);
         rs.apply(new CancelArchive(B, GEN));
         archive("k1");
-        assertThat(rs.apply(new StartSend(B, "rs2")).outcome()).isEqualTo(Outcome.REFUSED);
         assertThat(rs.apply(new BeginArchive(B, GEN)).outcome()).isEqualTo(Outcome.REFUSED);
-        assertThat(rs.record(B).state()).isEqualTo(ACTIVE);
+        MoveReply copy = rs.apply(new StartCopy(B, "rs2"));
+        assertThat(copy.outcome()).as("nothing to copy ahead").isEqualTo(Outcome.REFUSED);
+        assertThat(copy.record().isArchived()).as("the driver sees why, and sends StartSend").isTrue();
+        MoveReply send = rs.apply(new StartSend(B, "rs2"));
+        assertThat(send.isOk()).isTrue();
+        assertThat(send.record().state()).isEqualTo(SENDING);
+        assertThat(send.record().generation()).isEqualTo(GEN + 1);
+        assertThat(send.record().isArchived()).as("it leaves as its object").isTrue();
+        assertThat(rs.archivePointer(B).objectKey()).isEqualTo("k1");
+    }
+
+    @Test
+    void aSendingArchivedBucketIsNotRestoredHere() {
+        List<ChunkEntry> held = archive("k1");
+        rs.apply(new StartSend(B, "rs2"));
+        assertThat(rs.apply(new RestoreChunk(B, GEN + 1, 0, held)).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.apply(new FinishRestore(B, GEN + 1, held.size(), ChunkEntry.checksum(held))).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.keys(B)).isEmpty();
+        assertThat(rs.record(B).isArchived()).isTrue();
+    }
+
+    @Test
+    void adoptMakesACompleteArchivedCopyThatActivatesAsUsual() {
+        InMemoryReplicaset dst = new InMemoryReplicaset("rs2");
+        ArchivePointer p = pointer("rs2/buckets/7/3-aa", 5);
+        MoveReply verdict = dst.apply(new AdoptArchive(B, "rs1", GEN + 1, p));
+        assertThat(verdict.outcome()).isEqualTo(Outcome.COMPLETE);
+        assertThat(verdict.record().state()).isEqualTo(RECEIVING);
+        assertThat(verdict.record().isArchived()).isTrue();
+        assertThat(dst.archivePointer(B)).isEqualTo(p);
+        long bsn = dst.bsn;
+        assertThat(dst.apply(new AdoptArchive(B, "rs1", GEN + 1, p)).outcome()).as("idempotent").isEqualTo(Outcome.COMPLETE);
+        assertThat(dst.bsn).isEqualTo(bsn);
+        assertThat(dst.apply(new FinishReceive(B, GEN + 1, 0, 0, false)).outcome()).as("a resumed driver's verdict").isEqualTo(Outcome.COMPLETE);
+        MoveReply active = dst.apply(new Activate(B, GEN + 1));
+        assertThat(active.isOk()).isTrue();
+        assertThat(active.record().state()).isEqualTo(ACTIVE);
+        assertThat(active.record().isArchived()).isTrue();
+        ArchivePointer again = pointer("rs2/buckets/7/3-bb", 5);
+        assertThat(dst.apply(new AdoptArchive(B, "rs1", GEN + 1, again)).outcome()).as("a repair records the new copy").isEqualTo(Outcome.COMPLETE);
+        assertThat(dst.archivePointer(B)).isEqualTo(again);
+    }
+
+    @Test
+    void adoptNeverReplacesAnOwnerANewerGenerationOrAFence() {
+        ArchivePointer p = pointer("rs1/buckets/7/3-aa", 5);
+        MoveReply overOwner = rs.apply(new AdoptArchive(B, "rs9", GEN + 1, p));
+        assertThat(overOwner.outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(rs.keys(B)).as("the owner's data untouched").hasSize(5);
+        assertThat(rs.apply(new AdoptArchive(B, "rs9", GEN - 1, p)).outcome()).as("stale").isEqualTo(Outcome.REFUSED);
+
+        InMemoryReplicaset fenced = new InMemoryReplicaset("rs2");
+        fenced.apply(new FinishReceive(B, GEN + 1, 0, 0, false));
+        MoveReply late = fenced.apply(new AdoptArchive(B, "rs1", GEN + 1, p));
+        assertThat(late.outcome()).isEqualTo(Outcome.ABORTED);
+        assertThat(fenced.record(B).state()).isEqualTo(GARBAGE);
+        assertThat(fenced.archivePointer(B)).isNull();
+    }
+
+    @Test
+    void dropDataOfAnArchivedSentBucketForgetsItsPointerAndNamesTheObject() {
+        archive("k1");
+        rs.apply(new StartSend(B, "rs2"));
+        rs.apply(new MarkSent(B, GEN + 1));
+        MoveReply dropped = rs.apply(new DropData(B, GEN + 1));
+        assertThat(dropped.isOk()).isTrue();
+        assertThat(dropped.message()).isEqualTo("k1");
+        assertThat(dropped.record().isArchived()).isFalse();
+        assertThat(dropped.record().has(FLAG_DATA_DROPPED)).isTrue();
+        assertThat(rs.archivePointer(B)).isNull();
+        assertThat(rs.apply(new DropData(B, GEN + 1)).isOk()).as("idempotent").isTrue();
+    }
+
+    @Test
+    void theDurableAnswerNeedsTheObjectOnlyForAnArchivedCopyAtThatGeneration() {
+        BucketRecord receiving = new BucketRecord(B, RECEIVING, 4, 1, "rs1", FLAG_ARCHIVED);
+        BucketRecord active = new BucketRecord(B, ACTIVE, 4, 1, "rs1", FLAG_ARCHIVED);
+        BucketRecord live = new BucketRecord(B, ACTIVE, 4, 1, "rs1", 0);
+        BucketRecord movedOn = new BucketRecord(B, SENT, 5, 1, "rs3", FLAG_DATA_DROPPED);
+        BucketRecord fenced = new BucketRecord(B, GARBAGE, 4, 1, "rs1", FLAG_DATA_DROPPED);
+        assertThat(ArchiveMoves.needsHead(receiving, 4)).isTrue();
+        assertThat(ArchiveMoves.needsHead(active, 4)).isTrue();
+        assertThat(ArchiveMoves.needsHead(live, 4)).isFalse();
+        assertThat(ArchiveMoves.durability(active, 4, false)).isEqualTo(MovePort.Durability.MISSING);
+        assertThat(ArchiveMoves.durability(receiving, 4, true)).isEqualTo(MovePort.Durability.DURABLE);
+        assertThat(ArchiveMoves.durability(live, 4, false)).as("restored: on a Raft majority").isEqualTo(MovePort.Durability.DURABLE);
+        assertThat(ArchiveMoves.durability(movedOn, 4, false)).isEqualTo(MovePort.Durability.DURABLE);
+        assertThat(ArchiveMoves.durability(fenced, 4, true)).isEqualTo(MovePort.Durability.NOT_HELD);
+        assertThat(ArchiveMoves.durability(null, 4, true)).isEqualTo(MovePort.Durability.NOT_HELD);
+        assertThat(ArchiveMoves.durability(active, 5, true)).as("an older copy").isEqualTo(MovePort.Durability.NOT_HELD);
     }
 
     @Test

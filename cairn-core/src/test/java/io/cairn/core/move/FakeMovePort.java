@@ -82,6 +82,41 @@ final class FakeMovePort implements MovePort {
         }, reply);
     }
 
+    /** The object store of archive moves: object key -> the pointer it was written with. */
+    final Map<String, ArchivePointer> objects = new LinkedHashMap<>();
+
+    /** Copies as {@code DataPlaneMovePort} does: the source's record decides, the copy lands under "<destination>/". */
+    @Override
+    public void copyArchive(String source, String destination, int bucket, long generation, Consumer<ArchiveCopy> reply) {
+        call("CopyArchive@" + source, () -> {
+            InMemoryReplicaset rs = replicasets.get(source);
+            ArchivePointer p = rs.archivePointer(bucket);
+            String refusal = ArchiveMoves.copyRefusal(rs.record(bucket), p, destination, generation);
+            if (refusal != null) return ArchiveCopy.refused(refusal);
+            if (!objects.containsKey(p.objectKey())) return ArchiveCopy.refused("OBJECT_NOT_FOUND " + p.objectKey());
+            String key = destination + "/" + p.objectKey().substring(p.objectKey().indexOf('/') + 1);
+            ArchivePointer copy = new ArchivePointer(key, p.generation(), p.keyCount(), p.byteCount(), p.sizeBytes(), p.contentHash());
+            objects.put(key, copy);
+            return new ArchiveCopy(copy, "");
+        }, reply);
+    }
+
+    @Override
+    public void archiveDurable(String replicaset, int bucket, long generation, Consumer<Durability> reply) {
+        call("Durable@" + replicaset, () -> {
+            InMemoryReplicaset rs = replicasets.get(replicaset);
+            ArchivePointer p = rs.archivePointer(bucket);
+            boolean there = p != null && objects.containsKey(p.objectKey());
+            return ArchiveMoves.durability(rs.record(bucket), generation, there);
+        }, reply);
+    }
+
+    @Override
+    public void deleteArchive(String objectKey) {
+        calls.add("DeleteArchive " + objectKey);
+        objects.remove(objectKey);
+    }
+
     @Override
     public void after(long delayMs, Runnable task) {
         timers.add(task);

@@ -33,7 +33,7 @@ public class InMemoryReplicaset implements BucketLedger.Store {
     final Map<Integer, ReceiveProgress> progress = new HashMap<>();
     final Map<Integer, TreeMap<byte[], byte[]>> data = new HashMap<>();
     final Map<Integer, TreeSet<byte[]>> changed = new HashMap<>();
-    /** Archive pointers (not in {@link #snapshot()}: the simulator does not archive yet). */
+    /** Archive pointers, replicated with the records (in {@link #snapshot()}). */
     final Map<Integer, ArchivePointer> archivePointers = new HashMap<>();
     long bsn;
     /** Every record stored, in order, to check BSNs. */
@@ -75,9 +75,10 @@ public class InMemoryReplicaset implements BucketLedger.Store {
         return true;
     }
 
+    /** As a storage member: an archived bucket (or one being archived) refuses writes, its data is in its object. */
     private boolean servesWrites(int bucket) {
         BucketRecord r = records.get(bucket);
-        return r != null && r.state().servesWrites();
+        return r != null && r.state().servesWrites() && !r.isArchivedOrArchiving();
     }
 
     public Collection<BucketRecord> records() {
@@ -222,6 +223,11 @@ public class InMemoryReplicaset implements BucketLedger.Store {
     }
 
     @Override
+    public void clearArchivePointer(int bucket) {
+        archivePointers.remove(bucket);
+    }
+
+    @Override
     public long quarantinedAtMs(int bucket) {
         return quarantinedAt.getOrDefault(bucket, -1L);
     }
@@ -274,6 +280,12 @@ public class InMemoryReplicaset implements BucketLedger.Store {
                 out.writeInt(e.getKey());
                 out.writeLong(e.getValue());
             }
+            TreeMap<Integer, ArchivePointer> sortedPointers = new TreeMap<>(archivePointers);
+            out.writeInt(sortedPointers.size());
+            for (var e : sortedPointers.entrySet()) {
+                out.writeInt(e.getKey());
+                writeBytes(out, e.getValue().encode());
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -287,6 +299,7 @@ public class InMemoryReplicaset implements BucketLedger.Store {
         data.clear();
         changed.clear();
         quarantinedAt.clear();
+        archivePointers.clear();
         puts.clear();
         try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(snapshot))) {
             bsn = in.readLong();
@@ -309,6 +322,7 @@ public class InMemoryReplicaset implements BucketLedger.Store {
                 for (int k = in.readInt(); k > 0; k--) keys.add(readBytes(in));
             }
             for (int n = in.readInt(); n > 0; n--) quarantinedAt.put(in.readInt(), in.readLong());
+            for (int n = in.readInt(); n > 0; n--) archivePointers.put(in.readInt(), ArchivePointer.decode(readBytes(in)));
             if (in.available() != 0) throw new IllegalArgumentException(in.available() + " bytes left after the snapshot");
         } catch (IOException e) {
             throw new UncheckedIOException(e);

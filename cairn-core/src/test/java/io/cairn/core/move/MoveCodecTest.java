@@ -58,7 +58,8 @@ class MoveCodecTest {
                 new SendCopied(16, "rs-c", 7),
                 new CancelCopy(17, 7),
                 new CancelCopy(17, 7, false),
-                new ReceiveChunk(18, "rs-a", 9, 5, List.of(ChunkEntry.deletion(bytes("gone")), ENTRIES.get(0))));
+                new ReceiveChunk(18, "rs-a", 9, 5, List.of(ChunkEntry.deletion(bytes("gone")), ENTRIES.get(0))),
+                new AdoptArchive(19, "rs-a", 9, new ArchivePointer("cairn/rs-b/buckets/19/8-ab", 8, 10, 200, 300, "ab")));
         for (MoveCommand c : commands) assertThat(roundTrip(c)).isEqualTo(c);
     }
 
@@ -91,7 +92,7 @@ class MoveCodecTest {
         assertThat(((ReadChunk) MoveCodec.decodeQuery(ByteBuffer.wrap(MoveCodec.encode(new ReadChunk(1, 0, new byte[0], 1, 1))))).afterKey())
                 .isEmpty();
         for (MoveQuery q : List.of(new Digest(77), new Status(12), new Inspect(List.of(1, 2, 3000), true), new Inspect(List.of(), false),
-                new Verify(List.of(9, 10)))) {
+                new Verify(List.of(9, 10)), new ArchiveOf(19))) {
             ByteBuffer buf = ByteBuffer.wrap(MoveCodec.encode(q));
             assertThat(MoveCodec.decodeQuery(buf)).isEqualTo(q);
             assertThat(buf.remaining()).isZero();
@@ -133,6 +134,16 @@ class MoveCodecTest {
         ByteBuffer in = ByteBuffer.wrap(MoveCodec.encodeReports(reports));
         assertThat(MoveCodec.decodeReports(in)).isEqualTo(reports);
         assertThat(in.remaining()).isZero();
+    }
+
+    @Test
+    void archiveStatesRoundTripWithAndWithoutARecordOrPointer() {
+        ArchivePointer p = new ArchivePointer("cairn/rs-a/buckets/42/7-cd", 7, 3, 30, 130, "cd");
+        for (ArchiveState a : List.of(new ArchiveState(RECORD, p), new ArchiveState(RECORD, null), new ArchiveState(null, null))) {
+            ByteBuffer buf = ByteBuffer.wrap(MoveCodec.encode(a));
+            assertThat(MoveCodec.decodeArchiveState(buf)).isEqualTo(a);
+            assertThat(buf.remaining()).isZero();
+        }
     }
 
     @Test

@@ -26,17 +26,25 @@ import java.time.Duration;
  * @param afterIdleMs       archive a bucket neither read nor written for this long (0: never by itself)
  * @param maxQueuedRestores archived buckets restoring or waiting to, per leader; past it reads get RESTORE_QUEUE_FULL
  * @param restoreThreads    restores running at once per leader
+ * @param sweepAgeGuardMs   the sweeper quarantines an object no record names only when it is older than this, and deletes it
+ *                          from the quarantine after as long again (default 7 days; at least 10 minutes)
+ * @param sweepIntervalMs   between the starts of two sweeps of a replicaset's prefix, by its leader (default 1 hour; 0: off)
  */
 public record ArchiveSettings(String store, String folder, String prefix, String s3Endpoint, String s3Region, String s3Bucket,
                               boolean s3PathStyle, String s3AccessKeyId, String s3SecretAccessKey, long callsPerSecond,
-                              long bytesPerSecond, long afterIdleMs, int maxQueuedRestores, int restoreThreads) {
+                              long bytesPerSecond, long afterIdleMs, int maxQueuedRestores, int restoreThreads,
+                              long sweepAgeGuardMs, long sweepIntervalMs) {
+    public static final long DEFAULT_SWEEP_AGE_GUARD_MS = 7 * 24 * 3_600_000L;
+    public static final long DEFAULT_SWEEP_INTERVAL_MS = 3_600_000L;
+    /** Shorter than this could race an upload or a move's copy that is not recorded yet. */
+    public static final long MIN_SWEEP_AGE_GUARD_MS = 600_000L;
     public static final String FOLDER = "folder";
     public static final String S3 = "s3";
     public static final String NONE = "none";
     /** The defaults: a folder under the data folder, no rate limits, idle archiving off. */
     public static final ArchiveSettings DEFAULTS = new ArchiveSettings(FOLDER, "", "cairn", "", "us-east-1", "", true,
             "", "", 0, 0, 0, io.cairn.storage.BucketArchives.Settings.DEFAULT_MAX_QUEUED_RESTORES,
-            io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS);
+            io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS, DEFAULT_SWEEP_AGE_GUARD_MS, DEFAULT_SWEEP_INTERVAL_MS);
 
     public ArchiveSettings {
         if (!FOLDER.equals(store) && !S3.equals(store) && !NONE.equals(store)) {
@@ -51,6 +59,12 @@ public record ArchiveSettings(String store, String folder, String prefix, String
         }
         new StoreThrottle.Rates(callsPerSecond, bytesPerSecond); // its own range checks
         restoreSettings(afterIdleMs, maxQueuedRestores, restoreThreads); // its own range checks (the fields are not set yet here)
+        if (sweepAgeGuardMs < MIN_SWEEP_AGE_GUARD_MS) {
+            throw new IllegalArgumentException("archive.sweepAgeGuardMs must be at least " + MIN_SWEEP_AGE_GUARD_MS + " (10 minutes), was " + sweepAgeGuardMs);
+        }
+        if (sweepIntervalMs != 0 && sweepIntervalMs < 100) {
+            throw new IllegalArgumentException("archive.sweepIntervalMs must be 0 (off) or at least 100, was " + sweepIntervalMs);
+        }
     }
 
     private static boolean blank(String s) {

@@ -96,7 +96,9 @@ public final class ConfigLoader {
                     Map.entry("bytesPerSecond", 0L),
                     Map.entry("afterIdleMs", 0L),
                     Map.entry("maxQueuedRestores", io.cairn.storage.BucketArchives.Settings.DEFAULT_MAX_QUEUED_RESTORES),
-                    Map.entry("restoreThreads", io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS)));
+                    Map.entry("restoreThreads", io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS),
+                    Map.entry("sweepAgeGuardMs", ArchiveSettings.DEFAULT_SWEEP_AGE_GUARD_MS),
+                    Map.entry("sweepIntervalMs", ArchiveSettings.DEFAULT_SWEEP_INTERVAL_MS)));
     private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
             "router", "rebalancer", "archive", "security");
 

@@ -44,6 +44,7 @@ public final class MoverService implements AutoCloseable {
 
     private final ScheduledExecutorService driver = new DriverThread();
     private final DataPlaneMovePort port;
+    private volatile io.cairn.storage.ArchiveMoveIo archiveIo;
     private final BooleanSupplier isLeader;
     /** Replaced by {@link #applySettings} on the driver thread (run-time settings); read there too. */
     private volatile Settings settings;
@@ -58,6 +59,22 @@ public final class MoverService implements AutoCloseable {
         this.isLeader = isLeader;
         this.settings = settings;
         this.port = new DataPlaneMovePort(driver, settings.maxBytesPerSecond(), settings.stepLatencyTargetMs());
+    }
+
+    /**
+     * Lets moves of archived buckets copy their objects by server-side copy (the coordinator opens the
+     * same store the storage nodes use); without it such a move rolls back. Call before {@link #start}.
+     */
+    public MoverService withArchiveIo(io.cairn.storage.ArchiveMoveIo io) {
+        this.archiveIo = io;
+        driver.execute(() -> port.setArchiveIo(io));
+        return this;
+    }
+
+    /** Counters of the archive calls moves made (copies, durable checks, missing objects, deletes); null without an archive tier. */
+    public io.cairn.storage.ArchiveMoveIo.Counts archiveCounts() {
+        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+        return archives == null ? null : archives.counts();
     }
 
     public MoverService start() {
@@ -230,6 +247,13 @@ public final class MoverService implements AutoCloseable {
         held.put("p99", p.writesHeld().p99Ms());
         held.put("max", p.writesHeld().maxMs());
         m.put("writesHeldMs", held);
+        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+        if (archives != null) {
+            io.cairn.storage.ArchiveMoveIo.Counts c = archives.counts();
+            // Moves of archived buckets: server-side copies, durable checks (HEAD), objects found missing and copied again.
+            m.put("archiveMoves", Map.of("copies", c.copies(), "durableChecks", c.durableChecks(), "missingObjects", c.missingObjects(),
+                    "deletes", c.deletes(), "bytesRead", c.bytesRead(), "bytesWritten", c.bytesWritten()));
+        }
         m.put("targets", p.targets());
         Map<String, Object> sets = new LinkedHashMap<>();
         p.phases().forEach((id, phase) -> {
@@ -347,6 +371,8 @@ public final class MoverService implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         port.close();
+        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+        if (archives != null) archives.close();
     }
 
     /**
@@ -425,6 +451,21 @@ public final class MoverService implements AutoCloseable {
         @Override
         public void status(String replicaset, int maxCandidates, Consumer<MoveQuery.MoveStatus> reply) {
             if (!silent) inner.status(replicaset, maxCandidates, guard(reply));
+        }
+
+        @Override
+        public void copyArchive(String source, String destination, int bucket, long generation, Consumer<ArchiveCopy> reply) {
+            if (!silent) inner.copyArchive(source, destination, bucket, generation, guard(reply));
+        }
+
+        @Override
+        public void archiveDurable(String replicaset, int bucket, long generation, Consumer<Durability> reply) {
+            if (!silent) inner.archiveDurable(replicaset, bucket, generation, guard(reply));
+        }
+
+        @Override
+        public void deleteArchive(String objectKey) {
+            if (!silent) inner.deleteArchive(objectKey);
         }
 
         @Override

@@ -1,0 +1,53 @@
+package io.cairn.core.move;
+
+import io.cairn.core.move.ArchiveSweep.Action;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The sweeper's decisions: never a referenced or young object, never a key it does not understand. */
+class ArchiveSweepTest {
+    private static final String RS = "cairn/rs1";
+    private static final long DAY = 86_400_000L;
+    private static final long GUARD = 7 * DAY;
+    private static final long NOW = 100 * DAY;
+    private static final String KEY = "cairn/rs1/buckets/17/3-abc";
+
+    private static ArchivePointer pointer(String key) {
+        return new ArchivePointer(key, 3, 1, 1, 1, "abc");
+    }
+
+    @Test
+    void anUnreferencedArchiveOlderThanTheGuardIsQuarantinedUnderItsTime() {
+        ArchiveSweep.Verdict v = ArchiveSweep.ofArchive(RS, KEY, NOW - GUARD, null, NOW, GUARD);
+        assertThat(v.action()).isEqualTo(Action.QUARANTINE);
+        assertThat(v.target()).isEqualTo("cairn/rs1/quarantine/" + NOW + "/buckets/17/3-abc");
+        assertThat(ArchiveSweep.ofArchive(RS, KEY, NOW - GUARD, pointer("cairn/rs1/buckets/17/3-older"), NOW, GUARD).action())
+                .as("its bucket points to another object").isEqualTo(Action.QUARANTINE);
+    }
+
+    @Test
+    void aReferencedYoungOrAgelessObjectIsKept() {
+        assertThat(ArchiveSweep.ofArchive(RS, KEY, 0, pointer(KEY), NOW, GUARD).action()).isEqualTo(Action.KEEP);
+        assertThat(ArchiveSweep.ofArchive(RS, KEY, NOW - GUARD + 1, null, NOW, GUARD).action()).as("younger than the guard").isEqualTo(Action.KEEP);
+        assertThat(ArchiveSweep.ofArchive(RS, KEY, -1, null, NOW, GUARD).action()).as("age unknown").isEqualTo(Action.KEEP);
+    }
+
+    @Test
+    void keysOfAnotherShapeOrAnotherReplicasetAreNeverTouched() {
+        for (String key : new String[] {"cairn/rs1/buckets/x/3-abc", "cairn/rs1/buckets/0/3-abc", "cairn/rs1/buckets/17", "cairn/rs1/buckets/17/a/b",
+                "cairn/rs1/backups/17/3-abc", "cairn/rs10/buckets/17/3-abc", "cairn/rs2/buckets/17/3-abc", "cairn/rs1/buckets//3-abc"}) {
+            assertThat(ArchiveSweep.ofArchive(RS, key, 0, null, NOW, GUARD).action()).as(key).isEqualTo(Action.KEEP);
+        }
+        assertThat(ArchiveSweep.bucketOf(RS, KEY)).isEqualTo(17);
+    }
+
+    @Test
+    void aQuarantinedObjectIsDeletedOnceItHasBeenThereAsLongAsTheGuard() {
+        String q = "cairn/rs1/quarantine/" + (NOW - GUARD) + "/buckets/17/3-abc";
+        assertThat(ArchiveSweep.ofQuarantined(RS, q, NOW, GUARD).action()).isEqualTo(Action.DELETE);
+        assertThat(ArchiveSweep.ofQuarantined(RS, q, NOW - 1, GUARD).action()).isEqualTo(Action.KEEP);
+        assertThat(ArchiveSweep.ofQuarantined(RS, "cairn/rs1/quarantine/soon/buckets/17/3-abc", NOW, GUARD).action()).isEqualTo(Action.KEEP);
+        assertThat(ArchiveSweep.ofQuarantined(RS, "cairn/rs2/quarantine/0/buckets/17/3-abc", NOW, GUARD).action()).isEqualTo(Action.KEEP);
+    }
+}
