@@ -1,6 +1,7 @@
 package io.cairn.server;
 
 import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.core.topology.DiskCheck;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
@@ -46,6 +47,7 @@ public final class StorageProcess implements AutoCloseable {
     private volatile boolean newFolderWaits;
     private java.util.Map<String, Long> lastReported = java.util.Map.of();
     private long reportBackoffUntil;
+    private long diskRecordBackoffUntil;
     private final long tombstoneRetentionMs;
     private final java.util.concurrent.atomic.LongAdder tombstonesCollected = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder expiredDeleted = new java.util.concurrent.atomic.LongAdder();
@@ -149,6 +151,7 @@ public final class StorageProcess implements AutoCloseable {
             timer.execute(this::checkRestart);
         }
         timer.scheduleWithFixedDelay(this::reportAcknowledged, 1, 1, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(this::recordDiskInReplicaset, 1, 1, TimeUnit.SECONDS);
         timer.scheduleWithFixedDelay(this::sweepExpired, EXPIRY_SWEEP_MS, EXPIRY_SWEEP_MS, TimeUnit.MILLISECONDS);
         // Checked a few times per retention window (at most once a minute): a tombstone lives at most ~1.25x the retention.
         long collectEveryMs = Math.min(60_000, Math.max(250, tombstoneRetentionMs / 4));
@@ -158,22 +161,60 @@ public final class StorageProcess implements AutoCloseable {
 
     /**
      * A restarted node votes once its log reaches what its coordinator has on record as acknowledged
-     * by it (else its folder is an older copy, and it catches up first). Asked until a coordinator
-     * answers, or until the node caught up with its leader anyway.
+     * by it (else its folder is an older copy, and it catches up first). Its folder must also be the disk
+     * on record ({@link DiskCheck}): the replicaset's own record is asked first, so an older disk put back
+     * is refused even while no coordinator answers. Asked until decided, or until the node caught up with
+     * its leader anyway.
      */
     private void checkRestart() {
         if (!node.rejoining() || node.identity().rejoining()) return;
+        Map<String, String> records = new LinkedHashMap<>();
+        records.put("replicaset " + replicaset.id(), groupDiskRecord());
+        records.put("this folder's copy of replicaset " + replicaset.id() + "'s state", node.recordedDisk(self.id()));
         try {
-            long acknowledged = coordinator.acknowledged(self.id());
-            boolean votes = node.confirmAcknowledged(acknowledged, coordinator.disks().get(self.id())).get(10, TimeUnit.SECONDS);
-            log.debug("storage node {}: log checked against the index {} it had acknowledged: {}", self.id(), acknowledged, votes ? "votes" : "rejoins");
-            if (restartCheckWaits) log.info("storage node {}: checked against its coordinator's record", self.id());
+            String otherDisk = DiskCheck.otherDisk(self.id(), node.identity().disk(), records);
+            if (otherDisk == null) {
+                long acknowledged = coordinator.acknowledged(self.id());
+                records.put("the coordinator", coordinator.disks().get(self.id()));
+                otherDisk = DiskCheck.otherDisk(self.id(), node.identity().disk(), records);
+                boolean votes = node.confirmAcknowledged(acknowledged, otherDisk).get(10, TimeUnit.SECONDS);
+                log.debug("storage node {}: log checked against the index {} it had acknowledged: {}", self.id(), acknowledged, votes ? "votes" : "rejoins");
+            } else {
+                node.confirmAcknowledged(Long.MAX_VALUE, otherDisk).get(10, TimeUnit.SECONDS);
+            }
+            if (restartCheckWaits) log.info("storage node {}: checked against its coordinator's and its replicaset's records", self.id());
         } catch (Exception e) {
             if (!restartCheckWaits) log.info("storage node {} waits for a coordinator to check its log against what it had acknowledged before it votes",
                     self.id());
             log.debug("storage node {}: restart check not done: {}", self.id(), e.getMessage());
             restartCheckWaits = true;
             if (!timer.isShutdown()) timer.schedule(this::checkRestart, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The disk the replicaset's leader has on record for this node, or null when none is or no leader answered. */
+    private String groupDiskRecord() {
+        try {
+            return replicasetAdmin.recordedDisk(self.id());
+        } catch (RuntimeException e) {
+            log.debug("storage node {}: replicaset {} did not answer for its disk record: {}", self.id(), replicaset.id(), e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Records this node's disk in its replicaset's state once it has caught up on it (or voted at once), when its
+     * own copy of that state names another or none: the record a later restart is checked against ({@link DiskCheck}).
+     */
+    private void recordDiskInReplicaset() {
+        String disk = node.identity().disk();
+        if (System.nanoTime() < diskRecordBackoffUntil || node.rejoining() || disk.equals(node.recordedDisk(self.id()))) return;
+        try {
+            replicasetAdmin.recordDisk(self.id(), disk);
+            log.info("storage node {} runs on disk {}: recorded in replicaset {}'s state", self.id(), disk, replicaset.id());
+        } catch (RuntimeException e) {
+            log.debug("storage node {}: disk not recorded in replicaset {}: {}", self.id(), replicaset.id(), e.getMessage());
+            diskRecordBackoffUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
         }
     }
 

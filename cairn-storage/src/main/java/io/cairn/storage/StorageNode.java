@@ -165,17 +165,15 @@ public final class StorageNode implements AutoCloseable {
 
     /**
      * For a node started with {@code checkRestart}: {@code acknowledgedIndex} is the highest log index it is on
-     * record (at its coordinator) as holding, {@code recordedDisk} the disk it last caught up on (null when none).
-     * Completes with whether it votes now; when its log ends below the record (its folder is an older copy) or its
-     * folder is another disk than the record (an older disk put back), it rejoins, recorded in the folder, and
-     * votes once caught up.
+     * record (at its coordinator) as holding, {@code otherDisk} why its folder is not the disk on record
+     * ({@link io.cairn.core.topology.DiskCheck}; null when no record names another). Completes with whether it
+     * votes now; when its log ends below the record (its folder is an older copy) or its folder is another disk
+     * than the record (an older disk put back), it rejoins, recorded in the folder, and votes once caught up.
      */
-    public java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex, String recordedDisk) {
-        boolean otherDisk = recordedDisk != null && !recordedDisk.equals(identity.disk());
-        String reason = otherDisk
-                ? "restarted on disk " + identity.disk() + " while the cluster records disk " + recordedDisk + " for it (an older disk put back?)"
+    public java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex, String otherDisk) {
+        String reason = otherDisk != null ? otherDisk
                 : "restarted on a log that ends below the index " + acknowledgedIndex + " it had acknowledged (its folder is an older copy?)";
-        return engine.confirmAcknowledged(otherDisk ? Long.MAX_VALUE : acknowledgedIndex).thenApply(votes -> {
+        return engine.confirmAcknowledged(otherDisk != null ? Long.MAX_VALUE : acknowledgedIndex).thenApply(votes -> {
             if (!votes && !identity.rejoining()) {
                 try {
                     identity.rejoin(reason);
@@ -185,6 +183,12 @@ public final class StorageNode implements AutoCloseable {
             }
             return votes;
         });
+    }
+
+    /** The disk this member's own copy of its replicaset's state records for {@code node} ({@link DiskRecords}), or null. */
+    public String recordedDisk(String node) {
+        ReplicasetState s = engine.state();
+        return s == null ? null : s.recordedDisk(node);
     }
 
     /** On the leader: the highest log index each member holds, for the coordinator's record ({@link #confirmAcknowledged}). */
