@@ -67,7 +67,8 @@ public final class StorageProcess implements AutoCloseable {
         this.admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> node != null && !"DOWN".equals(node.role()), config.security().adminAccess()).start();
         admin.waitingFor(this::waitingFor);
         try {
-            this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData, true);
+            this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData, true,
+                    this::groupHasThisNode, this::otherDiskAtStart);
         } catch (IOException | RuntimeException e) {
             admin.close();
             coordinator.close();
@@ -109,6 +110,34 @@ public final class StorageProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Asked before the member starts, of a folder that holds this node's data: whether the replicaset's record names
+     * another disk for it. One bounded try: at a whole replicaset's restart no leader answers yet, and the check
+     * after the start ({@link #checkRestart}) covers it.
+     */
+    private String otherDiskAtStart(String folderDisk) {
+        try (StorageAdmin group = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(2))) {
+            return DiskCheck.otherDisk(self.id(), folderDisk, java.util.Collections.singletonMap("replicaset " + replicaset.id(), group.recordedDisk(self.id())));
+        } catch (RuntimeException e) {
+            log.debug("storage node {}: replicaset {} did not answer for its disk record before the start: {}", self.id(), replicaset.id(), e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Asked when this node rejoins on a new or damaged folder: whether its group has a member of this node (a wiped
+     * member, not a node {@code cairn node add} just named), so that it comes back as a new member. True when no
+     * leader answers: a new member is always safe.
+     */
+    private boolean groupHasThisNode() {
+        try (StorageAdmin group = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(2))) {
+            return !group.members().membersOf(self.id()).isEmpty();
+        } catch (RuntimeException e) {
+            log.debug("storage node {}: replicaset {} did not answer for its members: {}", self.id(), replicaset.id(), e.getMessage());
+            return true;
+        }
+    }
+
     /** What {@code /health} says this node waits for, or null. */
     private String waitingFor() {
         if (newFolderWaits) return "a coordinator to learn whether replicaset " + replicaset.id() + " holds data (this node's folder is new)";
@@ -126,6 +155,7 @@ public final class StorageProcess implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.debug("storage node {}: disk not recorded at catch-up: {}", self.id(), e.toString());
             }
+            timer.execute(this::recordDiskInReplicaset); // at once: a restart before it would find another disk on record
         });
         node.start();
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
@@ -222,7 +252,9 @@ public final class StorageProcess implements AutoCloseable {
     private void reportAcknowledged() {
         if (!node.isLeader() || System.nanoTime() < reportBackoffUntil) return;
         try {
-            java.util.Map<String, Long> held = node.acknowledged().get(5, TimeUnit.SECONDS);
+            // by node: a node back on a new disk has another member id (MemberIds); its highest index is what it holds
+            java.util.Map<String, Long> held = new java.util.TreeMap<>();
+            node.acknowledged().get(5, TimeUnit.SECONDS).forEach((member, index) -> held.merge(io.cairn.core.topology.MemberIds.nodeOf(member), index, Math::max));
             if (held.isEmpty() || held.equals(lastReported)) return;
             coordinator.reportAcknowledged(replicaset.id(), held);
             lastReported = held;
@@ -262,7 +294,10 @@ public final class StorageProcess implements AutoCloseable {
     java.util.List<String> alerts() {
         java.util.List<String> alerts = new java.util.ArrayList<>();
         if (bootstrap.refusal() != null) alerts.add("BOOTSTRAP_REFUSED: " + bootstrap.refusal());
-        if (node.rejoining() && node.identity().rejoining()) {
+        if (node.identity().setAside()) {
+            alerts.add("REPLACED_DISK: " + self.id() + " " + node.identity().reason() + "; it neither votes nor serves: restart it, its folder is"
+                    + " then set aside and it rejoins as a new member (disk " + node.identity().disk() + ")");
+        } else if (node.rejoining() && node.identity().rejoining()) {
             alerts.add("REPLACED_DISK: " + self.id() + " " + node.identity().reason() + "; it neither votes nor serves reads until it has caught up"
                     + " with its leader (disk " + node.identity().disk() + ")");
         }
@@ -362,6 +397,8 @@ public final class StorageProcess implements AutoCloseable {
         info.put("raftRole", node.role());
         info.put("term", node.term());
         info.put("disk", node.identity().disk());
+        info.put("raftMember", node.identity().member());
+        if (node.identity().setAside()) info.put("setAside", true);
         info.put("rejoining", node.rejoining());
         info.put("epoch", epoch);
         info.put("keys", s.keyCount());
