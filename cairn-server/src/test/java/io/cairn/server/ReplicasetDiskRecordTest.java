@@ -1,5 +1,6 @@
 package io.cairn.server;
 
+import io.cairn.core.topology.MemberIds;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.storage.StorageAdmin;
@@ -20,10 +21,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The disk each storage node runs on is on record in its replicaset's own replicated state (issue 21
- * item 1), not only at the coordinator: with the coordinator's process killed, a follower restarted on
- * its older disk (put back after the disk was replaced) is refused by the replicaset's record, catches
- * up from its leader, and every write acknowledged after the old copy was taken reads back. One OS
+ * A follower back on a new disk (issue 21 item 1) is a new Raft member: its old member leaves the
+ * voters, the new one joins as a learner, catches up and only then votes, each step the coordinator's.
+ * Its disk is on record in the replicaset's own replicated state, not only at the coordinator: with the
+ * coordinator's process killed, the follower restarted on its older disk (put back after the disk was
+ * replaced) is refused by the replicaset's record (its folder set aside, nothing deleted), and joins
+ * once the coordinator is back; every write acknowledged after the old copy was taken reads back. One OS
  * process per node ({@link ProcessCluster}); every fault is a SIGKILL.
  */
 class ReplicasetDiskRecordTest {
@@ -49,7 +52,7 @@ class ReplicasetDiskRecordTest {
             set(port, "old");
             phase("old values written; " + follower + " on disk " + oldDisk + " is on record");
 
-            // the follower's disk is replaced: the old one is kept aside, the node starts on a new one and catches up
+            // the follower's disk is replaced: the old one is kept aside, the node comes back on a new one as a new member
             cluster.kill(follower);
             Path oldCopy = dir.resolve(follower + "-old-disk");
             DoubledBucketSupport.copyTree(config.nodeDir(follower), oldCopy);
@@ -57,14 +60,21 @@ class ReplicasetDiskRecordTest {
             cluster.start(follower);
             await(follower + " up on a new disk").atMost(Duration.ofSeconds(90)).until(() -> diskOf(cluster, follower) != null);
             String newDisk = diskOf(cluster, follower);
+            String newMember = memberOf(cluster, follower);
             assertThat(newDisk).isNotEqualTo(oldDisk);
+            assertThat(newMember).isEqualTo(MemberIds.onNewDisk(follower, newDisk));
+            await(newMember + " a voter in place of " + follower).atMost(Duration.ofSeconds(90)).ignoreExceptions()
+                    .until(() -> voters(group).contains(newMember) && !voters(group).contains(follower));
+            assertThat(learnerSteps(cluster, config, newMember)).as("the coordinator's steps, in order").containsExactly(
+                    follower + " left the group", newMember + " joined as a learner", newMember + " caught up and votes");
             await("the new disk in the replicaset's record").atMost(Duration.ofSeconds(90)).ignoreExceptions()
                     .until(() -> newDisk.equals(group.recordedDisk(follower)));
             set(port, "new");
-            phase(follower + " caught up on disk " + newDisk + "; new values written");
+            phase(follower + " caught up on disk " + newDisk + " as member " + newMember + "; new values written");
 
             // the coordinator dies; the old disk is put back
-            cluster.kill(config.topology().coordinators().get(0).id());
+            String coordinator = config.topology().coordinators().get(0).id();
+            cluster.kill(coordinator);
             cluster.kill(follower);
             DoubledBucketSupport.deleteTree(config.nodeDir(follower));
             DoubledBucketSupport.copyTree(oldCopy, config.nodeDir(follower));
@@ -73,21 +83,51 @@ class ReplicasetDiskRecordTest {
                     + " while replicaset rs1 records disk " + newDisk;
             await("the replicaset's record refuses the old disk").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
                     .until(() -> Files.readString(cluster.logOf(follower)).contains(refusal));
+            await(follower + " up again").atMost(Duration.ofSeconds(60)).until(() -> diskOf(cluster, follower) != null);
+            String thirdMember = memberOf(cluster, follower);
+            assertThat(thirdMember).as("the old folder is set aside: a new member on a fresh one").isNotIn(follower, newMember);
+            assertThat(diskOf(cluster, follower)).isNotIn(oldDisk, newDisk);
+            try (var aside = Files.list(config.nodeDir(follower))) {
+                assertThat(aside.map(f -> f.getFileName().toString())).as("the old disk's data, kept").anyMatch(f -> f.startsWith("damaged-"));
+            }
+            // with no coordinator nothing changes the group: the member on the replaced disk stays a voter that never votes
+            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).ignoreExceptions()
+                    .until(() -> voters(group).contains(newMember) && !group.members().has(thirdMember));
+            assertThat(Boolean.TRUE.equals(cluster.info(follower).get("rejoining"))).isTrue();
             phase("refused with the coordinator down: " + refusal);
 
-            // it catches up from its leader, then records the disk it caught up on, still with no coordinator
-            await(follower + " caught up").atMost(Duration.ofSeconds(90)).until(() -> {
-                Map<String, Object> i = cluster.info(follower);
-                return i != null && Boolean.FALSE.equals(i.get("rejoining"));
-            });
-            await("the old disk, caught up, in the replicaset's record").atMost(Duration.ofSeconds(60)).ignoreExceptions()
-                    .until(() -> oldDisk.equals(group.recordedDisk(follower)));
+            // the coordinator back: the old member leaves, the new one joins as a learner, catches up and votes
+            cluster.start(coordinator);
+            await(thirdMember + " a voter").atMost(Duration.ofSeconds(120)).ignoreExceptions()
+                    .until(() -> voters(group).contains(thirdMember) && !voters(group).contains(newMember));
+            await(follower + " caught up").atMost(Duration.ofSeconds(60)).until(() -> Boolean.FALSE.equals(cluster.info(follower).get("rejoining")));
             try (Jedis jedis = new Jedis("127.0.0.1", port, 15_000)) {
                 for (int i = 0; i < KEYS; i++) assertThat(jedis.get("k:" + i)).as("k:" + i).isEqualTo("new");
             }
             cluster.awaitReplicasAgree(List.of("rs1"));
             cluster.passed();
         }
+    }
+
+    private static List<String> voters(StorageAdmin group) {
+        return group.members().voters().keySet().stream().sorted().toList();
+    }
+
+    /** The coordinator's membership steps for {@code member}'s node, in the order its log has them. */
+    private static List<String> learnerSteps(ProcessCluster cluster, ClusterConfig config, String member) throws java.io.IOException {
+        String node = MemberIds.nodeOf(member);
+        List<String> steps = new java.util.ArrayList<>();
+        for (String line : Files.readAllLines(cluster.logOf(config.topology().coordinators().get(0).id()))) {
+            for (String step : List.of(node + " left the group", member + " joined as a learner", member + " caught up and votes")) {
+                if (line.contains("replicaset rs1: " + step)) steps.add(step);
+            }
+        }
+        return steps;
+    }
+
+    private static String memberOf(ProcessCluster cluster, String node) {
+        Map<String, Object> i = cluster.info(node);
+        return i == null ? null : (String) i.get("raftMember");
     }
 
     private static String diskOf(ProcessCluster cluster, String node) {
