@@ -423,6 +423,12 @@ public final class StorageProcess implements AutoCloseable {
     @Override
     public void close() throws IOException {
         timer.shutdownNow();
+        // a task still running reads the node's RocksDB (the restart check, the disk record): the node closes after it ends
+        try {
+            if (!timer.awaitTermination(10, TimeUnit.SECONDS)) log.warn("storage node {}: a timer task did not end within 10 s of the stop", self.id());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (archive != null) archive.close();
         doubled.close();
         replicasetAdmin.close();
