@@ -68,7 +68,10 @@ class WipedFollowerLearnerTest {
             phase("no leader elected in 8 s");
 
             cluster.start(leader);
-            try (Jedis jedis = new Jedis("127.0.0.1", port, 15_000)) {
+            String elected = cluster.leaderOf("rs1"); // once its JVM is up and it has checked its log: it or the lagging node
+            assertThat(elected).isNotEqualTo(wiped);
+            phase(elected + " leads");
+            try (Jedis jedis = new Jedis("127.0.0.1", port, 30_000)) {
                 for (int i = 0; i < KEYS; i++) {
                     assertThat(jedis.get("a:" + i)).isEqualTo("v" + i);
                     assertThat(jedis.get("b:" + i)).as("acknowledged while the wiped node held it").isEqualTo("w" + i);
