@@ -55,6 +55,13 @@ public interface Replica extends AutoCloseable {
      */
     CompletableFuture<java.util.Map<String, Long>> acknowledged();
 
+    /**
+     * From now on this member neither votes nor stands for election, whatever it catches up: it runs on a
+     * folder that is no longer its node's member in the group (an older disk put back). Idempotent.
+     */
+    default void withholdVote() {
+    }
+
     /** What this member holds for peers that do not read what it sends; {@link SendBacklog#NONE} for an engine that does not say. */
     default SendBacklog sendBacklog() {
         return SendBacklog.NONE;

@@ -228,12 +228,13 @@ public final class Main implements Runnable {
         @Option(names = "--value-bytes", defaultValue = "100", description = "value size (default: ${DEFAULT-VALUE})") int valueBytes;
         @Option(names = "--timeout-seconds", defaultValue = "1800", description = "bound on the replace (default: ${DEFAULT-VALUE})") long timeoutSeconds;
         @Option(names = "--dir", description = "data folder (default: a new temporary folder, deleted afterwards)") Path dir;
+        @Option(names = "--wipe", description = "instead: wipe a follower's folder and restart it, timing it from restart to voter") boolean wipe;
 
         @Override
         public Integer call() throws Exception {
             Path d = dir != null ? dir : java.nio.file.Files.createTempDirectory("cairn-bench-replace");
             try {
-                ReplaceBench.run(new ReplaceBench.Options(keys, valueBytes, Duration.ofSeconds(timeoutSeconds)), d);
+                ReplaceBench.run(new ReplaceBench.Options(keys, valueBytes, Duration.ofSeconds(timeoutSeconds), wipe), d);
             } finally {
                 if (dir == null) LocalCluster.deleteTree(d);
             }

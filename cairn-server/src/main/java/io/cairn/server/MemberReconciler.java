@@ -2,6 +2,7 @@ package io.cairn.server;
 
 import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.core.CairnException;
+import io.cairn.core.topology.MemberIds;
 import io.cairn.core.topology.MemberPlanner;
 import io.cairn.core.topology.MemberPlanner.NodeState;
 import io.cairn.core.topology.NodeAddress;
@@ -135,7 +136,7 @@ final class MemberReconciler implements AutoCloseable {
         String rsId = wanted.id();
         Map<String, NodeAddress> addresses = known.computeIfAbsent(rsId, k -> new LinkedHashMap<>());
         StorageAdmin admin = admin(rsId);
-        addresses.keySet().removeIf(id -> !members.has(id) && wanted.nodes().stream().noneMatch(n -> n.id().equals(id)));
+        addresses.keySet().removeIf(id -> members.membersOf(id).isEmpty() && wanted.nodes().stream().noneMatch(n -> n.id().equals(id)));
         Map<String, NodeState> states = new HashMap<>();
         for (NodeAddress n : wanted.nodes()) {
             Map<String, Object> info = info(n);
@@ -143,7 +144,10 @@ final class MemberReconciler implements AutoCloseable {
             recordDisk(n.id(), info, states.get(n.id()), recordedDisks);
         }
         // voters the topology dropped: one of them may lead
-        for (String id : members.voters().keySet()) if (!states.containsKey(id) && addresses.containsKey(id)) states.put(id, probe(addresses.get(id)));
+        for (String member : members.voters().keySet()) {
+            String id = MemberIds.nodeOf(member);
+            if (!states.containsKey(id) && addresses.containsKey(id)) states.put(id, probe(addresses.get(id)));
+        }
         MemberPlanner.Step step = MemberPlanner.next(wanted, members, MemberPlanner.of(states));
         if (step.change() == null) {
             if (step.waiting() == null) status.remove(rsId);
@@ -160,7 +164,10 @@ final class MemberReconciler implements AutoCloseable {
             MemberChange.View after = admin.changeMembers(c);
             report(rsId, describe(c) + ": " + after, true);
             busy = true;
-            if (c.op() == MemberChange.Op.REMOVE) addresses.remove(c.member());
+            if (c.op() == MemberChange.Op.REMOVE && after.membersOf(MemberIds.nodeOf(c.member())).isEmpty()
+                    && wanted.nodes().stream().noneMatch(n -> n.id().equals(MemberIds.nodeOf(c.member())))) {
+                addresses.remove(MemberIds.nodeOf(c.member()));
+            }
         } catch (CairnException e) {
             report(rsId, describe(c) + " failed (retried next round): " + e.getMessage(), false);
         }
@@ -208,9 +215,10 @@ final class MemberReconciler implements AutoCloseable {
     }
 
     private static NodeState state(Map<String, Object> i) {
-        if (i == null || "STARTING".equals(i.get("raftRole"))) return NodeState.DOWN;
+        // a node on a folder that is no longer its member in the group waits for a restart (its alert says so)
+        if (i == null || "STARTING".equals(i.get("raftRole")) || Boolean.TRUE.equals(i.get("setAside"))) return NodeState.DOWN;
         return new NodeState(true, !Boolean.FALSE.equals(i.get("rejoining")), "LEADER".equals(i.get("raftRole")),
-                i.get("appliedIndex") instanceof Number a ? a.longValue() : 0);
+                i.get("appliedIndex") instanceof Number a ? a.longValue() : 0, i.get("raftMember") instanceof String m ? m : null);
     }
 
     /** The data-plane client of a replicaset: its topology's nodes and the members the topology dropped (one may lead). */

@@ -75,13 +75,13 @@ final class NodeChanges implements AutoCloseable {
         try (StorageAdmin admin = new StorageAdmin(rs, Duration.ofSeconds(15))) {
             long[] learnerSince = {0};
             MemberChange.View members = await(admin, node.id() + " to vote in replicaset " + rsId, v -> {
-                if (v.learners().containsKey(node.id()) && learnerSince[0] == 0) {
+                if (v.nodeLearns(node.id()) && learnerSince[0] == 0) {
                     learnerSince[0] = System.nanoTime();
                     out.println(node.id() + " joined replicaset " + rsId + " as a learner: " + v);
                 }
-                return v.voters().containsKey(node.id());
+                return v.nodeVotes(node.id());
             }, v -> {
-                if (!v.learners().containsKey(node.id())) return "waiting for the coordinator to add " + node.id() + ": " + coordinatorSays(rsId);
+                if (!v.nodeLearns(node.id())) return "waiting for the coordinator to add " + node.id() + ": " + coordinatorSays(rsId);
                 Map<String, Object> i = ClusterAccess.getJson(adminUrl(node) + "/info");
                 return node.id() + " catching up: applied " + (i == null ? "?" : i.get("appliedIndex")) + " of " + admin.stats().appliedIndex();
             });
@@ -107,7 +107,10 @@ final class NodeChanges implements AutoCloseable {
             MemberChange.View members = admin.members();
             Map<String, NodeState> states = new HashMap<>();
             for (NodeAddress n : rs.nodes()) states.put(n.id(), MemberReconciler.probe(n));
-            String problem = MemberPlanner.removalProblem(members, id, MemberPlanner.of(states));
+            // the node's Raft member id: its own, or its id on a new disk (MemberIds)
+            String member = members.membersOf(id).stream().findFirst().orElse(id);
+            java.util.function.Function<String, NodeState> byMember = MemberPlanner.byMember(MemberPlanner.of(states));
+            String problem = MemberPlanner.removalProblem(members, member, byMember);
             if (problem != null && !force) throw new CairnException(ErrorCode.GUARDRAIL, problem + "; bring them back first, or add --force");
             List<NodeAddress> nodes = new ArrayList<>(rs.nodes());
             nodes.removeIf(n -> n.id().equals(id));
@@ -115,12 +118,12 @@ final class NodeChanges implements AutoCloseable {
                     "storage node " + id + " removed from replicaset " + rs.id() + (force ? " (forced)" : ""));
             if (problem != null) {
                 out.println("forced: " + problem);
-                List<String> ready = MemberPlanner.readyVoters(members, id, MemberPlanner.of(states));
+                List<String> ready = MemberPlanner.readyVoters(members, member, byMember);
                 if (states.get(id).leader() && !ready.isEmpty()) admin.changeMembers(MemberChange.lead(ready.get(0)));
                 members = admin.members();
-                if (members.has(id)) admin.changeMembers(new MemberChange(MemberChange.Op.REMOVE, id, "", members.index()));
+                if (members.has(member)) admin.changeMembers(new MemberChange(MemberChange.Op.REMOVE, member, "", members.index()));
             }
-            members = await(admin, id + " to leave replicaset " + rs.id() + "'s Raft group", v -> !v.has(id), v -> coordinatorSays(rs.id()));
+            members = await(admin, id + " to leave replicaset " + rs.id() + "'s Raft group", v -> v.membersOf(id).isEmpty(), v -> coordinatorSays(rs.id()));
             out.println(id + " left replicaset " + rs.id() + "'s Raft group: " + members);
         }
         if (local) {

@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * same client before the replace, in one run.
  */
 final class ReplaceBench {
-    record Options(int keys, int valueBytes, Duration timeout) {}
+    /** @param wipe wipe a follower's folder and restart it instead of replacing it ({@link WipedFollowerBench}) */
+    record Options(int keys, int valueBytes, Duration timeout, boolean wipe) {}
 
     private static final int BUCKETS = 3_000;
 
@@ -37,6 +38,11 @@ final class ReplaceBench {
             System.out.printf("loaded %,d keys of %d bytes into rs1 (3 nodes) in %.1f s%n", o.keys(), o.valueBytes(), (System.nanoTime() - t0) / 1e9);
             Foreground before = Foreground.measure(router, o.keys(), BUCKETS, o.valueBytes(), Duration.ofSeconds(5), null);
             System.out.printf("foreground before the replace: %s%n", before.summary());
+            if (o.wipe()) {
+                WipedFollowerBench.run(cluster, config, o.keys(), o.timeout());
+                MoveBench.verify(router, o.keys(), BUCKETS);
+                return;
+            }
 
             String old = "s1-2";
             ClusterAccess access = new ClusterAccess();

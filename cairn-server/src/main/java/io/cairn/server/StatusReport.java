@@ -54,6 +54,8 @@ final class StatusReport {
                 m.put("address", n.raftAddress());
                 m.put("raftRole", i == null ? "DOWN" : i.get("raftRole"));
                 if (i != null && Boolean.TRUE.equals(i.get("rejoining"))) m.put("rejoining", true);
+                // a node back on a new disk is a new Raft member (MemberIds): a learner until caught up and promoted
+                if (i != null && i.get("raftMember") instanceof String member && !member.equals(n.id())) m.put("raftMember", member);
                 if (i != null && i.get("alerts") instanceof List<?> alerts && !alerts.isEmpty()) m.put("alerts", alerts);
                 if (i != null) {
                     m.put("term", i.get("term"));
@@ -126,7 +128,10 @@ final class StatusReport {
                 Map<String, Object> m = (Map<String, Object>) mo;
                 out.append(String.format("  %-10s %-21s %-10s term %-4s applied %s%s%n", m.get("id"), m.get("address"), m.get("raftRole"),
                         orDash(m.get("term")), orDash(m.get("appliedIndex")),
-                        Boolean.TRUE.equals(m.get("rejoining")) ? "  REPLACED_DISK: rejoining, neither votes nor serves until caught up" : ""));
+                        !Boolean.TRUE.equals(m.get("rejoining")) ? m.get("raftMember") != null ? "  (member " + m.get("raftMember") + ")" : ""
+                                : "LEARNER".equals(m.get("raftRole")) ? "  REPLACED_DISK: new member " + m.get("raftMember")
+                                        + " catching up as a learner, promoted to voter once caught up"
+                                : "  REPLACED_DISK: rejoining, neither votes nor serves until caught up"));
             }
         }
         out.append('\n');

@@ -1,6 +1,7 @@
 package io.cairn.server;
 
 import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.core.topology.DiskCheck;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
@@ -46,6 +47,7 @@ public final class StorageProcess implements AutoCloseable {
     private volatile boolean newFolderWaits;
     private java.util.Map<String, Long> lastReported = java.util.Map.of();
     private long reportBackoffUntil;
+    private long diskRecordBackoffUntil;
     private final long tombstoneRetentionMs;
     private final java.util.concurrent.atomic.LongAdder tombstonesCollected = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder expiredDeleted = new java.util.concurrent.atomic.LongAdder();
@@ -65,7 +67,8 @@ public final class StorageProcess implements AutoCloseable {
         this.admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> node != null && !"DOWN".equals(node.role()), config.security().adminAccess()).start();
         admin.waitingFor(this::waitingFor);
         try {
-            this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData, true);
+            this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData, true,
+                    this::groupHasThisNode, this::otherDiskAtStart);
         } catch (IOException | RuntimeException e) {
             admin.close();
             coordinator.close();
@@ -107,6 +110,34 @@ public final class StorageProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Asked before the member starts, of a folder that holds this node's data: whether the replicaset's record names
+     * another disk for it. One bounded try: at a whole replicaset's restart no leader answers yet, and the check
+     * after the start ({@link #checkRestart}) covers it.
+     */
+    private String otherDiskAtStart(String folderDisk) {
+        try (StorageAdmin group = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(2))) {
+            return DiskCheck.otherDisk(self.id(), folderDisk, java.util.Collections.singletonMap("replicaset " + replicaset.id(), group.recordedDisk(self.id())));
+        } catch (RuntimeException e) {
+            log.debug("storage node {}: replicaset {} did not answer for its disk record before the start: {}", self.id(), replicaset.id(), e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Asked when this node rejoins on a new or damaged folder: whether its group has a member of this node (a wiped
+     * member, not a node {@code cairn node add} just named), so that it comes back as a new member. True when no
+     * leader answers: a new member is always safe.
+     */
+    private boolean groupHasThisNode() {
+        try (StorageAdmin group = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(2))) {
+            return !group.members().membersOf(self.id()).isEmpty();
+        } catch (RuntimeException e) {
+            log.debug("storage node {}: replicaset {} did not answer for its members: {}", self.id(), replicaset.id(), e.getMessage());
+            return true;
+        }
+    }
+
     /** What {@code /health} says this node waits for, or null. */
     private String waitingFor() {
         if (newFolderWaits) return "a coordinator to learn whether replicaset " + replicaset.id() + " holds data (this node's folder is new)";
@@ -124,6 +155,7 @@ public final class StorageProcess implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.debug("storage node {}: disk not recorded at catch-up: {}", self.id(), e.toString());
             }
+            timer.execute(this::recordDiskInReplicaset); // at once: a restart before it would find another disk on record
         });
         node.start();
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
@@ -149,6 +181,7 @@ public final class StorageProcess implements AutoCloseable {
             timer.execute(this::checkRestart);
         }
         timer.scheduleWithFixedDelay(this::reportAcknowledged, 1, 1, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(this::recordDiskInReplicaset, 1, 1, TimeUnit.SECONDS);
         timer.scheduleWithFixedDelay(this::sweepExpired, EXPIRY_SWEEP_MS, EXPIRY_SWEEP_MS, TimeUnit.MILLISECONDS);
         // Checked a few times per retention window (at most once a minute): a tombstone lives at most ~1.25x the retention.
         long collectEveryMs = Math.min(60_000, Math.max(250, tombstoneRetentionMs / 4));
@@ -158,16 +191,28 @@ public final class StorageProcess implements AutoCloseable {
 
     /**
      * A restarted node votes once its log reaches what its coordinator has on record as acknowledged
-     * by it (else its folder is an older copy, and it catches up first). Asked until a coordinator
-     * answers, or until the node caught up with its leader anyway.
+     * by it (else its folder is an older copy, and it catches up first). Its folder must also be the disk
+     * on record ({@link DiskCheck}): the replicaset's own record is asked first, so an older disk put back
+     * is refused even while no coordinator answers. Asked until decided, or until the node caught up with
+     * its leader anyway.
      */
     private void checkRestart() {
         if (!node.rejoining() || node.identity().rejoining()) return;
+        Map<String, String> records = new LinkedHashMap<>();
+        records.put("replicaset " + replicaset.id(), groupDiskRecord());
+        records.put("this folder's copy of replicaset " + replicaset.id() + "'s state", node.recordedDisk(self.id()));
         try {
-            long acknowledged = coordinator.acknowledged(self.id());
-            boolean votes = node.confirmAcknowledged(acknowledged, coordinator.disks().get(self.id())).get(10, TimeUnit.SECONDS);
-            log.debug("storage node {}: log checked against the index {} it had acknowledged: {}", self.id(), acknowledged, votes ? "votes" : "rejoins");
-            if (restartCheckWaits) log.info("storage node {}: checked against its coordinator's record", self.id());
+            String otherDisk = DiskCheck.otherDisk(self.id(), node.identity().disk(), records);
+            if (otherDisk == null) {
+                long acknowledged = coordinator.acknowledged(self.id());
+                records.put("the coordinator", coordinator.disks().get(self.id()));
+                otherDisk = DiskCheck.otherDisk(self.id(), node.identity().disk(), records);
+                boolean votes = node.confirmAcknowledged(acknowledged, otherDisk).get(10, TimeUnit.SECONDS);
+                log.debug("storage node {}: log checked against the index {} it had acknowledged: {}", self.id(), acknowledged, votes ? "votes" : "rejoins");
+            } else {
+                node.confirmAcknowledged(Long.MAX_VALUE, otherDisk).get(10, TimeUnit.SECONDS);
+            }
+            if (restartCheckWaits) log.info("storage node {}: checked against its coordinator's and its replicaset's records", self.id());
         } catch (Exception e) {
             if (!restartCheckWaits) log.info("storage node {} waits for a coordinator to check its log against what it had acknowledged before it votes",
                     self.id());
@@ -177,11 +222,39 @@ public final class StorageProcess implements AutoCloseable {
         }
     }
 
+    /** The disk the replicaset's leader has on record for this node, or null when none is or no leader answered. */
+    private String groupDiskRecord() {
+        try {
+            return replicasetAdmin.recordedDisk(self.id());
+        } catch (RuntimeException e) {
+            log.debug("storage node {}: replicaset {} did not answer for its disk record: {}", self.id(), replicaset.id(), e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Records this node's disk in its replicaset's state once it has caught up on it (or voted at once), when its
+     * own copy of that state names another or none: the record a later restart is checked against ({@link DiskCheck}).
+     */
+    private void recordDiskInReplicaset() {
+        String disk = node.identity().disk();
+        if (System.nanoTime() < diskRecordBackoffUntil || node.rejoining() || disk.equals(node.recordedDisk(self.id()))) return;
+        try {
+            replicasetAdmin.recordDisk(self.id(), disk);
+            log.info("storage node {} runs on disk {}: recorded in replicaset {}'s state", self.id(), disk, replicaset.id());
+        } catch (RuntimeException e) {
+            log.debug("storage node {}: disk not recorded in replicaset {}: {}", self.id(), replicaset.id(), e.getMessage());
+            diskRecordBackoffUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        }
+    }
+
     /** On the leader, about once a second while it changes: the highest log index each member holds, to the coordinator. */
     private void reportAcknowledged() {
         if (!node.isLeader() || System.nanoTime() < reportBackoffUntil) return;
         try {
-            java.util.Map<String, Long> held = node.acknowledged().get(5, TimeUnit.SECONDS);
+            // by node: a node back on a new disk has another member id (MemberIds); its highest index is what it holds
+            java.util.Map<String, Long> held = new java.util.TreeMap<>();
+            node.acknowledged().get(5, TimeUnit.SECONDS).forEach((member, index) -> held.merge(io.cairn.core.topology.MemberIds.nodeOf(member), index, Math::max));
             if (held.isEmpty() || held.equals(lastReported)) return;
             coordinator.reportAcknowledged(replicaset.id(), held);
             lastReported = held;
@@ -221,7 +294,10 @@ public final class StorageProcess implements AutoCloseable {
     java.util.List<String> alerts() {
         java.util.List<String> alerts = new java.util.ArrayList<>();
         if (bootstrap.refusal() != null) alerts.add("BOOTSTRAP_REFUSED: " + bootstrap.refusal());
-        if (node.rejoining() && node.identity().rejoining()) {
+        if (node.identity().setAside()) {
+            alerts.add("REPLACED_DISK: " + self.id() + " " + node.identity().reason() + "; it neither votes nor serves: restart it, its folder is"
+                    + " then set aside and it rejoins as a new member (disk " + node.identity().disk() + ")");
+        } else if (node.rejoining() && node.identity().rejoining()) {
             alerts.add("REPLACED_DISK: " + self.id() + " " + node.identity().reason() + "; it neither votes nor serves reads until it has caught up"
                     + " with its leader (disk " + node.identity().disk() + ")");
         }
@@ -326,6 +402,8 @@ public final class StorageProcess implements AutoCloseable {
         info.put("raftRole", node.role());
         info.put("term", node.term());
         info.put("disk", node.identity().disk());
+        info.put("raftMember", node.identity().member());
+        if (node.identity().setAside()) info.put("setAside", true);
         info.put("rejoining", node.rejoining());
         info.put("epoch", epoch);
         info.put("keys", s.keyCount());
@@ -350,6 +428,12 @@ public final class StorageProcess implements AutoCloseable {
     @Override
     public void close() throws IOException {
         timer.shutdownNow();
+        // a task still running reads the node's RocksDB (the restart check, the disk record): the node closes after it ends
+        try {
+            if (!timer.awaitTermination(10, TimeUnit.SECONDS)) log.warn("storage node {}: a timer task did not end within 10 s of the stop", self.id());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (archive != null) archive.close();
         doubled.close();
         replicasetAdmin.close();

@@ -73,7 +73,7 @@ class MemberReconcilerTest {
     }
 
     @Test
-    void aNodeRestartedOnAnOlderDiskThanTheOneOnRecordCatchesUpBeforeItVotes() throws Exception {
+    void aNodeRestartedOnAnOlderDiskThanTheOneOnRecordIsSetAsideAndRejoinsAsANewMember() throws Exception {
         ClusterConfig config = TestClusters.config(dir, 1, 3, 60, Map.of());
         try (LocalCluster cluster = new LocalCluster(config).start(); Jedis jedis = TestClusters.jedis(cluster);
              CoordinatorClient coordinator = new CoordinatorClient(config.topology().coordinators())) {
@@ -83,6 +83,7 @@ class MemberReconcilerTest {
                 await("the disk of " + id + " on record").atMost(Duration.ofSeconds(30)).until(() -> disk.equals(coordinator.disks().get(id)));
             }
             for (int i = 0; i < 200; i++) jedis.set("k:" + i, "old");
+            Topology t0 = coordinator.get().topology();
             String oldDisk = cluster.storage("s1-3").node().identity().disk();
 
             // s1-3's disk is replaced: the old one is kept aside, the node starts on a new one and catches up
@@ -96,16 +97,22 @@ class MemberReconcilerTest {
             await("the new disk on record").atMost(Duration.ofSeconds(60)).until(() -> newDisk.equals(coordinator.disks().get("s1-3")));
             for (int i = 0; i < 200; i++) jedis.set("k:" + i, "new");
 
-            // the old disk is put back: its folder is the node's own, but not the disk on record
+            // the old disk is put back: its folder is the node's own, but not the disk on record; it is set aside
+            // and the node comes back as a new member on a fresh folder, a learner until caught up
             cluster.stopNode("s1-3");
             DoubledBucketSupport.deleteTree(config.nodeDir("s1-3"));
             DoubledBucketSupport.copyTree(oldCopy, config.nodeDir("s1-3"));
             cluster.startNode("s1-3");
             var identity = cluster.storage("s1-3").node().identity();
-            await("the restart check").atMost(Duration.ofSeconds(30)).until(() -> identity.reason() != null);
-            assertThat(identity.reason()).contains("records disk " + newDisk);
+            assertThat(identity.reason()).contains("records disk " + newDisk).contains("damaged-");
+            assertThat(identity.disk()).isNotIn(oldDisk, newDisk);
+            assertThat(identity.member()).isEqualTo(io.cairn.core.topology.MemberIds.onNewDisk("s1-3", identity.disk()));
             await("s1-3 caught up").atMost(Duration.ofSeconds(60)).until(() -> !cluster.storage("s1-3").node().rejoining());
-            await("the disk it caught up on, on record").atMost(Duration.ofSeconds(30)).until(() -> oldDisk.equals(coordinator.disks().get("s1-3")));
+            await("the disk it caught up on, on record").atMost(Duration.ofSeconds(30)).until(() -> identity.disk().equals(coordinator.disks().get("s1-3")));
+            try (var admin = new io.cairn.storage.StorageAdmin(t0.replicaset("rs1").orElseThrow(), Duration.ofSeconds(10))) {
+                await("s1-3's new member votes").atMost(Duration.ofSeconds(60)).until(() -> voters(admin).contains(identity.member()));
+                assertThat(admin.recordedDisk("s1-3")).as("the replicaset's own record").isEqualTo(identity.disk());
+            }
             long keys = cluster.storage("s1-1").node().localStats().keyCount();
             await().atMost(Duration.ofSeconds(10)).until(() -> cluster.storage("s1-3").node().localStats().keyCount() == keys);
             for (int i = 0; i < 200; i++) assertThat(jedis.get("k:" + i)).isEqualTo("new");

@@ -147,6 +147,7 @@ class MoveSimulationTest {
         assertThat(members.entriesSkippedOnReplay).as("%s: no replay skipped an entry its surviving database held", scenario).isPositive();
         assertThat(members.snapshotCatchUps).as("%s: no member caught up by snapshot", scenario).isPositive();
         assertThat(members.replacements).as("%s: no member replacement finished", scenario).isPositive();
+        assertThat(members.wipes).as("%s: no voter's disk was lost", scenario).isPositive();
         assertThat(members.replacementsDuringMoves).as("%s: no replacement started with a move in flight", scenario).isPositive();
         assertThat(members.crashesDuringReplacement).as("%s: no member crashed during a replacement", scenario).isPositive();
         assertThat(members.statesCompared).as("%s: no rebuilt member was compared with the committed state", scenario).isPositive();

@@ -39,6 +39,11 @@ final class SimMember {
     private InMemoryReplicaset database;
     private long databaseIndex;
     boolean voter;
+    /**
+     * Its disk was lost while it was a voter: it never comes back (its node runs a new member, issue 21),
+     * so it never votes again; it leaves the voters once the others keep a caught-up majority.
+     */
+    boolean wiped;
     boolean flushScheduled;
     boolean replicateScheduled;
 
@@ -189,6 +194,20 @@ final class SimMember {
     }
 
     /** A new member with an empty disk: no snapshot, no log, down until it is started. */
+    /** Its disk is lost: everything it held, durable or not, is gone for good; returns the log entries lost. */
+    int wipe() {
+        int lost = log.size();
+        crash(false);
+        log.clear();
+        snapshot = null;
+        snapshotIndex = -1;
+        snapshotTerm = -1;
+        flushedIndex = -1;
+        durableCommitIndex = -1;
+        wiped = true;
+        return lost;
+    }
+
     static SimMember empty(String id, int changesInReply) {
         SimMember m = new SimMember(id, changesInReply, false);
         // -1: below every leader's snapshot, so its first catch-up is an InstallSnapshot

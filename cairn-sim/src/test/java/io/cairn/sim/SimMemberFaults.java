@@ -109,10 +109,18 @@ final class SimMemberFaults {
         return true;
     }
 
+    private boolean wipeAVoter(SimRaft raft) {
+        List<SimMember> voters = new ArrayList<>();
+        for (SimMember m : raft.members) if (m.voter && !m.wiped) voters.add(m);
+        return !voters.isEmpty() && raft.wipe(voters.get(random.nextInt(voters.size())));
+    }
+
     private void scheduleReplacement() {
         scheduler.after(300 + random.nextInt(1_500), "member replacement", () -> {
             if (!chaos.getAsBoolean()) return;
-            anyReplicaset().raft().membership.startReplace();
+            SimRaft raft = anyReplicaset().raft();
+            // one in three: a voter's disk is lost rather than a member replaced on purpose
+            if (random.nextInt(3) != 0 || !wipeAVoter(raft)) raft.membership.startReplace();
             scheduleReplacement();
         });
     }

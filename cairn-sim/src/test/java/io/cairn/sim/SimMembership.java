@@ -42,6 +42,18 @@ final class SimMembership {
         return true;
     }
 
+    /** Replaces voter {@code m}, whose disk was lost: its member leaves first (when safe), then a new one joins as a learner. */
+    boolean replaceWiped(SimMember m) {
+        if (inProgress()) return false;
+        if (nextMember == 0) nextMember = raft.members.size();
+        leaving = m;
+        removeFirst = true;
+        raft.counters.replacementsStarted++;
+        if (raft.movesInFlight()) raft.counters.replacementsDuringMoves++;
+        tryRemove();
+        return true;
+    }
+
     private void addLearner() {
         joining = SimMember.empty(raft.id() + "/m" + nextMember++, raft.members.get(0).changesInReply());
         raft.members.add(joining);

@@ -282,13 +282,27 @@ final class SimRaft {
     }
 
     void restart(SimMember m) {
-        if (m.up() || !isMember(m)) return;
+        if (m.up() || !isMember(m) || m.wiped) return;
         SimMember.Replay replay = m.restart();
         counters.entriesSkippedOnReplay += replay.skipped();
         if (replay.replayed() > 0) counters.restartsReplaying++;
         toCompare.add(m);
         if (leader == null) scheduleElection(10 + random.nextInt(50));
         else scheduleReplicate(m);
+    }
+
+    /**
+     * A voter's disk is lost (issue 21): it is in no election from then on (the real member's VoteGuard; here it
+     * never comes back), and the membership replaces it: its member leaves the voters once the others keep an
+     * up, caught-up majority, then a new member joins as a learner and is promoted once caught up. False when a
+     * membership change is under way (one at a time, and one lost disk at a time: two of three is data loss).
+     */
+    boolean wipe(SimMember m) {
+        if (!m.voter || m.wiped || membership.inProgress()) return false;
+        counters.wipes++;
+        counters.lostUnflushed += m.wipe();
+        if (m == leader) loseLeader(30 + random.nextInt(400));
+        return membership.replaceWiped(m);
     }
 
     boolean isMember(SimMember m) {
@@ -332,16 +346,18 @@ final class SimRaft {
      * committed, exactly the committed state.
      */
     void check() {
-        int voters = 0, holding = 0;
+        int voters = 0, holding = 0, wiped = 0;
         for (SimMember m : members) {
             if (m.up() && m.appliedIndex > commitIndex) {
                 throw new Invariants.Violation(m.id + " applied " + m.appliedIndex + " beyond the commit index " + commitIndex + "; " + this);
             }
             if (!m.voter) continue;
             voters++;
+            if (m.wiped) wiped++;
             if (holdsDurably(m, commitIndex)) holding++;
         }
-        if (holding < majority(voters)) {
+        // every election majority, drawn from the voters that still vote (a wiped one never does), holds the entry
+        if (holding + majority(voters) <= voters - wiped) {
             throw new Invariants.Violation("committed entry " + commitIndex + " of " + committedState.id + " is durable on only " + holding
                     + " of " + voters + " voters; " + this);
         }

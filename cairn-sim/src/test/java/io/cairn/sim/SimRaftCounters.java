@@ -21,6 +21,8 @@ final class SimRaftCounters {
     /** Answers of entries in flight lost with their leader (the entry may still commit). */
     long answersLost;
     long replacementsStarted;
+    /** Voters whose disk was lost, then replaced: their member out of the voters, a new one in as a learner. */
+    long wipes;
     long promotions;
     long replacements;
     /** Replacements started while a bucket of the replicaset was half-way through a move. */
@@ -43,6 +45,7 @@ final class SimRaftCounters {
         leaderLosses += o.leaderLosses;
         answersLost += o.answersLost;
         replacementsStarted += o.replacementsStarted;
+        wipes += o.wipes;
         promotions += o.promotions;
         replacements += o.replacements;
         replacementsDuringMoves += o.replacementsDuringMoves;
@@ -56,7 +59,7 @@ final class SimRaftCounters {
                 + answersLost + " answers lost with their leader, " + truncatedUncommitted
                 + " uncommitted entries truncated, " + crashesKeepingDatabase + " crashes keeping the database, "
                 + restartsReplaying + " restarts replaying their log (" + entriesSkippedOnReplay + " entries skipped: in the database), " + snapshotCatchUps
-                + " snapshot catch-ups, " + replacements + " of " + replacementsStarted + " member replacements done ("
+                + " snapshot catch-ups, " + wipes + " voters wiped and replaced, " + replacements + " of " + replacementsStarted + " member replacements done ("
                 + replacementsDuringMoves + " started with a move in flight, " + crashesDuringReplacement + " crashes meanwhile), "
                 + statesCompared + " rebuilt members equal to the committed state";
     }
@@ -64,7 +67,7 @@ final class SimRaftCounters {
     /** Every counter, for equality: a replayed seed must count exactly the same. */
     private java.util.List<Long> all() {
         return java.util.List.of(memberCrashes, crashesKeepingDatabase, entriesSkippedOnReplay, lostUnflushed, truncatedUncommitted,
-                restartsReplaying, snapshotCatchUps, snapshots, elections, leaderLosses, answersLost, replacementsStarted, promotions,
+                restartsReplaying, snapshotCatchUps, snapshots, elections, leaderLosses, answersLost, replacementsStarted, wipes, promotions,
                 replacements, replacementsDuringMoves, crashesDuringReplacement, statesCompared);
     }
 

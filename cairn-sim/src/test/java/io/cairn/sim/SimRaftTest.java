@@ -38,6 +38,11 @@ class SimRaftTest {
         return Sim.string(rs.keys(1).get(Sim.bytes("k")));
     }
 
+    private void runFor(long ms) {
+        long until = scheduler.nowMs() + ms;
+        while (scheduler.nowMs() < until && scheduler.runNext()) raft.check();
+    }
+
     private SimMember aFollower() {
         return raft.members.stream().filter(m -> m != raft.leader).findFirst().orElseThrow();
     }
@@ -111,6 +116,36 @@ class SimRaftTest {
         assertThat(raft.members).hasSize(3).allMatch(m -> m.voter);
         SimMember added = raft.members.stream().filter(m -> !before.contains(m)).findFirst().orElseThrow();
         assertThat(Arrays.equals(added.state.snapshot(), rs.snapshot())).isTrue();
+        write("after");
+        runAll();
+        assertThat(committedValue()).isEqualTo("after");
+    }
+
+    @Test
+    void aWipedVoterNeverVotesAndIsReplacedByALearnerOnlyWhileTheOthersKeepACaughtUpMajority() {
+        start(3);
+        for (int i = 0; i < 6; i++) {
+            write("v" + i);
+            runAll();
+        }
+        SimMember other = aFollower();
+        SimMember wiped = raft.members.stream().filter(m -> m != raft.leader && m != other).findFirst().orElseThrow();
+        SimMember leader = raft.leader;
+        raft.crash(other, 1_000_000, true); // down until the end: the leader alone is up among the voters left
+        assertThat(raft.wipe(wiped)).isTrue();
+        assertThat(raft.wipe(other)).as("one lost disk at a time").isFalse();
+        raft.check();
+        raft.loseLeader(0);
+        runFor(500);
+        assertThat(raft.leader).as("the leader and a down voter: no majority votes").isNull();
+        assertThat(raft.members).as("its member waits: the voters left hold no caught-up majority").contains(wiped);
+
+        raft.restart(other);
+        runAll();
+        assertThat(raft.membership.inProgress()).isFalse();
+        assertThat(raft.members).doesNotContain(wiped).hasSize(3).allMatch(m -> m.voter && !m.wiped);
+        assertThat(raft.counters.wipes).isEqualTo(1);
+        assertThat(raft.leader).isIn(leader, other);
         write("after");
         runAll();
         assertThat(committedValue()).isEqualTo("after");

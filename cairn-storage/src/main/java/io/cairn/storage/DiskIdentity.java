@@ -49,16 +49,20 @@ public final class DiskIdentity {
     private final String node;
     private final String replicaset;
     private final String disk;
+    /** The Raft member id the node runs as on this folder ({@link io.cairn.core.topology.MemberIds}). */
+    private final String member;
     private volatile String reason;
     private volatile boolean rejoining;
+    private volatile boolean setAside;
     /** The folder held the node's data when it started (a restart, not a new or damaged folder). */
     private final boolean restart;
 
-    private DiskIdentity(Path file, String node, String replicaset, String disk, boolean rejoining, String reason, boolean restart) {
+    private DiskIdentity(Path file, String node, String replicaset, String disk, String member, boolean rejoining, String reason, boolean restart) {
         this.file = file;
         this.node = node;
         this.replicaset = replicaset;
         this.disk = disk;
+        this.member = member;
         this.rejoining = rejoining;
         this.reason = reason;
         this.restart = restart;
@@ -72,6 +76,20 @@ public final class DiskIdentity {
      */
     public static DiskIdentity open(Path nodeDir, String node, String replicaset, ReplicationEngine engine, BooleanSupplier groupHoldsData)
             throws IOException {
+        return open(nodeDir, node, replicaset, engine, groupHoldsData, () -> false, disk -> null);
+    }
+
+    /**
+     * @param newMember          asked of a node that rejoins on a new or damaged folder: whether it runs as a new Raft
+     *                           member ({@link io.cairn.core.topology.MemberIds#onNewDisk}), which joins as a learner,
+     *                           because the group has a member of this node already; false keeps the node's own id
+     * @param otherDisk          asked, when a new member is possible, of a folder that holds the node's data and was not
+     *                           rejoining: why its disk is not the one on record ({@link io.cairn.core.topology.DiskCheck}),
+     *                           or null. A folder of another disk is set aside like a damaged one: its member, no longer
+     *                           the node's member in the group, cannot rejoin it (see {@link io.cairn.core.topology.MemberIds})
+     */
+    public static DiskIdentity open(Path nodeDir, String node, String replicaset, ReplicationEngine engine, BooleanSupplier groupHoldsData,
+                                    BooleanSupplier newMember, java.util.function.Function<String, String> otherDisk) throws IOException {
         Files.createDirectories(nodeDir);
         Path file = nodeDir.resolve(FILE);
         Properties marked = read(file);
@@ -85,32 +103,48 @@ public final class DiskIdentity {
         boolean hasDb = Files.isDirectory(db);
         boolean hasLog = Files.isDirectory(raftPart);
         DiskIdentity id;
-        if (hasDb && hasLog) {
-            if (marked != null) return new DiskIdentity(file, node, replicaset, marked.getProperty("disk"),
+        String notOnRecord = null;
+        if (hasDb && hasLog && marked != null) {
+            notOnRecord = Boolean.parseBoolean(marked.getProperty("setAside")) ? marked.getProperty("reason", "its disk is not the one on record")
+                    : Boolean.parseBoolean(marked.getProperty("rejoining")) ? null : otherDisk.apply(marked.getProperty("disk"));
+        }
+        if (hasDb && hasLog && notOnRecord == null) {
+            if (marked != null) return new DiskIdentity(file, node, replicaset, marked.getProperty("disk"), marked.getProperty("member", node),
                     Boolean.parseBoolean(marked.getProperty("rejoining")), marked.getProperty("reason", ""), true);
-            id = new DiskIdentity(file, node, replicaset, UUID.randomUUID().toString(), false, "", true);
+            id = new DiskIdentity(file, node, replicaset, UUID.randomUUID().toString(), node, false, "", true);
         } else if (hasDb || hasLog) {
             Path aside = nodeDir.resolve("damaged-" + ASIDE.format(Instant.now()));
             Files.createDirectories(aside);
             for (Path part : new Path[] {db, raftPart}) {
                 if (Files.exists(part)) Files.move(part, aside.resolve(part.getFileName()), StandardCopyOption.ATOMIC_MOVE);
             }
-            String lost = hasDb ? "its log (" + raftPart.getFileName() + "/) was missing" : "its database (db/) was missing";
-            id = fresh(file, node, replicaset, true, lost + "; what was left is kept in " + aside.getFileName() + "/");
+            String lost = notOnRecord != null ? notOnRecord : hasDb ? "its log (" + raftPart.getFileName() + "/) was missing" : "its database (db/) was missing";
+            id = fresh(file, node, replicaset, true, notOnRecord != null || newMember.getAsBoolean(), lost + "; what was left is kept in " + aside.getFileName() + "/");
         } else {
             boolean replaced = groupHoldsData.getAsBoolean();
-            id = fresh(file, node, replicaset, replaced, replaced ? "started on an empty folder in a replicaset that holds data" : "");
+            id = fresh(file, node, replicaset, replaced, replaced && newMember.getAsBoolean(), replaced ? "started on an empty folder in a replicaset that holds data" : "");
         }
         id.write();
-        if (id.rejoining) {
+        if (id.rejoining && !id.member.equals(node)) {
+            log.warn("REPLACED_DISK: node {} of replicaset {} {}: it rejoins as new member {}, which the coordinator adds as a learner (once the "
+                    + "node's old member has left the voters) and promotes once caught up; it neither votes nor serves before (disk {})",
+                    node, replicaset, id.reason, id.member, id.disk);
+        } else if (id.rejoining) {
             log.warn("REPLACED_DISK: node {} of replicaset {} {}: it rejoins as a member that neither votes nor serves until it has "
                     + "caught up with its leader (disk {})", node, replicaset, id.reason, id.disk);
         }
         return id;
     }
 
-    private static DiskIdentity fresh(Path file, String node, String replicaset, boolean rejoining, String reason) {
-        return new DiskIdentity(file, node, replicaset, UUID.randomUUID().toString(), rejoining, reason, false);
+    private static DiskIdentity fresh(Path file, String node, String replicaset, boolean rejoining, boolean newMember, String reason) {
+        String disk = UUID.randomUUID().toString();
+        String member = rejoining && newMember ? io.cairn.core.topology.MemberIds.onNewDisk(node, disk) : node;
+        return new DiskIdentity(file, node, replicaset, disk, member, rejoining, reason, false);
+    }
+
+    /** The Raft member id the node runs as on this folder: its own id, or its id on a new disk ({@link io.cairn.core.topology.MemberIds}). */
+    public String member() {
+        return member;
     }
 
     /** Whether the folder held the node's data when it started: a restart, which is checked against the record of what it acknowledged. */
@@ -126,6 +160,24 @@ public final class DiskIdentity {
         write();
         log.warn("REPLACED_DISK: node {} of replicaset {} {}: it neither votes nor serves until it has caught up with its leader (disk {})",
                 node, replicaset, why, disk);
+    }
+
+    /**
+     * Records that the folder's disk is not the one on record, found after the node started (no record answered
+     * before): the node rejoins, and at its next start the folder is set aside and it comes back as a new member.
+     */
+    public synchronized void setAsideAtNextStart(String why) throws IOException {
+        reason = why;
+        rejoining = true;
+        setAside = true;
+        write();
+        log.warn("REPLACED_DISK: node {} of replicaset {} {}: its member {} is no longer the node's member in the group; it neither votes "
+                + "nor serves; restart it: its folder is then set aside and it rejoins as a new member (disk {})", node, replicaset, why, member, disk);
+    }
+
+    /** Whether the folder is to be set aside at the next start ({@link #setAsideAtNextStart}). */
+    public boolean setAside() {
+        return setAside;
     }
 
     /** The folder's disk id, generated when it was first used. */
@@ -156,8 +208,10 @@ public final class DiskIdentity {
         p.setProperty("node", node);
         p.setProperty("replicaset", replicaset);
         p.setProperty("disk", disk);
+        p.setProperty("member", member);
         p.setProperty("rejoining", Boolean.toString(rejoining));
         if (rejoining) p.setProperty("reason", reason);
+        if (setAside) p.setProperty("setAside", "true");
         Path tmp = file.resolveSibling(FILE + ".tmp");
         try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
             p.store(w, "Cairn storage node folder: do not copy it to another node");

@@ -42,7 +42,9 @@ final class MicroRaftEngine implements NodeEngine {
     private final EventLoopGroup ioLoops;
     private volatile Replica replica;
 
-    MicroRaftEngine(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, ReplicaConfig.Vote vote, EventLoopGroup ioLoops) throws IOException {
+    /** @param member the Raft member id the node runs as: its own id, or its id on a new disk ({@link io.cairn.core.topology.MemberIds}) */
+    MicroRaftEngine(NodeAddress self, String member, ReplicasetSpec replicaset, StorageConfig config, ReplicaConfig.Vote vote, EventLoopGroup ioLoops)
+            throws IOException {
         for (NodeAddress n : replicaset.nodes()) {
             if (n.dataAddress() == null) {
                 throw new CairnException(ErrorCode.INVALID_CONFIG, "storage node " + n.id() + " of replicaset " + replicaset.id()
@@ -51,11 +53,18 @@ final class MicroRaftEngine implements NodeEngine {
         }
         Map<String, String> voters = new LinkedHashMap<>();
         for (NodeAddress n : replicaset.nodes()) voters.put(n.id(), n.raftAddress());
+        Map<String, String> learners = Map.of();
+        if (!member.equals(self.id())) {
+            // a new member (the node on a new disk): a learner until the coordinator promotes it; the voters are
+            // the others (its group's log and snapshots tell it the membership as it is)
+            voters.remove(self.id());
+            learners = Map.of(member, self.raftAddress());
+        }
         long electionMs = config.electionTimeoutMin().toMillis();
         // MicroRaft counts the leader timeout in whole seconds (at least 2); Ratis's members wait 1-2 election timeouts
         Duration leaderTimeout = Duration.ofSeconds(Math.max(2, (2 * electionMs + 999) / 1000));
         int maxEntryBytes = (int) Math.max(ReplicaConfig.DEFAULT_MAX_ENTRY_BYTES, 2L * config.maxValueBytes() + (1 << 20));
-        this.replicaConfig = new ReplicaConfig(replicaset.id(), self.id(), voters, Map.of(), ReplicationEngine.MICRORAFT.folderIn(config.dataDir()),
+        this.replicaConfig = new ReplicaConfig(replicaset.id(), member, voters, learners, ReplicationEngine.MICRORAFT.folderIn(config.dataDir()),
                 Duration.ofMillis(electionMs), leaderTimeout, (int) config.snapshotEveryEntries(), ReplicaConfig.DEFAULT_MAX_PENDING_ENTRIES,
                 maxEntryBytes, vote);
         this.stateMachine = new ReplicasetStateMachine(config.dataDir().resolve("db"), config.maxValueBytes(), System::currentTimeMillis);
@@ -110,6 +119,12 @@ final class MicroRaftEngine implements NodeEngine {
     public CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
         Replica r = replica;
         return r == null ? notStarted() : r.confirmAcknowledged(acknowledgedIndex);
+    }
+
+    @Override
+    public void withholdVote() {
+        Replica r = replica;
+        if (r != null) r.withholdVote();
     }
 
     @Override

@@ -33,6 +33,10 @@ interface NodeEngine extends AutoCloseable {
         return false;
     }
 
+    /** See {@link io.cairn.replication.Replica#withholdVote}; an engine without it does nothing. */
+    default void withholdVote() {
+    }
+
     /** See {@link io.cairn.replication.Replica#confirmAcknowledged}; an engine without the check answers true. */
     default java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
         return java.util.concurrent.CompletableFuture.completedFuture(true);

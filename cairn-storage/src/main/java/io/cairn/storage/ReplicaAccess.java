@@ -169,7 +169,9 @@ final class ReplicaAccess implements MemberAccess {
         }
     }
 
+    /** The hint names the leader's node (callers find it in the topology), not its member id on a new disk. */
     private static void notLeader(Responses out, long callId, String leaderId) {
-        out.respond(callId, DataPlane.NOT_LEADER, 0, ByteBuffer.wrap(DataPlane.utf8(leaderId == null ? "" : leaderId)));
+        String node = leaderId == null ? "" : io.cairn.core.topology.MemberIds.nodeOf(leaderId);
+        out.respond(callId, DataPlane.NOT_LEADER, 0, ByteBuffer.wrap(DataPlane.utf8(node)));
     }
 }

@@ -133,6 +133,11 @@ final class ReplicasetState {
         return v == null ? -1 : ByteBuffer.wrap(v).getLong();
     }
 
+    /** The disk this member's copy of the replicated state records for {@code node} (see {@link DiskRecords}), or null. */
+    String recordedDisk(String node) {
+        return DiskRecords.recorded(store, node);
+    }
+
     /** The leader stamp of the last entry that wrote to {@code bucket}, or -1 when none since this was tracked. */
     long lastWriteMs(int bucket) {
         byte[] v = store.get(store.system, BatchView.lastWriteKey(bucket));
@@ -219,6 +224,7 @@ final class ReplicasetState {
             case UNREF -> OpCodec.encodeResults(List.of(refs.release(entry.getLong(), stampMs, batch)));
             case FLUSH -> applyFlush(entry.getLong(), stampMs, view, batch);
             case COLLECT -> applyCollect(entry, batch, stampMs);
+            case DISK -> DiskRecords.apply(store, entry, batch);
             default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, "not a log entry: " + kind)));
         };
     }
@@ -492,6 +498,7 @@ final class ReplicasetState {
             case STATS -> stats().encode();
             case MOVE_QUERY -> MoveQueries.answer(request, this);
             case KEY_QUERY -> KeyQueries.answer(request, this, nowMs);
+            case DISK_QUERY -> DiskRecords.query(store, request);
             default -> OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.PROTOCOL, kind + " is not a query")));
         };
     }

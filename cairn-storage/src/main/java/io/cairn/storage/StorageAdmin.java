@@ -52,6 +52,17 @@ public final class StorageAdmin implements AutoCloseable {
         return r.number();
     }
 
+    /** Records, through the replicaset's log, that {@code node} runs on disk {@code disk} (see {@code DiskRecords}). */
+    public void recordDisk(String node, String disk) {
+        OpResult r = OpCodec.decodeResults(send(StorageRequest.recordDisk(node, disk), false)).get(0);
+        if (r.isError()) throw new CairnException(r.error(), r.message());
+    }
+
+    /** The disk the replicaset's state records for {@code node}, as its leader answers; null when none is. */
+    public String recordedDisk(String node) {
+        return StorageRequest.decodeDisk(send(StorageRequest.diskQuery(node), true));
+    }
+
     /** One bucket command through the replicaset's log (the archive tier's steps); the ledger's reply. */
     public io.cairn.core.move.MoveReply move(io.cairn.core.move.MoveCommand command) {
         return io.cairn.core.move.MoveCodec.decodeReply(send(StorageRequest.move(command), false));

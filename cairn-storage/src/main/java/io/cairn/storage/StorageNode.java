@@ -29,6 +29,8 @@ public final class StorageNode implements AutoCloseable {
     private final ExpiryScanner expiryScanner = new ExpiryScanner();
     private final DataPlaneServer dataPlane;
     private final DiskIdentity identity;
+    /** On MicroRaft with peers, a node back on a new disk runs as a new member ({@link io.cairn.core.topology.MemberIds}). */
+    private final boolean newMemberOnNewDisk;
 
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config) throws IOException {
         this(self, replicaset, config, null);
@@ -36,7 +38,7 @@ public final class StorageNode implements AutoCloseable {
 
     /** @param ioLoops event loops for the data-plane listener (and MicroRaft's sockets), shared with the process's other sockets; null for a default */
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops) throws IOException {
-        this(self, replicaset, config, ioLoops, () -> false, false);
+        this(self, replicaset, config, ioLoops, () -> false, false, () -> true, disk -> null);
     }
 
     /**
@@ -47,11 +49,27 @@ public final class StorageNode implements AutoCloseable {
      */
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops,
                        java.util.function.BooleanSupplier groupHoldsData, boolean checkRestart) throws IOException {
+        this(self, replicaset, config, ioLoops, groupHoldsData, checkRestart, () -> true, disk -> null);
+    }
+
+    /**
+     * @param groupHasThisNode asked when the node rejoins on a new or damaged folder: whether its group has a member of
+     *                  this node (then it runs as a new member, {@link io.cairn.core.topology.MemberIds}); true when unknown
+     * @param otherDisk asked before the member starts, of a folder that holds the node's data: why its disk is not the
+     *                  one on record, or null ({@link DiskIdentity#open}); such a folder is set aside and the node
+     *                  rejoins as a new member
+     */
+    public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops,
+                       java.util.function.BooleanSupplier groupHoldsData, boolean checkRestart, java.util.function.BooleanSupplier groupHasThisNode,
+                       java.util.function.Function<String, String> otherDisk) throws IOException {
         this.self = self;
         this.replicaset = replicaset;
         this.engineKind = config.engine();
         engineKind.requireOwnFolder(config.dataDir());
-        this.identity = DiskIdentity.open(config.dataDir(), self.id(), replicaset.id(), engineKind, groupHoldsData);
+        // on MicroRaft, a node back on a new disk is a new member that joins as a learner (MemberIds)
+        this.newMemberOnNewDisk = engineKind == ReplicationEngine.MICRORAFT && replicaset.nodes().size() > 1;
+        this.identity = DiskIdentity.open(config.dataDir(), self.id(), replicaset.id(), engineKind, groupHoldsData,
+                () -> newMemberOnNewDisk && groupHasThisNode.getAsBoolean(), newMemberOnNewDisk ? otherDisk : disk -> null);
         if (identity.rejoining() && replicaset.nodes().size() < 2) {
             log.warn("storage node {} is the only member of replicaset {}: there is no copy to catch up from, it starts on what its folder holds",
                     self.id(), replicaset.id());
@@ -60,7 +78,7 @@ public final class StorageNode implements AutoCloseable {
         if (engineKind == ReplicationEngine.MICRORAFT) {
             ReplicaConfig.Vote vote = identity.rejoining() ? ReplicaConfig.Vote.AFTER_CATCH_UP
                     : checkRestart && identity.restart() && replicaset.nodes().size() > 1 ? ReplicaConfig.Vote.AFTER_CHECK : ReplicaConfig.Vote.AT_ONCE;
-            this.engine = new MicroRaftEngine(self, replicaset, config, vote, ioLoops);
+            this.engine = new MicroRaftEngine(self, identity.member(), replicaset, config, vote, ioLoops);
             this.dataPlane = new DataPlaneServer(engine.access(), self.host(), self.dataPort(), ioLoops);
         } else {
             if (identity.rejoining()) {
@@ -165,17 +183,25 @@ public final class StorageNode implements AutoCloseable {
 
     /**
      * For a node started with {@code checkRestart}: {@code acknowledgedIndex} is the highest log index it is on
-     * record (at its coordinator) as holding, {@code recordedDisk} the disk it last caught up on (null when none).
-     * Completes with whether it votes now; when its log ends below the record (its folder is an older copy) or its
-     * folder is another disk than the record (an older disk put back), it rejoins, recorded in the folder, and
-     * votes once caught up.
+     * record (at its coordinator) as holding, {@code otherDisk} why its folder is not the disk on record
+     * ({@link io.cairn.core.topology.DiskCheck}; null when no record names another). Completes with whether it
+     * votes now; when its log ends below the record (its folder is an older copy) or its folder is another disk
+     * than the record (an older disk put back), it rejoins, recorded in the folder, and votes once caught up.
      */
-    public java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex, String recordedDisk) {
-        boolean otherDisk = recordedDisk != null && !recordedDisk.equals(identity.disk());
-        String reason = otherDisk
-                ? "restarted on disk " + identity.disk() + " while the cluster records disk " + recordedDisk + " for it (an older disk put back?)"
+    public java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex, String otherDisk) {
+        String reason = otherDisk != null ? otherDisk
                 : "restarted on a log that ends below the index " + acknowledgedIndex + " it had acknowledged (its folder is an older copy?)";
-        return engine.confirmAcknowledged(otherDisk ? Long.MAX_VALUE : acknowledgedIndex).thenApply(votes -> {
+        if (otherDisk != null && newMemberOnNewDisk) {
+            // its member is no longer the node's member in the group: it must not vote, ever; restarted, it comes back as a new member
+            engine.withholdVote();
+            try {
+                identity.setAsideAtNextStart(otherDisk);
+            } catch (IOException e) {
+                log.warn("storage node {} could not record in its folder that it is to be set aside ({})", self.id(), e.toString());
+            }
+            return java.util.concurrent.CompletableFuture.completedFuture(false);
+        }
+        return engine.confirmAcknowledged(otherDisk != null ? Long.MAX_VALUE : acknowledgedIndex).thenApply(votes -> {
             if (!votes && !identity.rejoining()) {
                 try {
                     identity.rejoin(reason);
@@ -185,6 +211,12 @@ public final class StorageNode implements AutoCloseable {
             }
             return votes;
         });
+    }
+
+    /** The disk this member's own copy of its replicaset's state records for {@code node} ({@link DiskRecords}), or null. */
+    public String recordedDisk(String node) {
+        ReplicasetState s = engine.state();
+        return s == null ? null : s.recordedDisk(node);
     }
 
     /** On the leader: the highest log index each member holds, for the coordinator's record ({@link #confirmAcknowledged}). */

@@ -81,6 +81,50 @@ class DiskIdentityTest {
         assertThat(node.resolve(DiskIdentity.FILE)).exists();
     }
 
+    @Test
+    void aNodeBackOnANewDiskInAGroupThatHasItsMemberRunsAsANewMemberAcrossRestarts() throws Exception {
+        Path node = dir.resolve("n");
+        DiskIdentity id = DiskIdentity.open(node, "s1", "rs1", ENGINE, () -> true, () -> true, disk -> null);
+        assertThat(id.member()).isEqualTo(io.cairn.core.topology.MemberIds.onNewDisk("s1", id.disk())).startsWith("s1~");
+        makeWhole(node);
+        assertThat(DiskIdentity.open(node, "s1", "rs1", ENGINE, () -> true, () -> false, disk -> null).member()).isEqualTo(id.member());
+        // a node the group has no member of (cairn node add) keeps its own id
+        assertThat(DiskIdentity.open(dir.resolve("added"), "s4", "rs1", ENGINE, () -> true, () -> false, disk -> null).member()).isEqualTo("s4");
+        assertThat(DiskIdentity.open(dir.resolve("first"), "s2", "rs1", ENGINE, () -> false, () -> true, disk -> null).member()).isEqualTo("s2");
+    }
+
+    @Test
+    void aFolderOfAnotherDiskThanTheRecordIsSetAsideAndTheNodeComesBackAsANewMember() throws Exception {
+        Path node = dir.resolve("n");
+        DiskIdentity old = DiskIdentity.open(node, "s1", "rs1", ENGINE, () -> false);
+        makeWhole(node);
+        Files.writeString(node.resolve("db").resolve("data"), "old");
+        DiskIdentity back = DiskIdentity.open(node, "s1", "rs1", ENGINE, () -> true, () -> false,
+                disk -> disk.equals(old.disk()) ? "restarted on disk " + disk + " while replicaset rs1 records disk B" : null);
+        assertThat(back.rejoining()).isTrue();
+        assertThat(back.reason()).contains("records disk B").contains("damaged-");
+        assertThat(back.disk()).isNotEqualTo(old.disk());
+        assertThat(back.member()).isEqualTo(io.cairn.core.topology.MemberIds.onNewDisk("s1", back.disk()));
+        try (Stream<Path> s = Files.list(node)) {
+            Path aside = s.filter(p -> p.getFileName().toString().startsWith("damaged-")).findFirst().orElseThrow();
+            assertThat(aside.resolve("db").resolve("data")).as("nothing deleted").hasContent("old");
+        }
+    }
+
+    @Test
+    void aFolderFoundOnAnotherDiskAfterTheStartIsSetAsideAtTheNextOne() throws Exception {
+        Path node = dir.resolve("n");
+        DiskIdentity id = DiskIdentity.open(node, "s1", "rs1", ENGINE, () -> false);
+        makeWhole(node);
+        id.setAsideAtNextStart("restarted on disk A while the coordinator records disk B for s1");
+        assertThat(id.rejoining()).isTrue();
+        DiskIdentity next = DiskIdentity.open(node, "s1", "rs1", ENGINE, () -> true, () -> false, disk -> null);
+        assertThat(next.reason()).contains("the coordinator records disk B");
+        assertThat(next.disk()).isNotEqualTo(id.disk());
+        assertThat(next.member()).startsWith("s1~");
+        assertThat(next.setAside()).isFalse();
+    }
+
     private static void makeWhole(Path node) throws Exception {
         Files.createDirectories(node.resolve("db"));
         Files.createDirectories(ENGINE.folderIn(node));

@@ -74,6 +74,24 @@ public record MemberChange(Op op, String member, String address, long expectedIn
             return voters.containsKey(member) || learners.containsKey(member);
         }
 
+        /** The member ids of node {@code node} in this membership (more than one while a node changes disk), voters first. */
+        public java.util.List<String> membersOf(String node) {
+            java.util.List<String> out = new java.util.ArrayList<>();
+            for (String v : new java.util.TreeSet<>(voters.keySet())) if (io.cairn.core.topology.MemberIds.nodeOf(v).equals(node)) out.add(v);
+            for (String l : new java.util.TreeSet<>(learners.keySet())) if (io.cairn.core.topology.MemberIds.nodeOf(l).equals(node)) out.add(l);
+            return out;
+        }
+
+        /** Whether node {@code node} is a voter here, under any of its member ids. */
+        public boolean nodeVotes(String node) {
+            return voters.keySet().stream().anyMatch(v -> io.cairn.core.topology.MemberIds.nodeOf(v).equals(node));
+        }
+
+        /** Whether node {@code node} is a learner here, under any of its member ids. */
+        public boolean nodeLearns(String node) {
+            return learners.keySet().stream().anyMatch(l -> io.cairn.core.topology.MemberIds.nodeOf(l).equals(node));
+        }
+
         @Override
         public String toString() {
             return "voters " + new java.util.TreeSet<>(voters.keySet()) + (learners.isEmpty() ? "" : ", learners " + new java.util.TreeSet<>(learners.keySet()))

@@ -36,7 +36,9 @@ public final class StorageRequest {
     /** A message's first byte is its kind's position here: never reorder, only append (logs on disk hold them). */
     /** A request's kind; its {@link #code()} is the first byte of the request and of every log entry: never reuse or renumber one. */
     public enum Kind {
-        WRITE(0), BOOTSTRAP(1), READ(2), DISCOVER(3), STATS(4), MOVE(5), MOVE_QUERY(6), REF(7), UNREF(8), FLUSH(9), KEY_QUERY(10), COLLECT(11), MOVE_BATCH(12), ONCE(13);
+        WRITE(0), BOOTSTRAP(1), READ(2), DISCOVER(3), STATS(4), MOVE(5), MOVE_QUERY(6), REF(7), UNREF(8), FLUSH(9), KEY_QUERY(10), COLLECT(11), MOVE_BATCH(12), ONCE(13),
+        /** The disk a member runs on, recorded in the replicaset's state (issue 21), and its query. */
+        DISK(14), DISK_QUERY(15);
 
         private final byte code;
 
@@ -68,7 +70,7 @@ public final class StorageRequest {
 
     /** Kinds that are log entries, stamped with the leader's clock before they are appended. */
     private static final java.util.Set<Kind> LOGGED = java.util.EnumSet.of(Kind.WRITE, Kind.BOOTSTRAP, Kind.MOVE, Kind.REF, Kind.UNREF,
-            Kind.FLUSH, Kind.COLLECT, Kind.MOVE_BATCH, Kind.ONCE);
+            Kind.FLUSH, Kind.COLLECT, Kind.MOVE_BATCH, Kind.ONCE, Kind.DISK);
 
     /** Whether {@code kind} goes through the log (the others are queries). */
     public static boolean isLogged(Kind kind) {
@@ -113,6 +115,10 @@ public final class StorageRequest {
                     int n = in.getInt();
                     OpCodec.checkCount(n, in);
                     skip(in, 4L * n + 8);
+                }
+                case DISK -> {
+                    idString(in, "node");
+                    idString(in, "disk");
                 }
                 default -> throw new IllegalArgumentException("not a log entry: " + kind);
             }
@@ -261,6 +267,53 @@ public final class StorageRequest {
     /** Deletes every key of the buckets the replicaset owns, under storage ref {@code refId} (a log entry). */
     public static byte[] flush(long refId) {
         return ByteBuffer.allocate(1 + 8 + 8).put(Kind.FLUSH.code()).putLong(0).putLong(refId).array();
+    }
+
+    /** The longest node or disk id a DISK entry carries. */
+    public static final int MAX_ID_BYTES = 256;
+
+    /** Records, through the log, that node {@code node} runs on disk {@code disk} (its data folder's identity). */
+    public static byte[] recordDisk(String node, String disk) {
+        byte[] n = idBytes(node, "node");
+        byte[] d = idBytes(disk, "disk");
+        return ByteBuffer.allocate(1 + 8 + 2 + n.length + 2 + d.length).put(Kind.DISK.code()).putLong(0)
+                .putShort((short) n.length).put(n).putShort((short) d.length).put(d).array();
+    }
+
+    /** Asks which disk the replicaset's state records for {@code node}; the answer is {@link #decodeDisk} of it. */
+    public static byte[] diskQuery(String node) {
+        byte[] n = idBytes(node, "node");
+        return ByteBuffer.allocate(1 + 2 + n.length).put(Kind.DISK_QUERY.code()).putShort((short) n.length).put(n).array();
+    }
+
+    /** The disk a DISK_QUERY's answer names: empty when none is recorded. */
+    public static byte[] encodeDisk(String disk) {
+        byte[] d = disk == null ? new byte[0] : disk.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(2 + d.length).putShort((short) d.length).put(d).array();
+    }
+
+    /** @see #encodeDisk; null when none is recorded */
+    public static String decodeDisk(ByteBuffer answer) {
+        String disk = idString(answer, "disk");
+        return disk.isEmpty() ? null : disk;
+    }
+
+    /**
+     * A node or disk id of a DISK entry or query, at {@code in}'s position (after the kind, and the stamp for an entry).
+     * @throws IllegalArgumentException when longer than {@link #MAX_ID_BYTES} or cut short
+     */
+    public static String idString(ByteBuffer in, String what) {
+        int n = Short.toUnsignedInt(in.getShort());
+        if (n > MAX_ID_BYTES || n > in.remaining()) throw new IllegalArgumentException("a " + what + " id of " + n + " bytes");
+        byte[] b = new byte[n];
+        in.get(b);
+        return new String(b, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static byte[] idBytes(String id, String what) {
+        byte[] b = id.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (b.length > MAX_ID_BYTES) throw new IllegalArgumentException("a " + what + " id of " + b.length + " bytes (at most " + MAX_ID_BYTES + ")");
+        return b;
     }
 
     public static byte[] stats() {

@@ -87,6 +87,56 @@ class MemberPlannerTest {
         assertThat(plan(rs("a", "b", "c"), v, Map.of()).change()).isEqualTo(new MemberChange(Op.REMOVE, "d", "", 7));
     }
 
+    /** Node b back on a new disk runs as member b~n1: b leaves the voters when safe, b~n1 joins as a learner, then votes. */
+    private static final NodeState B_NEW_CATCHING_UP = new NodeState(true, true, false, 0, "b~n1");
+    private static final NodeState B_NEW_READY = new NodeState(true, false, false, 100, "b~n1");
+
+    @Test
+    void aNodeBackOnANewDiskReplacesItsOldMemberWhichLeavesTheVotersBeforeTheNewOneJoinsAsALearner() {
+        ReplicasetSpec wanted = rs("a", "b", "c");
+        MemberChange.View v = view(true, voters("a", "b", "c"), learners());
+        Map<String, NodeState> states = Map.of("a", LEADER, "b", B_NEW_CATCHING_UP, "c", READY);
+        assertThat(plan(wanted, v, states).change()).isEqualTo(new MemberChange(Op.REMOVE, "b", "", 7));
+
+        v = view(true, voters("a", "c"), learners());
+        assertThat(plan(wanted, v, states).change()).isEqualTo(new MemberChange(Op.ADD_LEARNER, "b~n1", "127.0.0.1:2", 7));
+
+        v = view(true, voters("a", "c"), learners("b~n1"));
+        assertThat(plan(wanted, v, states).waiting()).contains("b~n1 is catching up as a learner");
+        assertThat(plan(wanted, v, with(states, "b", B_NEW_READY)).change()).isEqualTo(new MemberChange(Op.PROMOTE, "b~n1", "127.0.0.1:2", 7));
+
+        v = view(true, voters("a", "c", "b~n1"), learners());
+        assertThat(plan(wanted, v, with(states, "b", B_NEW_READY))).isEqualTo(Step.IN_SYNC);
+    }
+
+    @Test
+    void theOldMemberOfANodeOnANewDiskStaysAVoterWhileTheOthersAreNotACaughtUpMajority() {
+        MemberChange.View v = view(true, voters("a", "b", "c"), learners());
+        // the leader a is down: removing b would leave a (down) and c, and the group would stand on c alone
+        Step s = plan(rs("a", "b", "c"), v, Map.of("b", B_NEW_CATCHING_UP, "c", READY));
+        assertThat(s.change()).isNull();
+        assertThat(s.waiting()).contains("b is back on a new disk as b~n1").contains("its old member b").contains("not a majority");
+        // a lagging voter back (c caught up, a catching up): still not
+        assertThat(plan(rs("a", "b", "c"), v, Map.of("a", CATCHING_UP, "b", B_NEW_CATCHING_UP, "c", READY)).change()).isNull();
+    }
+
+    @Test
+    void anOldMemberIsNeverTakenForItsNodesNewMember() {
+        // the node runs as b~n1: the state its admin port reports is not the old member b's, which is down for good
+        MemberChange.View v = view(true, voters("a", "b", "c"), learners());
+        assertThat(MemberPlanner.byMember(MemberPlanner.of(Map.of("b", B_NEW_READY))).apply("b")).isEqualTo(NodeState.DOWN);
+        assertThat(MemberPlanner.byMember(MemberPlanner.of(Map.of("b", B_NEW_READY))).apply("b~n1")).isEqualTo(B_NEW_READY);
+        // the topology drops a, but b's old member goes first: a and c (ready) keep a caught-up majority without it
+        Step s = plan(rs("b", "c"), v, Map.of("a", LEADER, "b", B_NEW_READY, "c", READY));
+        assertThat(s.change()).isEqualTo(new MemberChange(Op.REMOVE, "b", "", 7));
+    }
+
+    @Test
+    void aNodeDownOnANewDiskLeavesItsOldMemberAlone() {
+        MemberChange.View v = view(true, voters("a", "b", "c"), learners());
+        assertThat(plan(rs("a", "b", "c"), v, Map.of("a", LEADER, "c", READY))).isEqualTo(Step.IN_SYNC);
+    }
+
     private static Step plan(ReplicasetSpec rs, MemberChange.View v, Map<String, NodeState> states) {
         return MemberPlanner.next(rs, v, MemberPlanner.of(states));
     }

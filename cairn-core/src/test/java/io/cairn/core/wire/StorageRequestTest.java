@@ -122,4 +122,33 @@ class StorageRequestTest {
         assertThatThrownBy(() -> StorageRequest.kindOf(ByteBuffer.wrap(new byte[] {-1}))).isInstanceOf(RuntimeException.class);
         assertThatThrownBy(() -> StorageRequest.kindOf(ByteBuffer.allocate(0))).isInstanceOf(RuntimeException.class);
     }
+
+    @Test
+    void aDiskRecordIsALogEntryThatDecodesWholeAndItsQueryAnswersTheRecordedDisk() {
+        byte[] entry = StorageRequest.recordDisk("s1-3", "0f3e-disk");
+        assertThat(StorageRequest.kindOf(ByteBuffer.wrap(entry))).isEqualTo(StorageRequest.Kind.DISK);
+        assertThat(StorageRequest.isLogged(StorageRequest.Kind.DISK)).isTrue();
+        assertThat(StorageRequest.isLogged(StorageRequest.Kind.DISK_QUERY)).isFalse();
+        StorageRequest.checkEntry(ByteBuffer.wrap(entry));
+        ByteBuffer body = ByteBuffer.wrap(entry).position(1 + 8);
+        assertThat(StorageRequest.idString(body, "node")).isEqualTo("s1-3");
+        assertThat(StorageRequest.idString(body, "disk")).isEqualTo("0f3e-disk");
+
+        assertThat(StorageRequest.decodeDisk(ByteBuffer.wrap(StorageRequest.encodeDisk("0f3e-disk")))).isEqualTo("0f3e-disk");
+        assertThat(StorageRequest.decodeDisk(ByteBuffer.wrap(StorageRequest.encodeDisk(null)))).isNull();
+        ByteBuffer query = ByteBuffer.wrap(StorageRequest.diskQuery("s1-3")).position(1);
+        assertThat(StorageRequest.idString(query, "node")).isEqualTo("s1-3");
+    }
+
+    @Test
+    void aMalformedDiskRecordIsRefusedBeforeTheLog() {
+        byte[] entry = StorageRequest.recordDisk("s1-3", "disk");
+        assertThatThrownBy(() -> StorageRequest.checkEntry(ByteBuffer.wrap(java.util.Arrays.copyOf(entry, entry.length - 1))))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> StorageRequest.checkEntry(ByteBuffer.wrap(java.util.Arrays.copyOf(entry, entry.length + 1))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("after its end");
+        byte[] tooLong = ByteBuffer.allocate(1 + 8 + 2).put(StorageRequest.Kind.DISK.code()).putLong(0).putShort((short) 5000).array();
+        assertThatThrownBy(() -> StorageRequest.checkEntry(ByteBuffer.wrap(tooLong))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> StorageRequest.recordDisk("s".repeat(300), "d")).isInstanceOf(IllegalArgumentException.class);
+    }
 }

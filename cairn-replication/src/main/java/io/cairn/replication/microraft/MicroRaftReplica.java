@@ -324,6 +324,11 @@ final class MicroRaftReplica implements Replica {
     }
 
     @Override
+    public void withholdVote() {
+        voteGuard.withhold();
+    }
+
+    @Override
     public CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
         if (!voteGuard.rejoining()) return CompletableFuture.completedFuture(true);
         return mapped(node::getReport, report -> voteGuard.confirm(acknowledgedIndex, report.getResult().getLog().getLastLogOrSnapshotIndex()));

@@ -54,6 +54,8 @@ final class VoteGuard implements Transport {
     private volatile boolean rejoining;
     /** Started {@link Vote#AFTER_CHECK} and not yet checked: {@link #confirm} may let it vote. */
     private volatile boolean awaitingCheck;
+    /** Out of elections for good, caught up or not ({@link #withhold}). */
+    private volatile boolean withheld;
     /** While rejoining: the leader's term followed, and the lowest index of an entry of that term seen. */
     private int leaderTerm = -1;
     private long firstOfLeaderTerm = Long.MAX_VALUE;
@@ -96,6 +98,14 @@ final class VoteGuard implements Transport {
                     + "it neither votes nor stands for election until it has caught up with its leader", selfId, logEnd, acknowledged);
         }
         return false;
+    }
+
+    /** Keeps this member out of elections for good ({@link io.cairn.replication.Replica#withholdVote}). */
+    void withhold() {
+        withheld = true;
+        rejoining = true;
+        awaitingCheck = false;
+        LOG.warn("{}: runs on a folder that is no longer its node's member in the group: it neither votes nor stands for election", selfId);
     }
 
     /** Whether this member still waits to catch up before it may vote. */
@@ -156,7 +166,7 @@ final class VoteGuard implements Transport {
             if (rejoining || quiet() || reports.role() == RaftRole.LEARNER) return;
         } else if (rejoining && message instanceof AppendEntriesSuccessResponse ok) {
             long goal = catchUpTo;
-            if (goal >= 0 && ok.getLastLogIndex() >= goal) {
+            if (goal >= 0 && ok.getLastLogIndex() >= goal && !withheld) {
                 rejoining = false;
                 awaitingCheck = false;
                 LOG.info("{}: caught up with its leader at index {}: it votes again", selfId, ok.getLastLogIndex());

@@ -137,6 +137,35 @@ class RejoinTest {
         assertThat(group.awaitLeader()).as("no election was needed").isEqualTo(leader);
     }
 
+    /**
+     * A member whose folder is no longer its node's member in the group (an older disk put back, found after it
+     * started) has its vote withheld for good: caught up or not, it neither votes nor stands, so with the leader
+     * gone the other member alone elects no one.
+     */
+    @Test
+    @Timeout(60)
+    void aMemberWhoseVoteIsWithheldNeverVotesEvenOnceCaughtUp() throws Exception {
+        group = new TestGroup("w", dir, 3, 1_000);
+        group.startAll();
+        leader = group.awaitLeader();
+        List<String> followers = group.runningIds().stream().filter(id -> !id.equals(leader)).toList();
+        String withheld = followers.get(0);
+        String other = followers.get(1);
+        group.propose(leader, TestGroup.commands("a", 5));
+        await().atMost(10, TimeUnit.SECONDS).until(() -> group.machine(withheld).commands().size() == 5);
+        group.stop(withheld);
+        group.start(withheld, ReplicaConfig.Vote.AFTER_CHECK);
+        group.replica(withheld).withholdVote();
+        group.propose(leader, TestGroup.commands("b", 5));
+        await().atMost(10, TimeUnit.SECONDS).until(() -> group.machine(withheld).commands().size() == 10);
+        await().during(Duration.ofSeconds(3)).atMost(6, TimeUnit.SECONDS).until(() -> group.replica(withheld).status().rejoining());
+
+        group.stop(leader);
+        await().during(Duration.ofSeconds(6)).atMost(10, TimeUnit.SECONDS)
+                .until(() -> group.runningIds().stream().noneMatch(id -> group.replica(id).status().role() == ReplicaStatus.Role.LEADER));
+        assertThat(group.replica(other).status().role()).isNotEqualTo(ReplicaStatus.Role.LEADER);
+    }
+
     private static void copyTree(Path from, Path to) throws IOException {
         try (Stream<Path> s = Files.walk(from)) {
             for (Path p : s.toList()) {
