@@ -455,37 +455,9 @@ final class ReplicasetState {
         tally.changed(buckets.put(r.id(), r), r);
     }
 
-    /**
-     * Null when this replicaset may apply {@code op} to its bucket, else the error to answer. The same
-     * on every replica for a write (it is decided in the apply), so an archived bucket's write is
-     * always answered BUCKET_RESTORING; only reads (queries) can say the restore queue is full.
-     */
+    /** Null when this replicaset may apply {@code op} to its bucket, else the error to answer ({@link BucketAdmission}). */
     private OpResult refusal(KvOp op) {
-        BucketRecord r = buckets.get(op.bucket());
-        BucketState state = r == null ? null : r.state();
-        if (r != null && r.isArchived() && state.isRoutable()) return archivedRefusal(op);
-        if (r != null && r.has(BucketRecord.FLAG_ARCHIVING) && !op.readOnly() && state.servesWrites()) {
-            return OpResult.error(ErrorCode.BUCKET_LOCKED, "bucket " + op.bucket() + " is being archived");
-        }
-        if (state != null && (op.readOnly() ? r.servesReads() : state.servesWrites())) return null;
-        if (state == BucketState.SENDING) return OpResult.error(ErrorCode.BUCKET_LOCKED, "bucket " + op.bucket() + " is being moved");
-        if (state == BucketState.READONLY) {
-            return OpResult.error(ErrorCode.BUCKET_READONLY, "bucket " + op.bucket() + " is a contained doubled copy");
-        }
-        String hint = state == BucketState.SENT ? " (moved to " + r.peer() + ")" : "";
-        return OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + op.bucket() + " is not on this replicaset" + hint);
-    }
-
-    private OpResult archivedRefusal(KvOp op) {
-        ArchivedAccess.Admission admission = archivedAccess.requested(op.bucket());
-        if (op.readOnly() && admission == ArchivedAccess.Admission.QUEUE_FULL) {
-            return OpResult.error(ErrorCode.RESTORE_QUEUE_FULL, "bucket " + op.bucket() + " is archived and the restore queue is full");
-        }
-        if (op.readOnly() && admission == ArchivedAccess.Admission.NOT_LEADER) {
-            // A follower read cannot start a restore: the router asks the leader, which does.
-            return OpResult.error(ErrorCode.STALE_READ, "bucket " + op.bucket() + " is archived; ask the leader, which restores it");
-        }
-        return OpResult.error(ErrorCode.BUCKET_RESTORING, "bucket " + op.bucket() + " is archived and being restored");
+        return BucketAdmission.refusal(op, buckets.get(op.bucket()), archivedAccess);
     }
 
     /** Answers a read-only request against the current state. */
@@ -550,52 +522,6 @@ final class ReplicasetState {
             batch.put(store.system, key, RocksStore.longKey(value));
         } catch (RocksDBException e) {
             throw new RocksStore.StorageFailure("batch put failed", e);
-        }
-    }
-
-    /** Reads straight from RocksDB (a hash command from one snapshot, so its metadata and fields agree); queries never write. */
-    private record ReadOnlyView(RocksStore store, org.rocksdb.ReadOptions options) implements KvView {
-        @Override
-        public byte[] get(int bucket, byte[] key) {
-            return options == null ? store.get(store.data, RocksStore.dataKey(bucket, key))
-                    : store.get(store.data, RocksStore.dataKey(bucket, key), options);
-        }
-
-        @Override
-        public byte[] getField(int bucket, byte[] key, byte[] field) {
-            byte[] fieldKey = RocksStore.fieldKey(bucket, key, field);
-            return options == null ? store.get(store.fields, fieldKey) : store.get(store.fields, fieldKey, options);
-        }
-
-        @Override
-        public List<Field> fields(int bucket, byte[] key) {
-            return options == null ? store.fields(bucket, key) : store.fields(bucket, key, options);
-        }
-
-        @Override
-        public List<Field> fields(int bucket, byte[] key, long offset, int limit) {
-            if (options != null) return store.fields(bucket, key, offset, limit, options);
-            try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
-                return store.fields(bucket, key, offset, limit, latest);
-            }
-        }
-
-        @Override
-        public List<Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit) {
-            if (options != null) return store.fieldsFrom(bucket, key, from, limit, options);
-            try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
-                return store.fieldsFrom(bucket, key, from, limit, latest);
-            }
-        }
-
-        @Override
-        public void put(int bucket, byte[] key, byte[] stored) {
-            throw new IllegalStateException("read-only view");
-        }
-
-        @Override
-        public void delete(int bucket, byte[] key) {
-            throw new IllegalStateException("read-only view");
         }
     }
 }
