@@ -32,6 +32,9 @@ public final class PemFiles {
     /** The certificates in a PEM file, in file order (a chain starts with the leaf). */
     public static List<X509Certificate> certificates(Path file) {
         byte[] bytes = read(file);
+        if (!new String(bytes, StandardCharsets.US_ASCII).contains("-----BEGIN CERTIFICATE-----")) {
+            throw new IllegalArgumentException("TLS file " + file + " holds no PEM certificate (BEGIN CERTIFICATE)");
+        }
         try {
             List<X509Certificate> certs = CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(bytes))
                     .stream().map(c -> (X509Certificate) c).toList();
