@@ -101,6 +101,8 @@ public final class DataPlaneClient implements AutoCloseable {
     /** A successful answer: the log index of a write (0 for reads) and the state machine's reply. */
     public record Reply(long logIndex, ByteBuffer body) {}
 
+    /** Cluster TLS when the client is made (issue 26): presents this process's certificate; null: plain TCP. */
+    private final io.cairn.core.tls.ClusterTls tls = io.cairn.core.tls.ClusterTls.current();
     private final String replicasetId;
     private final EventLoopGroup loops;
     private final List<String> members;
@@ -371,6 +373,7 @@ public final class DataPlaneClient implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (tls != null) ch.pipeline().addLast(new io.netty.handler.ssl.SslHandler(tls.clientEngine(address.getHostString(), address.getPort())));
                         ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(DataPlane.MAX_FRAME_BYTES, 0, 4, 0, 4),
                                 new ResponseHandler(conn));
                     }
