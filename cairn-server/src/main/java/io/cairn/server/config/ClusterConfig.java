@@ -131,13 +131,14 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      * @param adminClientCerts the admin ports require a client certificate too (true); false lets
      *                         browsers and scrapers without one in (the admin token still guards changes)
      */
-    public record InternalTlsSettings(String certFile, String keyFile, String caFile, boolean adminClientCerts) {
+    public record InternalTlsSettings(String certFile, String keyFile, String caFile, Boolean adminClientCerts) {
         public static final InternalTlsSettings NONE = new InternalTlsSettings("", "", "", true);
 
         public InternalTlsSettings {
             certFile = certFile == null ? "" : certFile;
             keyFile = keyFile == null ? "" : keyFile;
             caFile = caFile == null ? "" : caFile;
+            adminClientCerts = adminClientCerts == null || adminClientCerts; // a mapping without the key keeps the default
             int given = (certFile.isEmpty() ? 0 : 1) + (keyFile.isEmpty() ? 0 : 1) + (caFile.isEmpty() ? 0 : 1);
             if (given != 0 && given != 3) {
                 throw new IllegalArgumentException("security.internalTls needs certFile, keyFile and caFile together (or none for plain TCP)");
