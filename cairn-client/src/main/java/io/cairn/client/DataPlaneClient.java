@@ -383,12 +383,30 @@ public final class DataPlaneClient implements AutoCloseable {
                         result.completeExceptionally(f.cause());
                         return;
                     }
-                    conn.channel = f.channel();
-                    conn.loop = f.channel().eventLoop();
-                    f.channel().closeFuture().addListener(closed -> connectionLost(conn));
-                    if (this.closed) f.channel().close();
-                    result.complete(conn);
+                    io.netty.handler.ssl.SslHandler ssl = f.channel().pipeline().get(io.netty.handler.ssl.SslHandler.class);
+                    if (ssl == null) {
+                        connected(conn, f.channel(), result);
+                        return;
+                    }
+                    // with TLS the connection is usable once the handshake is over: a call's attempt time is not spent on it
+                    ssl.handshakeFuture().addListener(h -> {
+                        if (h.isSuccess()) {
+                            connected(conn, f.channel(), result);
+                        } else {
+                            log.warn("data-plane TLS handshake with {} of {} at {} failed: {}", member, replicasetId, endpoint, h.cause().toString());
+                            f.channel().close();
+                            result.completeExceptionally(h.cause());
+                        }
+                    });
                 });
+    }
+
+    private void connected(Connection conn, Channel ch, CompletableFuture<Connection> result) {
+        conn.channel = ch;
+        conn.loop = ch.eventLoop();
+        ch.closeFuture().addListener(closed -> connectionLost(conn));
+        if (this.closed) ch.close();
+        result.complete(conn);
     }
 
     private void connectionLost(Connection conn) {

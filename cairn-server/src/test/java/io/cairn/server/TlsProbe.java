@@ -31,7 +31,10 @@ final class TlsProbe {
     static Outcome handshake(SSLContext context, int port, int quietMs) throws IOException {
         try (SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout(quietMs);
-            s.setEnabledProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
+            javax.net.ssl.SSLParameters p = s.getSSLParameters();
+            p.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
+            p.setApplicationProtocols(new String[] {"h2"}); // the coordinators' gRPC closes connections that do not offer HTTP/2
+            s.setSSLParameters(p);
             try {
                 s.startHandshake();
                 // TLS 1.3: the server checks the client's certificate after the client's side of the handshake is done

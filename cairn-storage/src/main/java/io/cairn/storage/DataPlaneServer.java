@@ -246,7 +246,12 @@ final class DataPlaneServer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            log.debug("data-plane connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            if (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() instanceof javax.net.ssl.SSLException tls) {
+                // cluster TLS: a peer without a certificate of the cluster CA (or not speaking TLS) is what an operator wants to see
+                log.warn("data-plane connection from {} refused at the TLS handshake: {}", ctx.channel().remoteAddress(), tls.getMessage());
+            } else {
+                log.debug("data-plane connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            }
             ctx.close();
         }
     }
