@@ -128,11 +128,24 @@ final class NettyTransport implements Transport, AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         inbound.add(ch);
                         FrameDecoder frames = new FrameDecoder(codec.maxFrameBytes());
-                        if (tls != null) ch.pipeline().addLast(new SslHandler(tls.serverEngine()));
+                        if (tls != null) {
+                            SslHandler ssl = new SslHandler(tls.serverEngine());
+                            // a failed handshake closes the channel before any handler hears of it: counted and told here
+                            ssl.handshakeFuture().addListener(h -> {
+                                if (!h.isSuccess()) refusedAtHandshake(ch, h.cause());
+                            });
+                            ch.pipeline().addLast(ssl);
+                        }
                         ch.pipeline().addLast(frames, new Incoming(received, frames));
                     }
                 })
                 .bind(bindAddress).syncUninterruptibly().channel();
+    }
+
+    /** A peer without a certificate of the cluster CA (or not speaking TLS): it sends and receives nothing. */
+    private void refusedAtHandshake(Channel ch, Throwable cause) {
+        refusedConnections.incrementAndGet();
+        if (!closed) LOG.warn("{}: refused the connection from {} at the TLS handshake: {}", selfId, ch.remoteAddress(), cause.getMessage());
     }
 
     InetSocketAddress boundAddress() {
