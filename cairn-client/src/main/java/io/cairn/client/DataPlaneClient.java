@@ -393,7 +393,9 @@ public final class DataPlaneClient implements AutoCloseable {
                         if (h.isSuccess()) {
                             connected(conn, f.channel(), result);
                         } else {
-                            log.warn("data-plane TLS handshake with {} of {} at {} failed: {}", member, replicasetId, endpoint, h.cause().toString());
+                            if (!this.closed) {
+                                log.warn("data-plane TLS handshake with {} of {} at {} failed: {}", member, replicasetId, endpoint, h.cause().toString());
+                            }
                             f.channel().close();
                             result.completeExceptionally(h.cause());
                         }
