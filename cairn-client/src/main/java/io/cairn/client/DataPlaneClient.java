@@ -101,6 +101,8 @@ public final class DataPlaneClient implements AutoCloseable {
     /** A successful answer: the log index of a write (0 for reads) and the state machine's reply. */
     public record Reply(long logIndex, ByteBuffer body) {}
 
+    /** Cluster TLS when the client is made (issue 26): presents this process's certificate; null: plain TCP. */
+    private final io.cairn.core.tls.ClusterTls tls = io.cairn.core.tls.ClusterTls.current();
     private final String replicasetId;
     private final EventLoopGroup loops;
     private final List<String> members;
@@ -371,6 +373,7 @@ public final class DataPlaneClient implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (tls != null) ch.pipeline().addLast(new io.netty.handler.ssl.SslHandler(tls.clientEngine(address.getHostString(), address.getPort())));
                         ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(DataPlane.MAX_FRAME_BYTES, 0, 4, 0, 4),
                                 new ResponseHandler(conn));
                     }
@@ -380,12 +383,32 @@ public final class DataPlaneClient implements AutoCloseable {
                         result.completeExceptionally(f.cause());
                         return;
                     }
-                    conn.channel = f.channel();
-                    conn.loop = f.channel().eventLoop();
-                    f.channel().closeFuture().addListener(closed -> connectionLost(conn));
-                    if (this.closed) f.channel().close();
-                    result.complete(conn);
+                    io.netty.handler.ssl.SslHandler ssl = f.channel().pipeline().get(io.netty.handler.ssl.SslHandler.class);
+                    if (ssl == null) {
+                        connected(conn, f.channel(), result);
+                        return;
+                    }
+                    // with TLS the connection is usable once the handshake is over: a call's attempt time is not spent on it
+                    ssl.handshakeFuture().addListener(h -> {
+                        if (h.isSuccess()) {
+                            connected(conn, f.channel(), result);
+                        } else {
+                            if (!this.closed) {
+                                log.warn("data-plane TLS handshake with {} of {} at {} failed: {}", member, replicasetId, endpoint, h.cause().toString());
+                            }
+                            f.channel().close();
+                            result.completeExceptionally(h.cause());
+                        }
+                    });
                 });
+    }
+
+    private void connected(Connection conn, Channel ch, CompletableFuture<Connection> result) {
+        conn.channel = ch;
+        conn.loop = ch.eventLoop();
+        ch.closeFuture().addListener(closed -> connectionLost(conn));
+        if (this.closed) ch.close();
+        result.complete(conn);
     }
 
     private void connectionLost(Connection conn) {

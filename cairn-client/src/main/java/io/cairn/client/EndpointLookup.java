@@ -42,7 +42,7 @@ final class EndpointLookup implements AutoCloseable {
         RaftProperties properties = new RaftProperties();
         RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(TIMEOUT_MS, TimeUnit.MILLISECONDS));
         this.factory = () -> RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
-                .setProperties(properties).setRetryPolicy(RetryPolicies.noRetry()).build();
+                .setProperties(properties).setParameters(RatisTls.parameters()).setRetryPolicy(RetryPolicies.noRetry()).build();
         this.client = factory.get();
     }
 

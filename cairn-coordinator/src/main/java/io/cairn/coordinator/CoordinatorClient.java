@@ -75,6 +75,7 @@ public final class CoordinatorClient implements AutoCloseable {
         this.raft = RaftClient.newBuilder()
                 .setRaftGroup(CoordinatorGroup.of(coordinators))
                 .setProperties(properties())
+                .setParameters(CoordinatorTls.parameters())
                 .setRetryPolicy(retryPolicy(callDeadline))
                 .build();
     }

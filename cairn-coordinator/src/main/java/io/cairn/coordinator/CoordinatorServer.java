@@ -61,6 +61,7 @@ public final class CoordinatorServer implements AutoCloseable {
                 .setGroup(group)
                 .setStateMachine(new CoordinatorStateMachine(nodeId, removalCheck))
                 .setProperties(properties(self, storageDir))
+                .setParameters(CoordinatorTls.parameters())
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
     }

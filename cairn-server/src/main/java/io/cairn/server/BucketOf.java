@@ -74,7 +74,7 @@ final class BucketOf implements java.util.concurrent.Callable<Integer> {
         ReplicasetSpec rs = c.topology().replicasets().stream().filter(r -> r.id().equals(replicaset)).findFirst().orElse(null);
         if (rs == null) return "unknown (replicaset " + replicaset + " is not in the config file; see cairn topology show)";
         for (NodeAddress n : rs.nodes()) {
-            Map<String, Object> info = ClusterAccess.getJson("http://" + n.host() + ":" + n.adminPort() + "/info", MEMBER_TIMEOUT);
+            Map<String, Object> info = ClusterAccess.getJson(io.cairn.server.admin.AdminHttps.base(n.host(), n.adminPort()) + "/info", MEMBER_TIMEOUT);
             if (info != null && "LEADER".equals(info.get("raftRole"))) return n.id() + " (" + n.host() + ":" + n.adminPort() + ")";
         }
         return "NONE (no member answers as leader: an election, or a majority down; see cairn status)";

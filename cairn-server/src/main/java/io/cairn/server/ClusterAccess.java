@@ -14,7 +14,6 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -23,7 +22,7 @@ import java.util.Map;
 
 /** Options and HTTP calls shared by the operator commands (topology, bucket): which cluster, and its coordinator leader. */
 class ClusterAccess {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
     @Option(names = "--dir", defaultValue = "cairn-data", description = "local cluster folder (default: ${DEFAULT-VALUE})")
     Path dir;
@@ -77,7 +76,7 @@ class ClusterAccess {
     /** Base URL of the coordinator that currently leads (and runs the rebalancer). */
     static String coordinatorLeader(ClusterConfig c) {
         for (NodeAddress n : c.topology().coordinators()) {
-            String base = "http://" + n.host() + ":" + n.adminPort();
+            String base = io.cairn.server.admin.AdminHttps.base(n.host(), n.adminPort());
             Map<String, Object> info = getJson(base + "/info");
             if (info != null && Boolean.TRUE.equals(info.get("leader"))) return base;
         }
@@ -91,7 +90,7 @@ class ClusterAccess {
     /** The JSON object at {@code url}, or null when nothing answered 200 within {@code timeout}. */
     static Map<String, Object> getJson(String url, Duration timeout) {
         try {
-            HttpResponse<String> r = HTTP.send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(timeout).GET().build(),
+            HttpResponse<String> r = io.cairn.server.admin.AdminHttps.client(CONNECT_TIMEOUT).send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(timeout).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? AdminServer.JSON.readValue(r.body(), new TypeReference<Map<String, Object>>() {}) : null;
         } catch (IOException e) {
@@ -105,7 +104,7 @@ class ClusterAccess {
     /** POSTs and returns {status, body}; status 0 when nothing answered. */
     static Object[] post(String url) {
         try {
-            HttpResponse<String> r = HTTP.send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60))
+            HttpResponse<String> r = io.cairn.server.admin.AdminHttps.client(CONNECT_TIMEOUT).send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             return new Object[] {r.statusCode(), r.body()};
         } catch (IOException e) {

@@ -11,7 +11,6 @@ import picocli.CommandLine.Parameters;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -67,7 +66,6 @@ final class DoubledCommands {
     @Command(name = "export", mixinStandardHelpOptions = true,
             description = "Write the keys of a contained or quarantined copy: one line per key, base64(key) TAB base64(value) TAB expireAtMs (0: none); a hash adds TAB hash (its value is then its packed fields).")
     static final class Export implements Callable<Integer> {
-        private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
         @Mixin ClusterAccess access;
         @Parameters(index = "0", description = "bucket id") int bucket;
@@ -91,7 +89,7 @@ final class DoubledCommands {
             long keys = 0;
             while (true) {
                 String url = base + (after == null ? "" : "&after=" + after);
-                HttpResponse<String> r = HTTP.send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60)).GET().build(),
+                HttpResponse<String> r = io.cairn.server.admin.AdminHttps.client(Duration.ofSeconds(2)).send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60)).GET().build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 200) throw new CairnException(ErrorCode.UNAVAILABLE, "export failed: " + r.body().trim());
                 String next = null;

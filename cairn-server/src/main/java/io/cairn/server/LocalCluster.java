@@ -66,14 +66,30 @@ public final class LocalCluster implements AutoCloseable {
      * {@code cairn} command finds it. An existing config is left as it is.
      */
     public static ClusterConfig prepare(Path dir, Shape shape, boolean adminToken) throws IOException {
+        return prepare(dir, shape, adminToken, false);
+    }
+
+    /** The folder {@code cairn up --tls} writes the local CA and certificates to (in the data folder). */
+    public static final String TLS_DIR = "tls";
+
+    /**
+     * As above; with {@code tls}, a new cluster gets a local CA and a certificate in {@value #TLS_DIR}
+     * ({@link LocalTls}) and speaks TLS on every port: RESP, admin, Raft, data plane, coordinator.
+     */
+    public static ClusterConfig prepare(Path dir, Shape shape, boolean adminToken, boolean tls) throws IOException {
         Path file = dir.resolve(CONFIG_FILE);
         if (!Files.exists(file)) {
             Map<String, Object> tree = configTree(shape);
+            Map<String, Object> security = new LinkedHashMap<>();
             if (adminToken) {
                 writeToken(dir.resolve(ADMIN_TOKEN_FILE));
-                tree.put("security", Map.of("adminTokenFile", ADMIN_TOKEN_FILE));
+                security.put("adminTokenFile", ADMIN_TOKEN_FILE);
             }
+            if (tls) security.putAll(LocalTls.generate(dir, TLS_DIR));
+            if (!security.isEmpty()) tree.put("security", security);
             ConfigLoader.write(file, tree);
+        } else if (tls && !ConfigLoader.load(file).security().internalTls().enabled()) {
+            log.warn("{} exists without security.internalTls: --tls applies to a new cluster only; the cluster starts as configured", file);
         }
         return ConfigLoader.load(file);
     }

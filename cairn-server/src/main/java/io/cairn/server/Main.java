@@ -61,6 +61,11 @@ public final class Main implements Runnable {
         stopped.await();
     }
 
+    /** The cluster CA (internal TLS on). */
+    private static Path caFile(ClusterConfig config) {
+        return config.source().getParent().resolve(config.security().internalTls().caFile());
+    }
+
     @Command(name = "up", mixinStandardHelpOptions = true, description = "Start a local cluster (coordinator, replicasets, router) with data under one folder.")
     static final class Up implements Callable<Integer> {
         @Option(names = "--dir", defaultValue = "cairn-data", description = "data folder (default: ${DEFAULT-VALUE})")
@@ -78,11 +83,14 @@ public final class Main implements Runnable {
         @Option(names = "--admin-token", description = "a new cluster's admin ports need a token, generated into <dir>/"
                 + LocalCluster.ADMIN_TOKEN_FILE + " (the cairn command reads it from the config)")
         boolean adminToken;
+        @Option(names = "--tls", description = "a new cluster speaks TLS on every port, with a local CA and certificate generated into <dir>/"
+                + LocalCluster.TLS_DIR + " (no openssl needed)")
+        boolean tls;
 
         @Override
         public Integer call() throws Exception {
             FolderLock lock = FolderLock.acquire(dir);
-            ClusterConfig config = LocalCluster.prepare(dir, new LocalCluster.Shape(replicasets, replicas, buckets, port, basePort), adminToken);
+            ClusterConfig config = LocalCluster.prepare(dir, new LocalCluster.Shape(replicasets, replicas, buckets, port, basePort), adminToken, tls);
             LocalCluster cluster = new LocalCluster(config);
             try {
                 cluster.start();
@@ -94,8 +102,15 @@ public final class Main implements Runnable {
                 System.err.println("cairn: the cluster did not become ready within 120 s; see the log above");
             }
             var r = config.topology().routers().get(0);
-            System.out.printf("cairn is up: redis-cli -p %d | console http://%s:%d/console/ | admin http://%s:%d/info | data %s | Ctrl-C to stop%n",
-                    r.respPort(), r.host(), r.adminPort(), r.host(), r.adminPort(), config.dataDir());
+            boolean internalTls = config.security().internalTls().enabled();
+            String redisCli = config.security().tlsCertFile().isEmpty() ? "redis-cli -p " + r.respPort()
+                    : "redis-cli --tls" + (internalTls ? " --cacert " + caFile(config) : "") + " -p " + r.respPort();
+            String admin = io.cairn.server.admin.AdminHttps.base(r.host(), r.adminPort());
+            System.out.printf("cairn is up: %s | console %s/console/ | admin %s/info | data %s | Ctrl-C to stop%n",
+                    redisCli, admin, admin, config.dataDir());
+            if (internalTls) {
+                System.out.printf("TLS on every port; the cluster CA is %s (trust it in a browser for the console)%n", caFile(config));
+            }
             if (config.security().adminAccess().tokenRequired()) {
                 System.out.printf("admin changes need the token in %s (the cairn command reads it from %s)%n",
                         config.security().adminTokenFile().isEmpty() ? "security.adminToken" : config.source().getParent().resolve(config.security().adminTokenFile()),

@@ -211,7 +211,7 @@ final class MemberReconciler implements AutoCloseable {
     }
 
     private static Map<String, Object> info(NodeAddress n) {
-        return ClusterAccess.getJson("http://" + n.host() + ":" + n.adminPort() + "/info", CALL_TIMEOUT);
+        return ClusterAccess.getJson(io.cairn.server.admin.AdminHttps.base(n.host(), n.adminPort()) + "/info", CALL_TIMEOUT);
     }
 
     private static NodeState state(Map<String, Object> i) {

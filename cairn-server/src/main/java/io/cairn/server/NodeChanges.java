@@ -212,13 +212,13 @@ final class NodeChanges implements AutoCloseable {
     }
 
     private static String adminUrl(NodeAddress n) {
-        return "http://" + n.host() + ":" + n.adminPort();
+        return io.cairn.server.admin.AdminHttps.base(n.host(), n.adminPort());
     }
 
     private String localAdmin() {
         ClusterConfig c = access.load();
         var r = c.topology().routers().get(0);
-        return "http://" + r.host() + ":" + r.adminPort();
+        return io.cairn.server.admin.AdminHttps.base(r.host(), r.adminPort());
     }
 
     private static void addToConfigFile(Path file, String rsId, NodeAddress n) throws IOException {

@@ -41,7 +41,7 @@ final class NodeCommand implements Runnable {
         public Integer call() {
             ClusterConfig c = access.load();
             var r = c.topology().routers().get(0);
-            Object[] answer = ClusterAccess.post("http://" + r.host() + ":" + r.adminPort() + "/local/nodes/" + id + "/" + action());
+            Object[] answer = ClusterAccess.post(io.cairn.server.admin.AdminHttps.base(r.host(), r.adminPort()) + "/local/nodes/" + id + "/" + action());
             int status = (int) answer[0];
             java.io.PrintWriter to = status == 200 ? spec.commandLine().getOut() : spec.commandLine().getErr();
             to.print(status == 0 ? "cairn: no local cluster answers at " + r.host() + ":" + r.adminPort() + " (is `cairn up` running?)\n" : answer[1]);

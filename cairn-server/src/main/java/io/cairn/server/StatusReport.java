@@ -8,7 +8,6 @@ import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -25,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
  */
 final class StatusReport {
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
     private StatusReport() {}
 
@@ -83,7 +81,7 @@ final class StatusReport {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", r.id());
             m.put("resp", r.host() + ":" + r.respPort());
-            m.put("admin", "http://" + r.host() + ":" + r.adminPort());
+            m.put("admin", io.cairn.server.admin.AdminHttps.base(r.host(), r.adminPort()));
             m.put("up", i != null);
             if (i != null) {
                 m.put("unknownBuckets", i.get("unknownBuckets"));
@@ -183,8 +181,8 @@ final class StatusReport {
     }
 
     private static CompletableFuture<Map<String, Object>> info(String host, int port) {
-        HttpRequest req = io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + "/info"))).timeout(TIMEOUT).GET().build();
-        return HTTP.sendAsync(req, HttpResponse.BodyHandlers.ofString()).<Map<String, Object>>thenApply(resp -> {
+        HttpRequest req = io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(io.cairn.server.admin.AdminHttps.base(host, port) + "/info"))).timeout(TIMEOUT).GET().build();
+        return io.cairn.server.admin.AdminHttps.client(TIMEOUT).sendAsync(req, HttpResponse.BodyHandlers.ofString()).<Map<String, Object>>thenApply(resp -> {
             if (resp.statusCode() != 200) return null;
             try {
                 return AdminServer.JSON.readValue(resp.body(), new TypeReference<Map<String, Object>>() {});

@@ -236,7 +236,7 @@ final class TopologyCommand implements Runnable {
 
     private static String localAdmin(ClusterConfig c) {
         var r = c.topology().routers().get(0);
-        return "http://" + r.host() + ":" + r.adminPort();
+        return io.cairn.server.admin.AdminHttps.base(r.host(), r.adminPort());
     }
 
     @SuppressWarnings("unchecked")

@@ -55,6 +55,8 @@ final class DataPlaneServer implements AutoCloseable {
     /** Answers queued for one connection past which it is not read from; reading resumes below a quarter of it. */
     static final int HIGH_WATER_BYTES = 8 << 20;
 
+    /** Cluster TLS when the server is made (issue 26); null: plain TCP. */
+    private final io.cairn.core.tls.ClusterTls tls = io.cairn.core.tls.ClusterTls.current();
     private final EventLoopGroup loops;
     private final MemberAccess member;
     private final java.util.concurrent.atomic.LongAdder requestsServed = new java.util.concurrent.atomic.LongAdder();
@@ -132,6 +134,8 @@ final class DataPlaneServer implements AutoCloseable {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             channels.add(ch);
+                            // cluster TLS (issue 26): only a process with a certificate of the cluster CA gets past the handshake
+                            if (tls != null) ch.pipeline().addLast(new io.netty.handler.ssl.SslHandler(tls.serverEngine()));
                             ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(DataPlane.MAX_FRAME_BYTES, 0, 4, 0, 4),
                                     new Handler());
                         }
@@ -242,7 +246,12 @@ final class DataPlaneServer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            log.debug("data-plane connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            if (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() instanceof javax.net.ssl.SSLException tls) {
+                // cluster TLS: a peer without a certificate of the cluster CA (or not speaking TLS) is what an operator wants to see
+                log.warn("data-plane connection from {} refused at the TLS handshake: {}", ctx.channel().remoteAddress(), tls.getMessage());
+            } else {
+                log.debug("data-plane connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            }
             ctx.close();
         }
     }

@@ -51,6 +51,7 @@ final class RatisEngine implements NodeEngine {
                 .setGroup(group)
                 .setStateMachine(stateMachine)
                 .setProperties(properties(self, ratisDir, config))
+                .setParameters(io.cairn.client.RatisTls.parameters())
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER)
                 .build();
     }

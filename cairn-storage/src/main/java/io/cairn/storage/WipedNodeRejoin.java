@@ -93,7 +93,7 @@ final class WipedNodeRejoin {
         int stuck = 0;
         long lastOwn = -1;
         try (RaftClient client = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
-                .setRetryPolicy(RetryPolicies.noRetry()).build()) {
+                .setParameters(io.cairn.client.RatisTls.parameters()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
             while (!stopped && System.currentTimeMillis() < end) {
                 Thread.sleep(CHECK_EVERY_MS);
                 if (stopped) return;
@@ -180,7 +180,7 @@ final class WipedNodeRejoin {
         if (leader == null) throw new IllegalStateException("no leader answered");
         // The request must reach the leader itself: a client without retries does not follow a NotLeader answer.
         try (RaftClient toLeader = RaftClient.newBuilder().setRaftGroup(group).setLeaderId(leader).setProperties(new RaftProperties())
-                .setRetryPolicy(RetryPolicies.noRetry()).build()) {
+                .setParameters(io.cairn.client.RatisTls.parameters()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
             for (RaftPeer peer : group.getPeers()) {
                 if (peer.getId().equals(self.getId()) || peer.getId().equals(leader)) continue;
                 RaftClientReply reply = toLeader.admin().transferLeadership(peer.getId(), 10_000);

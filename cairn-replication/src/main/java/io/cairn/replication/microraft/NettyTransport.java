@@ -1,5 +1,6 @@
 package io.cairn.replication.microraft;
 
+import io.cairn.core.tls.ClusterTls;
 import io.microraft.RaftEndpoint;
 import io.microraft.model.message.RaftMessage;
 import io.microraft.transport.Transport;
@@ -23,6 +24,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.MessageToByteEncoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -57,6 +59,10 @@ import java.util.function.Consumer;
  * {@link #LOW_WATER_BYTES}; the check is made both when a message is handed over and when it is
  * encoded, so at most one frame goes past the mark. Raft sends again, so a drop costs time, never
  * safety; a follower that reads again catches up from the leader's log or a snapshot.
+ *
+ * <p>With cluster TLS ({@link ClusterTls#current()} when the transport is made) every connection, both
+ * ways, starts with a mutually authenticated TLS handshake: a process without a certificate of the
+ * cluster CA cannot send a vote or an entry, nor receive one (issue 26).
  */
 final class NettyTransport implements Transport, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NettyTransport.class);
@@ -80,6 +86,8 @@ final class NettyTransport implements Transport, AutoCloseable {
     private final Set<String> unknownWarned = ConcurrentHashMap.newKeySet();
     private final AtomicLong refusedConnections = new AtomicLong();
     private volatile Channel server;
+    /** Null: plain TCP. */
+    private final ClusterTls tls = ClusterTls.current();
     private volatile boolean closed;
 
     NettyTransport(String selfId, String selfAddress, Map<String, String> peers, WireCodec codec, EventLoopGroup injected) {
@@ -100,6 +108,10 @@ final class NettyTransport implements Transport, AutoCloseable {
         Bootstrap bootstrap = client.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
+                if (tls != null) {
+                    InetSocketAddress to = Endpoint.socketAddress(address);
+                    ch.pipeline().addLast(new SslHandler(tls.clientEngine(to.getHostString(), to.getPort())));
+                }
                 ch.pipeline().addLast(new Encoder(peerId, queued), new Outgoing(peerId));
             }
         });
@@ -116,10 +128,24 @@ final class NettyTransport implements Transport, AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         inbound.add(ch);
                         FrameDecoder frames = new FrameDecoder(codec.maxFrameBytes());
+                        if (tls != null) {
+                            SslHandler ssl = new SslHandler(tls.serverEngine());
+                            // a failed handshake closes the channel before any handler hears of it: counted and told here
+                            ssl.handshakeFuture().addListener(h -> {
+                                if (!h.isSuccess()) refusedAtHandshake(ch, h.cause());
+                            });
+                            ch.pipeline().addLast(ssl);
+                        }
                         ch.pipeline().addLast(frames, new Incoming(received, frames));
                     }
                 })
                 .bind(bindAddress).syncUninterruptibly().channel();
+    }
+
+    /** A peer without a certificate of the cluster CA (or not speaking TLS): it sends and receives nothing. */
+    private void refusedAtHandshake(Channel ch, Throwable cause) {
+        refusedConnections.incrementAndGet();
+        if (!closed) LOG.warn("{}: refused the connection from {} at the TLS handshake: {}", selfId, ch.remoteAddress(), cause.getMessage());
     }
 
     InetSocketAddress boundAddress() {

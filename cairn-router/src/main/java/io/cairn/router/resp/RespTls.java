@@ -1,5 +1,6 @@
 package io.cairn.router.resp;
 
+import io.cairn.core.tls.ReloadingFiles;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
@@ -10,8 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,28 +24,18 @@ import java.util.function.LongSupplier;
  * <p>Certificates are reloaded without a restart: a new connection checks the files at most once a
  * second and, when one changed, builds a new context for it and every later connection (connections
  * already open keep theirs). A change that does not load (a half-copied file) keeps the old context and
- * is logged once, until the files load again.
+ * is logged once, until the files load again ({@link ReloadingFiles}, shared with the cluster-internal TLS).
  */
 public final class RespTls {
     private static final Logger log = LoggerFactory.getLogger(RespTls.class);
-    private static final long CHECK_EVERY_NANOS = 1_000_000_000L;
 
     /** The files; {@code ca} null for no client certificates. */
     public record Certificates(Path cert, Path key, Path ca, boolean authClients) {}
 
-    private final Certificates files;
-    private final LongSupplier nanoClock;
-    private volatile SslContext context;
-    private volatile String loadedStamp;
-    private volatile long checkedNanos;
-    private volatile boolean failureLogged;
+    private final ReloadingFiles<SslContext> context;
 
-    private RespTls(Certificates files, LongSupplier nanoClock, SslContext context, String stamp) {
-        this.files = files;
-        this.nanoClock = nanoClock;
+    private RespTls(ReloadingFiles<SslContext> context) {
         this.context = context;
-        this.loadedStamp = stamp;
-        this.checkedNanos = nanoClock.getAsLong();
     }
 
     /** @throws IllegalArgumentException naming the file that is missing or does not load */
@@ -53,42 +44,23 @@ public final class RespTls {
     }
 
     static RespTls load(Certificates files, LongSupplier nanoClock) {
-        String stamp = stamp(files);
-        return new RespTls(files, nanoClock, build(files), stamp);
+        List<Path> paths = files.ca() == null ? List.of(files.cert(), files.key()) : List.of(files.cert(), files.key(), files.ca());
+        return new RespTls(new ReloadingFiles<>(paths, p -> build(files), nanoClock, new ReloadingFiles.Events() {
+            @Override
+            public void reloaded(Path first) {
+                log.info("RESP TLS: certificates reloaded from {}", first);
+            }
+
+            @Override
+            public void failed(String why) {
+                log.warn("RESP TLS: changed certificate files do not load ({}); new connections keep the previous ones", why);
+            }
+        }));
     }
 
     /** A TLS handler for a new connection, from the newest certificates that load. */
     SslHandler newHandler(ByteBufAllocator alloc) {
-        reloadIfChanged();
-        return context.newHandler(alloc);
-    }
-
-    private void reloadIfChanged() {
-        long now = nanoClock.getAsLong();
-        if (now - checkedNanos < CHECK_EVERY_NANOS) return;
-        checkedNanos = now;
-        String stamp;
-        try {
-            stamp = stamp(files);
-        } catch (IllegalArgumentException e) {
-            logFailureOnce(e.getMessage());
-            return;
-        }
-        if (stamp.equals(loadedStamp)) return;
-        try {
-            context = build(files);
-            loadedStamp = stamp;
-            failureLogged = false;
-            log.info("RESP TLS: certificates reloaded from {}", files.cert());
-        } catch (IllegalArgumentException e) {
-            logFailureOnce(e.getMessage());
-        }
-    }
-
-    private void logFailureOnce(String why) {
-        if (failureLogged) return;
-        failureLogged = true;
-        log.warn("RESP TLS: changed certificate files do not load ({}); new connections keep the previous ones", why);
+        return context.current().newHandler(alloc);
     }
 
     private static SslContext build(Certificates files) {
@@ -101,18 +73,5 @@ public final class RespTls {
             throw new IllegalArgumentException("TLS certificate " + files.cert() + " with key " + files.key()
                     + (files.ca() == null ? "" : " and CA " + files.ca()) + " does not load: " + e.getMessage(), e);
         }
-    }
-
-    /** The files' sizes and modification times: what tells a changed certificate. */
-    private static String stamp(Certificates files) {
-        StringBuilder s = new StringBuilder();
-        for (Path p : files.ca() == null ? new Path[] {files.cert(), files.key()} : new Path[] {files.cert(), files.key(), files.ca()}) {
-            try {
-                s.append(Files.size(p)).append('@').append(Files.getLastModifiedTime(p).toMillis()).append(';');
-            } catch (IOException e) {
-                throw new IllegalArgumentException("TLS file " + p + " cannot be read: " + e.getMessage());
-            }
-        }
-        return s.toString();
     }
 }

@@ -43,7 +43,7 @@ public final class AdminServer implements AutoCloseable {
     public AdminServer(String host, int port, Supplier<Map<String, Object>> info, Supplier<Boolean> healthy, AdminAccess access)
             throws IOException {
         this.access = access;
-        http = HttpServer.create(new InetSocketAddress(host, port), 64);
+        http = AdminHttps.newServer(new InetSocketAddress(host, port), 64);
         io.micrometer.core.instrument.FunctionCounter.builder("cairn_admin_unauthorized_requests", unauthorized, java.util.concurrent.atomic.LongAdder::sum)
                 .description("admin HTTP requests refused with 401: no or a wrong bearer token").register(registry);
         executor = Executors.newFixedThreadPool(2, r -> {

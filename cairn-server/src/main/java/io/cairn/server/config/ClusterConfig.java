@@ -39,14 +39,16 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      * @param tlsKeyFile              its PKCS#8 PEM key (tls-key-file)
      * @param tlsCaFile               a CA whose certificates clients may present (tls-ca-cert-file); empty: none asked
      * @param tlsAuthClients          with a CA, a client certificate is required (true) or only asked for (false)
+     * @param internalTls             TLS between Cairn processes and on the admin ports ({@link InternalTlsSettings})
      */
     public record SecuritySettings(String requirepass, int authMaxFailures, long authFailureWindowMs, String adminToken,
                                    String adminTokenFile, boolean adminReadOpen, String tlsCertFile, String tlsKeyFile,
-                                   String tlsCaFile, boolean tlsAuthClients) {
+                                   String tlsCaFile, boolean tlsAuthClients, InternalTlsSettings internalTls) {
         /** The longest admin token file read. */
         public static final int MAX_TOKEN_FILE_BYTES = 4096;
         public static final SecuritySettings NONE = new SecuritySettings("", io.cairn.router.resp.RespAuth.DEFAULT_MAX_FAILURES_PER_WINDOW,
-                io.cairn.router.resp.RespAuth.DEFAULT_FAILURE_WINDOW.toMillis(), "", "", true, "", "", "", true);
+                io.cairn.router.resp.RespAuth.DEFAULT_FAILURE_WINDOW.toMillis(), "", "", true, "", "", "", true,
+                InternalTlsSettings.NONE);
 
         public SecuritySettings {
             requirepass = requirepass == null ? "" : requirepass;
@@ -55,6 +57,7 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
             tlsCertFile = tlsCertFile == null ? "" : tlsCertFile;
             tlsKeyFile = tlsKeyFile == null ? "" : tlsKeyFile;
             tlsCaFile = tlsCaFile == null ? "" : tlsCaFile;
+            internalTls = internalTls == null ? InternalTlsSettings.NONE : internalTls;
             if (tlsCertFile.isEmpty() != tlsKeyFile.isEmpty()) {
                 throw new IllegalArgumentException("security.tlsCertFile and security.tlsKeyFile go together: give both or neither");
             }
@@ -103,7 +106,7 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
             }
             if (token.isEmpty()) throw new IllegalArgumentException("security.adminTokenFile: " + file + " is empty");
             return new SecuritySettings(requirepass, authMaxFailures, authFailureWindowMs, token, adminTokenFile, adminReadOpen,
-                    tlsCertFile, tlsKeyFile, tlsCaFile, tlsAuthClients);
+                    tlsCertFile, tlsKeyFile, tlsCaFile, tlsAuthClients, internalTls);
         }
 
         /** Never the password or the token: configs end up in logs. */
@@ -112,7 +115,64 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
             return "SecuritySettings[requirepass=" + (requirepass.isEmpty() ? "none" : "set") + ", authMaxFailures=" + authMaxFailures
                     + ", authFailureWindowMs=" + authFailureWindowMs + ", adminToken=" + (adminToken.isEmpty() ? "none" : "set")
                     + ", adminTokenFile=" + adminTokenFile + ", adminReadOpen=" + adminReadOpen + ", tlsCertFile=" + tlsCertFile
-                    + ", tlsCaFile=" + tlsCaFile + ", tlsAuthClients=" + tlsAuthClients + "]";
+                    + ", tlsCaFile=" + tlsCaFile + ", tlsAuthClients=" + tlsAuthClients + ", internalTls=" + internalTls + "]";
+        }
+    }
+
+    /**
+     * TLS between Cairn processes (issue 26 item 2, {@link io.cairn.core.tls.ClusterTls}): every storage Raft
+     * and data-plane port, the coordinators' Raft port and every admin port speak TLS with mutual
+     * authentication by the cluster CA. Files are relative to the config file; each host keeps its own
+     * certificate and key under the same names. All three or none (plain TCP, the default).
+     *
+     * @param certFile         this process's PEM certificate (chain), signed by the cluster CA
+     * @param keyFile          its unencrypted PKCS#8 PEM key
+     * @param caFile           the cluster CA's PEM certificate: peers must present a certificate it signed
+     * @param adminClientCerts the admin ports require a client certificate too (true); false lets
+     *                         browsers and scrapers without one in (the admin token still guards changes)
+     */
+    public record InternalTlsSettings(String certFile, String keyFile, String caFile, Boolean adminClientCerts) {
+        public static final InternalTlsSettings NONE = new InternalTlsSettings("", "", "", true);
+
+        public InternalTlsSettings {
+            certFile = certFile == null ? "" : certFile;
+            keyFile = keyFile == null ? "" : keyFile;
+            caFile = caFile == null ? "" : caFile;
+            adminClientCerts = adminClientCerts == null || adminClientCerts; // a mapping without the key keeps the default
+            int given = (certFile.isEmpty() ? 0 : 1) + (keyFile.isEmpty() ? 0 : 1) + (caFile.isEmpty() ? 0 : 1);
+            if (given != 0 && given != 3) {
+                throw new IllegalArgumentException("security.internalTls needs certFile, keyFile and caFile together (or none for plain TCP)");
+            }
+        }
+
+        public boolean enabled() {
+            return !certFile.isEmpty();
+        }
+
+        /**
+         * Loads and checks the files (relative to {@code configDir}); null when not enabled.
+         *
+         * @throws IllegalArgumentException starting "security.internalTls:" and naming the file at fault
+         */
+        public io.cairn.core.tls.ClusterTls load(Path configDir) {
+            if (!enabled()) return null;
+            var files = new io.cairn.core.tls.ClusterTls.Files(configDir.resolve(certFile), configDir.resolve(keyFile), configDir.resolve(caFile));
+            try {
+                return io.cairn.core.tls.ClusterTls.load(files, new io.cairn.core.tls.ReloadingFiles.Events() {
+                    @Override
+                    public void reloaded(Path first) {
+                        org.slf4j.LoggerFactory.getLogger(InternalTlsSettings.class).info("cluster TLS: certificates reloaded from {}", first);
+                    }
+
+                    @Override
+                    public void failed(String why) {
+                        org.slf4j.LoggerFactory.getLogger(InternalTlsSettings.class)
+                                .warn("cluster TLS: changed certificate files do not load ({}); new connections keep the previous ones", why);
+                    }
+                });
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("security.internalTls: " + e.getMessage());
+            }
         }
     }
 

@@ -58,17 +58,19 @@ public final class ConfigLoader {
                     Map.entry("outputSoftLimitBytes", RespConfig.DEFAULT_OUTPUT_SOFT_LIMIT_BYTES),
                     Map.entry("outputSoftLimitMs", RespConfig.DEFAULT_OUTPUT_SOFT_LIMIT.toMillis()),
                     Map.entry("clientMemoryHeapPercent", RespConfig.DEFAULT_MAX_MEMORY_CLIENTS_HEAP_PERCENT)),
-            "security", Map.of(
-                    "requirepass", "",
-                    "authMaxFailures", ClusterConfig.SecuritySettings.NONE.authMaxFailures(),
-                    "authFailureWindowMs", ClusterConfig.SecuritySettings.NONE.authFailureWindowMs(),
-                    "adminToken", "",
-                    "adminTokenFile", "",
-                    "adminReadOpen", true,
-                    "tlsCertFile", "",
-                    "tlsKeyFile", "",
-                    "tlsCaFile", "",
-                    "tlsAuthClients", true),
+            "security", Map.ofEntries(
+                    Map.entry("requirepass", ""),
+                    Map.entry("authMaxFailures", ClusterConfig.SecuritySettings.NONE.authMaxFailures()),
+                    Map.entry("authFailureWindowMs", ClusterConfig.SecuritySettings.NONE.authFailureWindowMs()),
+                    Map.entry("adminToken", ""),
+                    Map.entry("adminTokenFile", ""),
+                    Map.entry("adminReadOpen", true),
+                    Map.entry("tlsCertFile", ""),
+                    Map.entry("tlsKeyFile", ""),
+                    Map.entry("tlsCaFile", ""),
+                    Map.entry("tlsAuthClients", true),
+                    // cluster-internal TLS (ClusterConfig.InternalTlsSettings): the whole mapping is given or defaulted
+                    Map.entry("internalTls", Map.of("certFile", "", "keyFile", "", "caFile", "", "adminClientCerts", true))),
             "rebalancer", Map.ofEntries(
                     Map.entry("auto", true),
                     Map.entry("thresholdPercent", 1.0),
@@ -157,6 +159,9 @@ public final class ConfigLoader {
             ClusterConfig.SecuritySettings security = convert(securityNode, ClusterConfig.SecuritySettings.class, "security")
                     .withTokenFrom(base);
             io.cairn.server.admin.AdminAccess.useClientToken(security.adminToken());
+            // one cluster identity per process, as the client token: every transport set up from now on uses it
+            io.cairn.core.tls.ClusterTls.install(security.internalTls().load(base));
+            io.cairn.server.admin.AdminHttps.requireClientCertificates(security.internalTls().adminClientCerts());
             return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b, a, security);
         } catch (CairnException e) {
             throw e;

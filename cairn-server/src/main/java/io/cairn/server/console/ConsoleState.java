@@ -186,7 +186,7 @@ final class ConsoleState implements AutoCloseable {
             if (i != null && Boolean.TRUE.equals(i.get("leader")) && i.get("rebalancer") instanceof Map<?, ?> r) {
                 @SuppressWarnings("unchecked") Map<String, Object> progress = (Map<String, Object>) r;
                 rebalancer = progress;
-                leaderUrl = "http://" + c.host() + ":" + c.adminPort();
+                leaderUrl = io.cairn.server.admin.AdminHttps.base(c.host(), c.adminPort());
             }
         }
         coordinatorLeader = leaderUrl;

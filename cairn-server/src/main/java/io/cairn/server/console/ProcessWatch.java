@@ -39,7 +39,7 @@ final class ProcessWatch {
         Watched w = watched.computeIfAbsent(id, k -> new Watched());
         if (w.inFlight) return java.util.concurrent.CompletableFuture.completedFuture(null);
         w.inFlight = true;
-        return probe.getJson("http://" + host + ":" + adminPort + "/info", java.time.Duration.ofMillis(PROBE_TIMEOUT_MS)).whenComplete((info, e) -> {
+        return probe.getJson(io.cairn.server.admin.AdminHttps.base(host, adminPort) + "/info", java.time.Duration.ofMillis(PROBE_TIMEOUT_MS)).whenComplete((info, e) -> {
             if (info != null) {
                 w.info = info;
                 w.answeredAtMs = System.currentTimeMillis();
