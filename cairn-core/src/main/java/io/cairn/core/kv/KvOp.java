@@ -105,7 +105,14 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
          */
         BUCKET_VERSION(80, true), TX_GUARD(81, false),
         /** The op's value is the destination key, in the op's bucket ({@link KeyCopyApplier}); COPY with FLAG_XX replaces it. */
-        RENAME(82, false), RENAMENX(83, false), COPY(84, false);
+        RENAME(82, false), RENAMENX(83, false), COPY(84, false),
+        /**
+         * Sorted-set algebra ({@link ZSetAlgebraApplier}): the packed list holds {@code arg} source keys, then the
+         * client's options (WEIGHTS, AGGREGATE, WITHSCORES, LIMIT) as given; the STORE forms' key is the destination,
+         * the others' the first source. ZRANGESTORE: the destination's key, the packed source key then ZRANGE's arguments.
+         */
+        ZUNION(85, true), ZINTER(86, true), ZDIFF(87, true), ZINTERCARD(88, true),
+        ZUNIONSTORE(89, false), ZINTERSTORE(90, false), ZDIFFSTORE(91, false), ZRANGESTORE(92, false);
 
         public final boolean readOnly;
         private final byte code;
@@ -151,6 +158,9 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
 
     /** The sorted set commands ({@link ZSetApplier}'s). */
     public static final java.util.Set<Type> ZSET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZCARD, Type.ZPOPMAX));
+
+    /** The sorted-set algebra ({@link ZSetAlgebraApplier}'s). */
+    public static final java.util.Set<Type> ZSET_ALGEBRA = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZUNION, Type.ZRANGESTORE));
 
     public boolean readOnly() {
         return type.readOnly;

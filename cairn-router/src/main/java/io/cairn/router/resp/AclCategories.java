@@ -44,7 +44,7 @@ final class AclCategories {
         else if (LIST.contains(name)) c.add("list");
         else if (SET.contains(name)) c.add("set");
         else if (name.startsWith("h") && spec.firstKey() > 0) c.add("hash");
-        else if (name.startsWith("z") && spec.firstKey() > 0) c.add("sortedset");
+        else if (name.startsWith("z")) c.add("sortedset");
         return c;
     }
 }

@@ -54,6 +54,7 @@ final class CommandDispatcher {
         register(new BlockingListCommands(collections).specs());
         register(new SetCommands(collections).specs());
         register(new ZSetCommands(collections).specs());
+        register(new ZSetAlgebraCommands(collections).specs());
         register(new ClientCommands(clients).specs());
         register(List.of(new CommandSpec("command", -1, List.of("loading", "stale"), 0, 0, 0, this::command)));
     }

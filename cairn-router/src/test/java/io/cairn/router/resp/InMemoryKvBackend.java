@@ -42,7 +42,40 @@ final class InMemoryKvBackend implements KvBackend {
         public void delete(int bucket, byte[] key) {
             entries.remove(new BucketKey(bucket, ByteBuffer.wrap(key)));
         }
+
+        // Collections' element entries, so the protocol tests cover hashes, lists, sets and sorted sets too.
+        @Override
+        public byte[] getField(int bucket, byte[] key, byte[] field) {
+            java.util.NavigableMap<byte[], byte[]> f = fields.get(new BucketKey(bucket, ByteBuffer.wrap(key)));
+            return f == null ? null : f.get(field);
+        }
+
+        @Override
+        public void putField(int bucket, byte[] key, byte[] field, byte[] value) {
+            fields.computeIfAbsent(new BucketKey(bucket, ByteBuffer.wrap(key.clone())), k -> new java.util.TreeMap<>(Arrays::compareUnsigned))
+                    .put(field.clone(), value.clone());
+        }
+
+        @Override
+        public void deleteField(int bucket, byte[] key, byte[] field) {
+            java.util.NavigableMap<byte[], byte[]> f = fields.get(new BucketKey(bucket, ByteBuffer.wrap(key)));
+            if (f != null) f.remove(field);
+        }
+
+        @Override
+        public void clearFields(int bucket, byte[] key, long fieldCount) {
+            fields.remove(new BucketKey(bucket, ByteBuffer.wrap(key)));
+        }
+
+        @Override
+        public List<Field> fields(int bucket, byte[] key) {
+            java.util.NavigableMap<byte[], byte[]> f = fields.get(new BucketKey(bucket, ByteBuffer.wrap(key)));
+            List<Field> out = new ArrayList<>();
+            if (f != null) f.forEach((name, value) -> out.add(new Field(name, value)));
+            return out;
+        }
     };
+    private final Map<BucketKey, java.util.NavigableMap<byte[], byte[]>> fields = new ConcurrentHashMap<>();
     private final KvApplier applier;
     private final int bucketCount;
 
@@ -113,6 +146,7 @@ final class InMemoryKvBackend implements KvBackend {
     public synchronized CompletableFuture<Long> flushAll() {
         long n = entries.size();
         entries.clear();
+        fields.clear();
         return CompletableFuture.completedFuture(n);
     }
 
