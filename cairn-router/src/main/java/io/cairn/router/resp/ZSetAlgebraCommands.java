@@ -29,14 +29,27 @@ final class ZSetAlgebraCommands {
 
     List<CommandSpec> specs() {
         return List.of(
-                new CommandSpec("zunion", -3, READ, 0, 0, 0, (a, s) -> combine(KvOp.Type.ZUNION, "zunion", a, false)),
-                new CommandSpec("zinter", -3, READ, 0, 0, 0, (a, s) -> combine(KvOp.Type.ZINTER, "zinter", a, false)),
-                new CommandSpec("zdiff", -3, READ, 0, 0, 0, (a, s) -> combine(KvOp.Type.ZDIFF, "zdiff", a, false)),
-                new CommandSpec("zintercard", -3, READ, 0, 0, 0, (a, s) -> combine(KvOp.Type.ZINTERCARD, "zintercard", a, false)),
-                new CommandSpec("zunionstore", -4, WRITE, 1, 1, 1, (a, s) -> combine(KvOp.Type.ZUNIONSTORE, "zunionstore", a, true)),
-                new CommandSpec("zinterstore", -4, WRITE, 1, 1, 1, (a, s) -> combine(KvOp.Type.ZINTERSTORE, "zinterstore", a, true)),
-                new CommandSpec("zdiffstore", -4, WRITE, 1, 1, 1, (a, s) -> combine(KvOp.Type.ZDIFFSTORE, "zdiffstore", a, true)),
+                new CommandSpec("zunion", -3, READ, 0, 0, 0, (a, s) -> combine(KvOp.Type.ZUNION, "zunion", a, false), a -> sources(a, 1)),
+                new CommandSpec("zinter", -3, READ, 0, 0, 0, (a, s) -> combine(KvOp.Type.ZINTER, "zinter", a, false), a -> sources(a, 1)),
+                new CommandSpec("zdiff", -3, READ, 0, 0, 0, (a, s) -> combine(KvOp.Type.ZDIFF, "zdiff", a, false), a -> sources(a, 1)),
+                new CommandSpec("zintercard", -3, READ, 0, 0, 0, (a, s) -> combine(KvOp.Type.ZINTERCARD, "zintercard", a, false),
+                        a -> sources(a, 1)),
+                new CommandSpec("zunionstore", -4, WRITE, 1, 1, 1, (a, s) -> combine(KvOp.Type.ZUNIONSTORE, "zunionstore", a, true),
+                        a -> sources(a, 2)),
+                new CommandSpec("zinterstore", -4, WRITE, 1, 1, 1, (a, s) -> combine(KvOp.Type.ZINTERSTORE, "zinterstore", a, true),
+                        a -> sources(a, 2)),
+                new CommandSpec("zdiffstore", -4, WRITE, 1, 1, 1, (a, s) -> combine(KvOp.Type.ZDIFFSTORE, "zdiffstore", a, true),
+                        a -> sources(a, 2)),
                 new CommandSpec("zrangestore", -5, WRITE, 1, 2, 1, (a, s) -> rangeStore(a)));
+    }
+
+    /** The source keys' positions after numkeys at {@code numkeysAt}; none when numkeys is not a usable count. */
+    private static List<Integer> sources(CommandArgs args, int numkeysAt) {
+        Long numKeys = io.cairn.core.kv.KvApplier.parseLong(args.raw(numkeysAt));
+        if (numKeys == null || numKeys < 1 || numKeys > args.count() - numkeysAt - 1) return new ArrayList<>();
+        List<Integer> positions = new ArrayList<>(numKeys.intValue());
+        for (int i = 1; i <= numKeys; i++) positions.add(numkeysAt + i);
+        return positions;
     }
 
     /**

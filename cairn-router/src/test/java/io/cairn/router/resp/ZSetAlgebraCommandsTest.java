@@ -83,6 +83,45 @@ class ZSetAlgebraCommandsTest {
         }
     }
 
+    @Test
+    void keysOfTwoBucketsAreRefusedWithCrossSlotAndNothingIsSent() {
+        ScriptedBackend backend = new ScriptedBackend(new InMemoryKvBackend());
+        cairn = new TestServer(backend);
+        RawClient.Err crossSlot = new RawClient.Err("CROSSSLOT Keys in request don't hash to the same slot");
+        try (RawClient c = new RawClient(cairn.port())) {
+            c.call("zadd", "{x}a", "1", "m");
+            c.call("zadd", "{y}b", "2", "m");
+            long before = backend.calls();
+            assertThat(c.call("zunion", "2", "{x}a", "{y}b")).isEqualTo(crossSlot);
+            assertThat(c.call("zintercard", "2", "{x}a", "{y}b")).isEqualTo(crossSlot);
+            assertThat(c.call("zunionstore", "{y}d", "1", "{x}a")).as("the destination counts").isEqualTo(crossSlot);
+            assertThat(c.call("zdiffstore", "{x}d", "2", "{x}a", "{y}b")).isEqualTo(crossSlot);
+            assertThat(c.call("zrangestore", "{y}d", "{x}a", "0", "-1")).isEqualTo(crossSlot);
+            assertThat(backend.calls()).as("nothing reached the store").isEqualTo(before);
+            assertThat(c.call("zinterstore", "{x}d", "1", "{x}a", "weights", "3")).isEqualTo(1L);
+            assertThat(backend.calls() - before).as("one operation, applied atomically").isEqualTo(1);
+            assertThat(backend.lastCall()).hasSize(1);
+            // in MULTI, the keys after numkeys are checked when queued, as Redis Cluster does: EXEC then aborts, nothing applies
+            c.call("multi");
+            assertThat(c.call("zadd", "{x}fresh", "1", "m")).isEqualTo("QUEUED");
+            assertThat(c.call("zunionstore", "{x}d", "2", "{x}a", "{y}b")).isEqualTo(crossSlot);
+            assertThat(c.call("exec")).isEqualTo(new RawClient.Err("EXECABORT Transaction discarded because of previous errors."));
+            assertThat(c.call("exists", "{x}fresh")).isEqualTo(0L);
+            c.call("multi");
+            assertThat(c.call("zadd", "{x}fresh", "1", "m")).isEqualTo("QUEUED");
+            assertThat(c.call("zinter", "2", "{y}b", "{y}b")).isEqualTo(crossSlot);
+            c.call("discard");
+            c.call("multi");
+            assertThat(c.call("zadd", "{x}fresh", "1", "m")).isEqualTo("QUEUED");
+            assertThat(c.call("zunion", "1", "{x}a", "withscores")).isEqualTo("QUEUED");
+            assertThat(c.call("zintercard", "1", "{x}fresh")).isEqualTo("QUEUED");
+            assertThat(c.call("exec")).isEqualTo(List.of(1L, List.of("m", "1"), 1L));
+            c.call("del", "{x}fresh");
+            assertThat(c.call("exists", "{x}fresh")).isEqualTo(0L);
+            assertThat(c.call("zrange", "{x}d", "0", "-1", "withscores")).isEqualTo(List.of("m", "3"));
+        }
+    }
+
     /**
      * Random sorted sets and sets with overlapping members and decimal scores, then random algebra
      * over them with weights and aggregates: the float sums must round as Redis's do (it aggregates in
