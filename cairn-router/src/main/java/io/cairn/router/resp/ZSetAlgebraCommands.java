@@ -43,8 +43,8 @@ final class ZSetAlgebraCommands {
                 new CommandSpec("zrangestore", -5, WRITE, 1, 2, 1, (a, s) -> rangeStore(a)));
     }
 
-    /** The source keys' positions after numkeys at {@code numkeysAt}; none when numkeys is not a usable count. */
-    private static List<Integer> sources(CommandArgs args, int numkeysAt) {
+    /** The keys' positions after numkeys at {@code numkeysAt} (SINTERCARD and LMPOP use it too); none when numkeys is not a usable count. */
+    static List<Integer> sources(CommandArgs args, int numkeysAt) {
         Long numKeys = io.cairn.core.kv.KvApplier.parseLong(args.raw(numkeysAt));
         if (numKeys == null || numKeys < 1 || numKeys > args.count() - numkeysAt - 1) return new ArrayList<>();
         List<Integer> positions = new ArrayList<>(numKeys.intValue());

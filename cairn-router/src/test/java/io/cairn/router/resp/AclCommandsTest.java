@@ -75,6 +75,7 @@ class AclCommandsTest {
             assertThat(reader.call("ZINTERCARD", "2", "app:z", "other:z")).isEqualTo(NO_KEY);
             assertThat(reader.call("ZUNIONSTORE", "app:d", "1", "other:z")).isEqualTo(NO_KEY);
             assertThat(reader.call("ZUNIONSTORE", "other:d", "1", "app:z")).isEqualTo(NO_KEY);
+            assertThat(reader.call("SINTERCARD", "1", "other:s")).isEqualTo(NO_KEY);
         }
         assertThat(admin.call("EXISTS", "app:d", "other:d")).isEqualTo(0L);
     }
