@@ -13,7 +13,7 @@ final class AclCategories {
     static final Set<String> ALL = Set.of("keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "fast", "slow",
             "admin", "dangerous", "connection", "bitmap", "transaction");
     private static final Set<String> STRING = Set.of("get", "set", "setnx", "setex", "psetex", "getset", "getdel", "mget", "mset",
-            "incr", "decr", "incrby", "decrby", "append", "strlen", "getex", "getrange", "setrange", "msetnx", "incrbyfloat", "substr");
+            "incr", "decr", "incrby", "decrby", "append", "strlen", "getex", "getrange", "setrange", "msetnx", "incrbyfloat", "substr", "lcs");
     private static final Set<String> BITMAP = Set.of("setbit", "getbit", "bitcount", "bitpos");
     private static final Set<String> TRANSACTION = Set.of("multi", "exec", "discard", "watch", "unwatch");
     private static final Set<String> KEYSPACE = Set.of("del", "unlink", "exists", "expire", "pexpire", "ttl", "pttl", "persist", "type",

@@ -48,6 +48,7 @@ final class CommandDispatcher {
         register(new ServerCommands(backend, config, clients, metrics, boundPort, auth).specs());
         register(new KeyspaceCommands(backend).specs());
         register(new KeyCopyCommands(backend).specs());
+        register(new LcsCommands(backend).specs());
         register(new HashCommands(backend).specs());
         CollectionOps collections = new CollectionOps(backend);
         register(new ListCommands(collections).specs());
