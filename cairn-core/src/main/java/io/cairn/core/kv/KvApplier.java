@@ -44,6 +44,7 @@ public final class KvApplier {
             return OpResult.integer(1);
         }
         byte[] stored = live(raw, nowMs);
+        if (op.type() == KvOp.Type.OBJECT) return ObjectApplier.apply(op, stored, view);
         if (KvOp.HASH_TYPES.contains(op.type())) return hashes.apply(op, raw, stored, view);
         // Refused alike on every replica: a request that did not come through a router may lack it.
         if (op.value() == null && needsValue(op.type())) return OpResult.error(ErrorCode.PROTOCOL, op.type() + " without a value");

@@ -44,6 +44,10 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_REV = 16384;
     /** LMPOP: pop from the right end (else the left). */
     public static final int FLAG_RIGHT = 32768;
+    /** OBJECT's {@code arg}: the encoding Redis would report. */
+    public static final long OBJECT_ENCODING = 0;
+    /** OBJECT's {@code arg}: the reference count Redis would report. */
+    public static final long OBJECT_REFCOUNT = 1;
     /** LMOVE's {@code arg}: pop from the right end (else the left). */
     public static final long LMOVE_FROM_RIGHT = 1;
     /** LMOVE's {@code arg}: push on the right end (else the left). */
@@ -112,7 +116,9 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
          * the others' the first source. ZRANGESTORE: the destination's key, the packed source key then ZRANGE's arguments.
          */
         ZUNION(85, true), ZINTER(86, true), ZDIFF(87, true), ZINTERCARD(88, true),
-        ZUNIONSTORE(89, false), ZINTERSTORE(90, false), ZDIFFSTORE(91, false), ZRANGESTORE(92, false);
+        ZUNIONSTORE(89, false), ZINTERSTORE(90, false), ZDIFFSTORE(91, false), ZRANGESTORE(92, false),
+        /** OBJECT ENCODING ({@code arg} {@link #OBJECT_ENCODING}) or REFCOUNT ({@link #OBJECT_REFCOUNT}) of a key of any type ({@link ObjectApplier}). */
+        OBJECT(93, true);
 
         public final boolean readOnly;
         private final byte code;

@@ -56,6 +56,7 @@ final class CommandDispatcher {
         register(new SetCommands(collections).specs());
         register(new ZSetCommands(collections).specs());
         register(new ZSetAlgebraCommands(collections).specs());
+        register(new ObjectCommands(collections).specs());
         register(new ClientCommands(clients).specs());
         register(List.of(new CommandSpec("command", -1, List.of("loading", "stale"), 0, 0, 0, this::command)));
     }
