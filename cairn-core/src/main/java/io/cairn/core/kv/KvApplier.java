@@ -45,6 +45,8 @@ public final class KvApplier {
         }
         byte[] stored = live(raw, nowMs);
         if (op.type() == KvOp.Type.OBJECT) return ObjectApplier.apply(op, stored, view);
+        if (op.type() == KvOp.Type.DUMP) return DumpApplier.dump(op, stored, view, maxValueBytes);
+        if (op.type() == KvOp.Type.RESTORE) return DumpApplier.restore(op, raw, stored, view, nowMs, maxValueBytes);
         if (KvOp.HASH_TYPES.contains(op.type())) return hashes.apply(op, raw, stored, view);
         // Refused alike on every replica: a request that did not come through a router may lack it.
         if (op.value() == null && needsValue(op.type())) return OpResult.error(ErrorCode.PROTOCOL, op.type() + " without a value");

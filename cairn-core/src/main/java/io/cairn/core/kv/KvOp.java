@@ -118,7 +118,12 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
         ZUNION(85, true), ZINTER(86, true), ZDIFF(87, true), ZINTERCARD(88, true),
         ZUNIONSTORE(89, false), ZINTERSTORE(90, false), ZDIFFSTORE(91, false), ZRANGESTORE(92, false),
         /** OBJECT ENCODING ({@code arg} {@link #OBJECT_ENCODING}) or REFCOUNT ({@link #OBJECT_REFCOUNT}) of a key of any type ({@link ObjectApplier}). */
-        OBJECT(93, true);
+        OBJECT(93, true),
+        /**
+         * DUMP and RESTORE ({@link DumpApplier}): RESTORE's packed list is the TTL as the client gave it and the payload,
+         * with {@link #FLAG_XX} for REPLACE and {@link #FLAG_EXPIRE_ABS} for ABSTTL.
+         */
+        DUMP(94, true), RESTORE(95, false);
 
         public final boolean readOnly;
         private final byte code;

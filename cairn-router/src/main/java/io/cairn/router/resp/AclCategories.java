@@ -18,7 +18,7 @@ final class AclCategories {
     private static final Set<String> TRANSACTION = Set.of("multi", "exec", "discard", "watch", "unwatch");
     private static final Set<String> KEYSPACE = Set.of("del", "unlink", "exists", "expire", "pexpire", "ttl", "pttl", "persist", "type",
             "dbsize", "scan", "keys", "flushall", "flushdb", "rename", "renamenx", "expireat", "pexpireat", "randomkey",
-            "expiretime", "pexpiretime", "touch", "copy", "object");
+            "expiretime", "pexpiretime", "touch", "copy", "object", "dump", "restore");
     private static final Set<String> CONNECTION = Set.of("ping", "echo", "quit", "select", "hello", "auth", "client");
     private static final Set<String> LIST = Set.of("lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen", "lrange", "lindex",
             "lset", "lrem", "ltrim", "linsert", "lpos", "rpoplpush", "lmove", "lmpop", "blpop", "brpop", "blmove");

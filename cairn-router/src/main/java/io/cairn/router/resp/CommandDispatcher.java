@@ -57,6 +57,7 @@ final class CommandDispatcher {
         register(new ZSetCommands(collections).specs());
         register(new ZSetAlgebraCommands(collections).specs());
         register(new ObjectCommands(collections).specs());
+        register(new DumpCommands(collections).specs());
         register(new ClientCommands(clients).specs());
         register(List.of(new CommandSpec("command", -1, List.of("loading", "stale"), 0, 0, 0, this::command)));
     }
