@@ -28,6 +28,16 @@ public interface KvBackend {
      */
     CompletableFuture<Long> dbSize();
 
+    /**
+     * INFO keyspace's figures: live keys (as {@link #dbSize}), keys with a TTL and their average
+     * remaining TTL in ms. Backends that do not count TTLs answer zeros for them.
+     */
+    default CompletableFuture<KeyspaceStats> keyspaceStats() {
+        return dbSize().thenApply(keys -> new KeyspaceStats(keys, 0, 0));
+    }
+
+    record KeyspaceStats(long keys, long expires, long avgTtlMs) {}
+
     /** Keys of every bucket, counted once each even while buckets move (DBSIZE). */
     CompletableFuture<Long> exactKeyCount();
 

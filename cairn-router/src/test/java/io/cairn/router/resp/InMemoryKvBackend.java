@@ -123,6 +123,23 @@ final class InMemoryKvBackend implements KvBackend {
                 entries.values().stream().filter(v -> !StoredValue.isExpired(v, now)).count());
     }
 
+    /** Exact: every live key, those with a TTL and their average remaining TTL. */
+    @Override
+    public synchronized CompletableFuture<KeyspaceStats> keyspaceStats() {
+        long now = System.currentTimeMillis();
+        long keys = 0, expires = 0, ttlSum = 0;
+        for (byte[] v : entries.values()) {
+            if (StoredValue.isExpired(v, now)) continue;
+            keys++;
+            long at = StoredValue.expireAtMs(v);
+            if (at > 0) {
+                expires++;
+                ttlSum += at - now;
+            }
+        }
+        return CompletableFuture.completedFuture(new KeyspaceStats(keys, expires, expires == 0 ? 0 : ttlSum / expires));
+    }
+
     @Override
     public CompletableFuture<Long> exactKeyCount() {
         return dbSize();
