@@ -248,6 +248,11 @@ final class Transactions {
         }
 
         @Override
+        public CompletableFuture<KeyspaceStats> keyspaceStats() {
+            return recording.get() == null ? backend.keyspaceStats() : notInTransaction("INFO keyspace");
+        }
+
+        @Override
         public CompletableFuture<Long> exactKeyCount() {
             return recording.get() == null ? backend.exactKeyCount() : notInTransaction("DBSIZE");
         }
