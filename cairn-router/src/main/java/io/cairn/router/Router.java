@@ -308,18 +308,7 @@ public final class Router implements KvBackend, AutoCloseable {
     /** Sums over every replicaset leader's stats; the expiry figures come from each leader's expiry sweeper (StorageStats). */
     @Override
     public CompletableFuture<KeyspaceStats> keyspaceStats() {
-        List<CompletableFuture<StorageStats>> all = new ArrayList<>();
-        for (ReplicasetClient c : clients.values()) all.add(c.query(StorageRequest.stats()).thenApply(StorageStats::decode));
-        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(v -> {
-            long keys = 0, expires = 0, ttlSum = 0;
-            for (CompletableFuture<StorageStats> f : all) {
-                StorageStats s = f.join();
-                keys += s.keyCount();
-                expires += s.expiringKeys();
-                ttlSum += s.expiringKeys() * s.avgTtlMs();
-            }
-            return new KeyspaceStats(keys, expires, expires == 0 ? 0 : ttlSum / expires);
-        });
+        return replicasetStats().thenApply(all -> KeyspaceStats.sum(all.values()));
     }
 
     @Override
@@ -420,12 +409,11 @@ public final class Router implements KvBackend, AutoCloseable {
         cluster.put("unknown_buckets", Integer.toString(routes.unknownCount()));
         info.put("cluster", cluster);
         // Redis's replication section in Cairn's terms: each replicaset is a Raft group behind this router.
-        Map<String, String> replication = new LinkedHashMap<>();
-        replication.put("replicasets", Integer.toString(t.replicasets().size()));
+        Map<String, String> replication = new LinkedHashMap<>(Map.of("replicasets", Integer.toString(t.replicasets().size())));
         for (var spec : t.replicasets()) {
             ReplicasetClient c = clients.get(spec.id());
-            String leader = c == null || c.leaderHint() == null ? "unknown" : c.leaderHint();
-            replication.put("replicaset_" + spec.id(), "members=" + spec.nodes().size() + ",leader=" + leader);
+            replication.put("replicaset_" + spec.id(), "members=" + spec.nodes().size() + ",leader="
+                    + java.util.Objects.toString(c == null ? null : c.leaderHint(), "unknown"));
         }
         info.put("replication", replication);
         Map<String, String> stats = new LinkedHashMap<>();

@@ -168,6 +168,28 @@ class CollectionCommandsTest {
         return keys;
     }
 
+    /** INFO keyspace over real replicasets: keys from the leaders' counters, expires and avg_ttl from their expiry sweepers. */
+    @Test
+    void infoKeyspaceCountsKeysWithATtlOverEveryReplicaset() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of("rebalancer", Map.of("auto", false)));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
+                for (int i = 0; i < 20; i++) jedis.set("plain" + i, "v");
+                for (int i = 0; i < 10; i++) jedis.setex("ttl" + i, 1_000, "v");
+                jedis.hset("hash", "f", "v");
+                jedis.expire("hash", 1_000);
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> jedis.info("keyspace").contains("db0:keys=31,expires=11,"));
+                String line = jedis.info("keyspace").lines().filter(l -> l.startsWith("db0:")).findFirst().orElseThrow();
+                long avgTtl = Long.parseLong(line.substring(line.indexOf("avg_ttl=") + 8));
+                assertThat(avgTtl).isBetween(900_000L, 1_000_000L);
+                String replication = jedis.info("replication");
+                assertThat(replication).contains("role:master", "replicasets:2", "replicaset_rs1:members=1,leader=", "replicaset_rs2:members=1,leader=");
+            }
+        }
+    }
+
     private static long moved(LocalCluster cluster) {
         return cluster.coordinator().mover().progress().get("moved") instanceof Number n ? n.longValue() : -1;
     }
