@@ -83,6 +83,11 @@ public enum ErrorCode {
      * sheds); the client retries later.
      */
     RESTORE_QUEUE_FULL(46, RetryClass.RETRY_LATER, "TRYAGAIN", "too many archived buckets are being restored; retry later"),
+    /**
+     * RESTORE without REPLACE onto a key that exists (Redis's text). Code 52, away from the next free
+     * numbers that parallel branches are likely to take.
+     */
+    BUSY_KEY(52, RetryClass.FATAL, "BUSYKEY", "Target key name already exists."),
     /** A client address failed AUTH too often within the window; every AUTH from it is refused until the window ends (issue 26). */
     AUTH_RATE_LIMITED(39, RetryClass.RETRY_LATER, "ERR", "too many failed AUTH attempts from this address; retry later");
 

@@ -28,6 +28,27 @@ public interface KvBackend {
      */
     CompletableFuture<Long> dbSize();
 
+    /**
+     * INFO keyspace's figures: live keys (as {@link #dbSize}), keys with a TTL and their average
+     * remaining TTL in ms. Backends that do not count TTLs answer zeros for them.
+     */
+    default CompletableFuture<KeyspaceStats> keyspaceStats() {
+        return dbSize().thenApply(keys -> new KeyspaceStats(keys, 0, 0));
+    }
+
+    record KeyspaceStats(long keys, long expires, long avgTtlMs) {
+        /** Over replicasets: counts add up, the average TTL is weighted by each one's keys with a TTL. */
+        public static KeyspaceStats sum(java.util.Collection<io.cairn.core.wire.StorageStats> replicasets) {
+            long keys = 0, expires = 0, ttlSum = 0;
+            for (io.cairn.core.wire.StorageStats s : replicasets) {
+                keys += s.keyCount();
+                expires += s.expiringKeys();
+                ttlSum += s.expiringKeys() * s.avgTtlMs();
+            }
+            return new KeyspaceStats(keys, expires, expires == 0 ? 0 : ttlSum / expires);
+        }
+    }
+
     /** Keys of every bucket, counted once each even while buckets move (DBSIZE). */
     CompletableFuture<Long> exactKeyCount();
 

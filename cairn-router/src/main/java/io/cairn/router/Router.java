@@ -305,6 +305,12 @@ public final class Router implements KvBackend, AutoCloseable {
                 .thenApply(v -> all.stream().mapToLong(f -> f.join().keyCount()).sum());
     }
 
+    /** Sums over every replicaset leader's stats; the expiry figures come from each leader's expiry sweeper (StorageStats). */
+    @Override
+    public CompletableFuture<KeyspaceStats> keyspaceStats() {
+        return replicasetStats().thenApply(all -> KeyspaceStats.sum(all.values()));
+    }
+
     @Override
     public CompletableFuture<Long> exactKeyCount() {
         return keyspace.count();
@@ -402,6 +408,14 @@ public final class Router implements KvBackend, AutoCloseable {
         cluster.put("replicasets", Integer.toString(t.replicasets().size()));
         cluster.put("unknown_buckets", Integer.toString(routes.unknownCount()));
         info.put("cluster", cluster);
+        // Redis's replication section in Cairn's terms: each replicaset is a Raft group behind this router.
+        Map<String, String> replication = new LinkedHashMap<>(Map.of("replicasets", Integer.toString(t.replicasets().size())));
+        for (var spec : t.replicasets()) {
+            ReplicasetClient c = clients.get(spec.id());
+            replication.put("replicaset_" + spec.id(), "members=" + spec.nodes().size() + ",leader="
+                    + java.util.Objects.toString(c == null ? null : c.leaderHint(), "unknown"));
+        }
+        info.put("replication", replication);
         Map<String, String> stats = new LinkedHashMap<>();
         stats.put("router_requests", Long.toString(requests.get()));
         stats.put("router_retries", Long.toString(retries.get()));

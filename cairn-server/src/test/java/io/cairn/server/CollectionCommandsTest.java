@@ -168,6 +168,54 @@ class CollectionCommandsTest {
         return keys;
     }
 
+    /** The sorted-set algebra, LCS, OBJECT and DUMP/RESTORE through the router to real replicasets (reads on the query path, writes logged). */
+    @Test
+    void theLaterCommandFamiliesWorkThroughTheRouter() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of("rebalancer", Map.of("auto", false)));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
+                jedis.zadd("{t}a", Map.of("x", 1.0, "y", 2.0));
+                jedis.zadd("{t}b", Map.of("y", 10.0, "z", 20.0));
+                assertThat(jedis.zunionstore("{t}d", "{t}a", "{t}b")).isEqualTo(3);
+                assertThat(jedis.zrangeWithScores("{t}d", 0, -1)).extracting(t -> t.getElement() + "=" + t.getScore())
+                        .containsExactly("x=1.0", "y=12.0", "z=20.0");
+                assertThat(jedis.zintercard("{t}a", "{t}b")).isEqualTo(1);
+                assertThat(jedis.zdiff("{t}a", "{t}b")).containsExactly("x");
+                assertThat(jedis.zinter(new redis.clients.jedis.params.ZParams(), "{t}a", "{t}b")).containsExactly("y");
+                assertError(() -> jedis.zunionstore("{u}d", "{t}a"), "CROSSSLOT Keys in request don't hash to the same slot");
+                jedis.mset("{t}s1", "ohmytext", "{t}s2", "mynewtext");
+                assertThat(jedis.lcs("{t}s1", "{t}s2", redis.clients.jedis.params.LCSParams.LCSParams()).getMatchString()).isEqualTo("mytext");
+                assertThat(jedis.objectEncoding("{t}d")).isEqualTo("listpack");
+                byte[] payload = jedis.dump("{t}d".getBytes(StandardCharsets.UTF_8));
+                jedis.restore("{t}copy".getBytes(StandardCharsets.UTF_8), 0, payload);
+                assertThat(jedis.zrange("{t}copy", 0, -1)).containsExactly("x", "y", "z");
+            }
+        }
+    }
+
+    /** INFO keyspace over real replicasets: keys from the leaders' counters, expires and avg_ttl from their expiry sweepers. */
+    @Test
+    void infoKeyspaceCountsKeysWithATtlOverEveryReplicaset() throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of("rebalancer", Map.of("auto", false)));
+        try (LocalCluster cluster = new LocalCluster(config).start()) {
+            assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
+                for (int i = 0; i < 20; i++) jedis.set("plain" + i, "v");
+                for (int i = 0; i < 10; i++) jedis.setex("ttl" + i, 1_000, "v");
+                jedis.hset("hash", "f", "v");
+                jedis.expire("hash", 1_000);
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> jedis.info("keyspace").contains("db0:keys=31,expires=11,"));
+                String line = jedis.info("keyspace").lines().filter(l -> l.startsWith("db0:")).findFirst().orElseThrow();
+                long avgTtl = Long.parseLong(line.substring(line.indexOf("avg_ttl=") + 8));
+                assertThat(avgTtl).isBetween(900_000L, 1_000_000L);
+                String replication = jedis.info("replication");
+                assertThat(replication).contains("role:master", "replicasets:2", "replicaset_rs1:members=1,leader=", "replicaset_rs2:members=1,leader=");
+            }
+        }
+    }
+
     private static long moved(LocalCluster cluster) {
         return cluster.coordinator().mover().progress().get("moved") instanceof Number n ? n.longValue() : -1;
     }

@@ -18,7 +18,23 @@ import java.util.List;
  * Not thread-safe: one caller (the storage process's timer).
  */
 final class ExpiryScanner {
+    /**
+     * Live keys with a TTL and their average remaining TTL, counted over one full pass of the scan
+     * (INFO keyspace's expires and avg_ttl): exact for the pass, but keys written since count only
+     * at the next one.
+     */
+    record Tally(long expiringKeys, long avgTtlMs) {}
+
     private byte[] cursor = new byte[0];
+    private long passExpiring;
+    private long passTtlSumMs;
+    private volatile Tally lastPass;
+
+    /** The last full pass's counts; before the first one ends, the current pass's so far. */
+    Tally tally() {
+        Tally done = lastPass;
+        return done != null ? done : new Tally(passExpiring, passExpiring == 0 ? 0 : passTtlSumMs / passExpiring);
+    }
 
     /** Examines at most {@code scanLimit} keys; returns the expired ones as conditional deletes. */
     List<KvOp> next(RocksStore store, int scanLimit, long nowMs) {
@@ -27,6 +43,11 @@ final class ExpiryScanner {
             it.seek(cursor);
             int scanned = 0;
             for (; it.isValid() && scanned < scanLimit; it.next(), scanned++) {
+                long expireAtMs = StoredValue.expireAtMs(it.value());
+                if (expireAtMs > nowMs) {
+                    passExpiring++;
+                    passTtlSumMs += expireAtMs - nowMs;
+                }
                 if (StoredValue.isExpired(it.value(), nowMs)) {
                     byte[] dataKey = it.key();
                     int bucket = ByteBuffer.wrap(dataKey).getInt();
@@ -38,6 +59,9 @@ final class ExpiryScanner {
                 cursor = it.key();
             } else {
                 cursor = new byte[0]; // wrapped: start over next time
+                lastPass = new Tally(passExpiring, passExpiring == 0 ? 0 : passTtlSumMs / passExpiring);
+                passExpiring = 0;
+                passTtlSumMs = 0;
             }
         }
         return expired;

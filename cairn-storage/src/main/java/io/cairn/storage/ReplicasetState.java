@@ -514,7 +514,15 @@ final class ReplicasetState {
             if (r.state().isOwned()) owned++;
             if (r.isHeld()) held++;
         }
-        return new StorageStats(keyCount, owned, lastBsn, appliedIndex, incarnation, bootstrapped, held);
+        ExpiryScanner.Tally expiry = expiryTally;
+        return new StorageStats(keyCount, owned, lastBsn, appliedIndex, incarnation, bootstrapped, held, expiry.expiringKeys(), expiry.avgTtlMs());
+    }
+
+    /** Keys with a TTL and their average TTL in ms, from the leader's expiry sweeper (not replicated state: INFO only). */
+    private volatile ExpiryScanner.Tally expiryTally = new ExpiryScanner.Tally(0, 0);
+
+    void expiryTally(ExpiryScanner.Tally tally) {
+        expiryTally = tally;
     }
 
     private void putLong(WriteBatch batch, byte[] key, long value) {

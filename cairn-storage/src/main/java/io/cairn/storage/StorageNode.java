@@ -257,7 +257,10 @@ public final class StorageNode implements AutoCloseable {
      */
     public synchronized List<io.cairn.core.kv.KvOp> expiredKeys(int scanLimit) {
         ReplicasetState s = engine.state();
-        return s == null ? List.of() : expiryScanner.next(s.store(), scanLimit, System.currentTimeMillis());
+        if (s == null) return List.of();
+        List<io.cairn.core.kv.KvOp> expired = expiryScanner.next(s.store(), scanLimit, System.currentTimeMillis());
+        s.expiryTally(expiryScanner.tally());
+        return expired;
     }
 
     /**

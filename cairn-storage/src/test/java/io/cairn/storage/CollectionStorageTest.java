@@ -116,6 +116,34 @@ class CollectionStorageTest {
         }
     }
 
+    /** The algebra on RocksDB: a STORE over a big destination (a range tombstone) that is also its source, read back in the same entry. */
+    @Test
+    void aZInterStoreReplacesABigDestinationThatIsAlsoItsSourceWithinOneEntry() throws Exception {
+        try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
+            String[] pairs = new String[600];
+            for (int i = 0; i < 300; i++) {
+                pairs[2 * i] = Integer.toString(i);
+                pairs[2 * i + 1] = "m" + i;
+            }
+            r.result(write(op(KvOp.Type.ZADD, "d", 0, pairs)), 2_000);
+            byte[] reply = r.apply(StorageRequest.write(List.of(
+                    op(KvOp.Type.SADD, "s", 0, "m1", "m299", "extra"),
+                    op(KvOp.Type.ZINTERSTORE, "d", 2, "d", "s", "weights", "2", "1"),
+                    op(KvOp.Type.ZRANGE, "d", 0, longs(0, -1)),
+                    op(KvOp.Type.ZUNION, "s", 2, "s", "d", "withscores"))), 3_000);
+            List<OpResult> results = OpCodec.decodeResults(ByteBuffer.wrap(reply));
+            assertThat(results.get(1).number()).isEqualTo(2);
+            assertThat(strings(results.get(2))).containsExactly("m1", "m299");
+            assertThat(strings(results.get(3))).containsExactly("extra", "1", "m1", "4", "m299", "600");
+            List<byte[]> scores = read(r, op(KvOp.Type.ZMSCORE, "d", 0, "m1", "m2", "m299")).elements();
+            assertThat(scores.get(0)).isEqualTo(b("3"));
+            assertThat(scores.get(1)).as("m2 is not in the intersection").isNull();
+            assertThat(scores.get(2)).isEqualTo(b("599"));
+            assertThat(storedFields(r)).as("the set's 3 members and 2 entries for each of d's 2").isEqualTo(7);
+            assertThat(r.state.keyCount()).isEqualTo(2);
+        }
+    }
+
     private static KvOp byScore(String min, String max, long offset, long count) {
         List<byte[]> packed = List.of(b(min), b(max), longs(offset)[0], longs(count)[0]);
         return new KvOp(KvOp.Type.ZRANGE, BUCKET, b("z"), Packed.encode(packed), 0, KvOp.FLAG_BYSCORE);

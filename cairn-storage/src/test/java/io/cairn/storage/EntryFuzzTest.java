@@ -105,7 +105,9 @@ class EntryFuzzTest {
                 new KvOp(KvOp.Type.LRANGE, 6, b("l"), Packed.encode(List.of(zero, last)), 0, 0),
                 new KvOp(KvOp.Type.SADD, 7, b("s"), Packed.encode(List.of(b("m1"), b("m2"))), 0, 0),
                 new KvOp(KvOp.Type.ZADD, 8, b("z"), Packed.encode(List.of(b("1"), b("a"), b("2.5"), b("b"))), 0, 0),
-                new KvOp(KvOp.Type.ZRANGE, 8, b("z"), Packed.encode(List.of(zero, last)), 0, 0))));
+                new KvOp(KvOp.Type.ZRANGE, 8, b("z"), Packed.encode(List.of(zero, last)), 0, 0),
+                new KvOp(KvOp.Type.ZUNIONSTORE, 8, b("z2"), Packed.encode(List.of(b("z"), b("z"), b("weights"), b("2"), b("1"))), 2, 0),
+                new KvOp(KvOp.Type.ZRANGESTORE, 8, b("z3"), Packed.encode(List.of(b("z2"), zero, last)), 0, 0))));
         out.add(StorageRequest.move(new MoveCommand.StartSend(6, "rs2")));
         out.add(StorageRequest.move(new MoveCommand.ReceiveChunk(BUCKETS + 1, "rs2", 3, 0,
                 List.of(new ChunkEntry(b("moved"), StoredValue.encode(b("value"), 0)), ChunkEntry.deletion(b("gone")),

@@ -20,6 +20,7 @@ public final class KvApplier {
     private final ListApplier lists;
     private final SetApplier sets;
     private final ZSetApplier zsets;
+    private final ZSetAlgebraApplier zsetAlgebra;
 
     public KvApplier(int maxValueBytes) {
         this.maxValueBytes = maxValueBytes;
@@ -28,6 +29,7 @@ public final class KvApplier {
         this.lists = new ListApplier(maxValueBytes);
         this.sets = new SetApplier(maxValueBytes);
         this.zsets = new ZSetApplier(maxValueBytes);
+        this.zsetAlgebra = new ZSetAlgebraApplier(maxValueBytes);
     }
 
     public OpResult apply(KvOp op, KvView view, long nowMs) {
@@ -42,6 +44,9 @@ public final class KvApplier {
             return OpResult.integer(1);
         }
         byte[] stored = live(raw, nowMs);
+        if (op.type() == KvOp.Type.OBJECT) return ObjectApplier.apply(op, stored, view);
+        if (op.type() == KvOp.Type.DUMP) return DumpApplier.dump(op, stored, view, maxValueBytes);
+        if (op.type() == KvOp.Type.RESTORE) return DumpApplier.restore(op, raw, stored, view, nowMs, maxValueBytes);
         if (KvOp.HASH_TYPES.contains(op.type())) return hashes.apply(op, raw, stored, view);
         // Refused alike on every replica: a request that did not come through a router may lack it.
         if (op.value() == null && needsValue(op.type())) return OpResult.error(ErrorCode.PROTOCOL, op.type() + " without a value");
@@ -52,6 +57,7 @@ public final class KvApplier {
             if (KvOp.LIST_TYPES.contains(op.type())) return lists.apply(op, raw, stored, view, nowMs);
             if (KvOp.SET_TYPES.contains(op.type())) return sets.apply(op, raw, stored, view, nowMs);
             if (KvOp.ZSET_TYPES.contains(op.type())) return zsets.apply(op, raw, stored, view);
+            if (KvOp.ZSET_ALGEBRA.contains(op.type())) return zsetAlgebra.apply(op, raw, view, nowMs);
         } catch (IllegalArgumentException | java.nio.BufferUnderflowException malformed) {
             // The collections check their arguments before they write anything: refused alike on every replica.
             return OpResult.error(ErrorCode.PROTOCOL, op.type() + " arguments are malformed: " + malformed.getMessage());

@@ -44,6 +44,10 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_REV = 16384;
     /** LMPOP: pop from the right end (else the left). */
     public static final int FLAG_RIGHT = 32768;
+    /** OBJECT's {@code arg}: the encoding Redis would report. */
+    public static final long OBJECT_ENCODING = 0;
+    /** OBJECT's {@code arg}: the reference count Redis would report. */
+    public static final long OBJECT_REFCOUNT = 1;
     /** LMOVE's {@code arg}: pop from the right end (else the left). */
     public static final long LMOVE_FROM_RIGHT = 1;
     /** LMOVE's {@code arg}: push on the right end (else the left). */
@@ -105,7 +109,21 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
          */
         BUCKET_VERSION(80, true), TX_GUARD(81, false),
         /** The op's value is the destination key, in the op's bucket ({@link KeyCopyApplier}); COPY with FLAG_XX replaces it. */
-        RENAME(82, false), RENAMENX(83, false), COPY(84, false);
+        RENAME(82, false), RENAMENX(83, false), COPY(84, false),
+        /**
+         * Sorted-set algebra ({@link ZSetAlgebraApplier}): the packed list holds {@code arg} source keys, then the
+         * client's options (WEIGHTS, AGGREGATE, WITHSCORES, LIMIT) as given; the STORE forms' key is the destination,
+         * the others' the first source. ZRANGESTORE: the destination's key, the packed source key then ZRANGE's arguments.
+         */
+        ZUNION(85, true), ZINTER(86, true), ZDIFF(87, true), ZINTERCARD(88, true),
+        ZUNIONSTORE(89, false), ZINTERSTORE(90, false), ZDIFFSTORE(91, false), ZRANGESTORE(92, false),
+        /** OBJECT ENCODING ({@code arg} {@link #OBJECT_ENCODING}) or REFCOUNT ({@link #OBJECT_REFCOUNT}) of a key of any type ({@link ObjectApplier}). */
+        OBJECT(93, true),
+        /**
+         * DUMP and RESTORE ({@link DumpApplier}): RESTORE's packed list is the TTL as the client gave it and the payload,
+         * with {@link #FLAG_XX} for REPLACE and {@link #FLAG_EXPIRE_ABS} for ABSTTL.
+         */
+        DUMP(94, true), RESTORE(95, false);
 
         public final boolean readOnly;
         private final byte code;
@@ -151,6 +169,9 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
 
     /** The sorted set commands ({@link ZSetApplier}'s). */
     public static final java.util.Set<Type> ZSET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZCARD, Type.ZPOPMAX));
+
+    /** The sorted-set algebra ({@link ZSetAlgebraApplier}'s). */
+    public static final java.util.Set<Type> ZSET_ALGEBRA = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZUNION, Type.ZRANGESTORE));
 
     public boolean readOnly() {
         return type.readOnly;

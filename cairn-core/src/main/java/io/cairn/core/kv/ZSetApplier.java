@@ -136,7 +136,7 @@ final class ZSetApplier {
     }
 
     /** The entries a ZRANGE or ZREMRANGE selects, in the reply's order; null with the error when a bound is bad. */
-    private static List<ZSet.Entry> select(KvOp op, ZSet z, List<byte[]> args, OpResult[] error) {
+    static List<ZSet.Entry> select(KvOp op, ZSet z, List<byte[]> args, OpResult[] error) {
         boolean rev = op.has(KvOp.FLAG_REV);
         if (!op.has(KvOp.FLAG_BYSCORE) && !op.has(KvOp.FLAG_BYLEX)) {
             long[] r = clamp(z.count, longArg(args.get(0)), longArg(args.get(1)));

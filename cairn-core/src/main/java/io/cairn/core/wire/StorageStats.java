@@ -9,15 +9,28 @@ import java.nio.ByteBuffer;
  * @param heldBuckets  buckets whose data or move the cluster still needs here: the owned ones,
  *                     RECEIVING and READONLY, SENT until the data is dropped, quarantined
  *                     copies (kept for export). A replicaset may be removed only at zero.
+ * @param expiringKeys live keys with a TTL, as the answering leader's expiry sweeper counted them
+ *                     in its last full pass over the data (INFO keyspace's expires; an estimate
+ *                     that lags by one pass, 0 before the first pass of a new leader)
+ * @param avgTtlMs     their average remaining TTL at that pass, in milliseconds (INFO's avg_ttl)
  */
 public record StorageStats(long keyCount, int ownedBuckets, long lastBsn, long appliedIndex, long incarnation, boolean bootstrapped,
-                           int heldBuckets) {
-    public byte[] encode() {
-        return ByteBuffer.allocate(8 + 4 + 8 + 8 + 8 + 1 + 4).putLong(keyCount).putInt(ownedBuckets).putLong(lastBsn)
-                .putLong(appliedIndex).putLong(incarnation).put((byte) (bootstrapped ? 1 : 0)).putInt(heldBuckets).array();
+                           int heldBuckets, long expiringKeys, long avgTtlMs) {
+    /** Bytes of the encoding before the expiry counters (2026-12-03) were appended. */
+    private static final int WITHOUT_EXPIRY_BYTES = 8 + 4 + 8 + 8 + 8 + 1 + 4;
+
+    public StorageStats(long keyCount, int ownedBuckets, long lastBsn, long appliedIndex, long incarnation, boolean bootstrapped,
+                        int heldBuckets) {
+        this(keyCount, ownedBuckets, lastBsn, appliedIndex, incarnation, bootstrapped, heldBuckets, 0, 0);
     }
 
-    /** A node older than 2026-12-02 sends no held count: its owned count stands in. */
+    public byte[] encode() {
+        return ByteBuffer.allocate(WITHOUT_EXPIRY_BYTES + 16).putLong(keyCount).putInt(ownedBuckets).putLong(lastBsn)
+                .putLong(appliedIndex).putLong(incarnation).put((byte) (bootstrapped ? 1 : 0)).putInt(heldBuckets)
+                .putLong(expiringKeys).putLong(avgTtlMs).array();
+    }
+
+    /** A node older than 2026-12-02 sends no held count: its owned count stands in; one older than 2026-12-03 no expiry counters (0). */
     public static StorageStats decode(ByteBuffer in) {
         long keys = in.getLong();
         int owned = in.getInt();
@@ -25,6 +38,9 @@ public record StorageStats(long keyCount, int ownedBuckets, long lastBsn, long a
         long applied = in.getLong();
         long incarnation = in.getLong();
         boolean bootstrapped = io.cairn.core.kv.OpCodec.readBoolean(in);
-        return new StorageStats(keys, owned, bsn, applied, incarnation, bootstrapped, in.remaining() >= 4 ? in.getInt() : owned);
+        int held = in.remaining() >= 4 ? in.getInt() : owned;
+        long expiring = in.remaining() >= 16 ? in.getLong() : 0;
+        long avgTtl = in.remaining() >= 8 ? in.getLong() : 0;
+        return new StorageStats(keys, owned, bsn, applied, incarnation, bootstrapped, held, expiring, avgTtl);
     }
 }

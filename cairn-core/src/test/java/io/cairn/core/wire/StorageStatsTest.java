@@ -29,12 +29,20 @@ class StorageStatsTest {
     @Test
     void everyTruncationOfStatsFails() {
         byte[] full = new StorageStats(10, 3000, 77, 123, 5, true, 3001).encode();
-        assertThat(full).hasSize(8 + 4 + 8 + 8 + 8 + 1 + 4);
+        assertThat(full).hasSize(8 + 4 + 8 + 8 + 8 + 1 + 4 + 8 + 8);
         for (int length = 0; length < OLD_LENGTH; length++) {
             ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
             assertThatThrownBy(() -> StorageStats.decode(prefix)).as("length %d", length)
                     .isInstanceOf(BufferUnderflowException.class);
         }
+    }
+
+    @Test
+    void theExpiryCountersTravelAndAnOlderNodeSendsNone() {
+        StorageStats stats = new StorageStats(10, 3000, 77, 123, 5, true, 3001, 42, 90_000);
+        assertThat(StorageStats.decode(ByteBuffer.wrap(stats.encode()))).isEqualTo(stats);
+        byte[] old = Arrays.copyOf(stats.encode(), OLD_LENGTH + 4);
+        assertThat(StorageStats.decode(ByteBuffer.wrap(old))).isEqualTo(new StorageStats(10, 3000, 77, 123, 5, true, 3001, 0, 0));
     }
 
     /** Stats from a node older than the held count (2026-12-02). */

@@ -34,9 +34,13 @@ final class AccessCheck {
             auth.countDenied(false);
             return Replies.error("NOPERM User " + user.name() + " has no permissions to run the '" + spec.name() + "' command");
         }
-        if (spec.firstKey() <= 0 || user.keyPatterns().contains("*")) return null;
-        int last = spec.lastKey() < 0 ? args.count() + spec.lastKey() : Math.min(spec.lastKey(), args.count() - 1);
-        for (int i = spec.firstKey(); i <= last; i += Math.max(1, spec.keyStep())) {
+        if (user.keyPatterns().contains("*")) return null;
+        java.util.List<Integer> positions = new java.util.ArrayList<>();
+        int last = spec.firstKey() <= 0 ? -1 : spec.lastKey() < 0 ? args.count() + spec.lastKey() : Math.min(spec.lastKey(), args.count() - 1);
+        for (int i = spec.firstKey(); i > 0 && i <= last; i += Math.max(1, spec.keyStep())) positions.add(i);
+        // Keys after a numkeys argument (ZUNION, ZINTERSTORE...) are checked too, or a key pattern could be read around.
+        if (spec.movableKeys() != null) positions.addAll(spec.movableKeys().positions(args));
+        for (int i : positions) {
             if (!user.mayAccess(new String(args.raw(i), StandardCharsets.UTF_8))) {
                 auth.countDenied(true);
                 return Replies.error("NOPERM No permissions to access a key");

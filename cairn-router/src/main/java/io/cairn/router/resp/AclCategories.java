@@ -13,12 +13,12 @@ final class AclCategories {
     static final Set<String> ALL = Set.of("keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "fast", "slow",
             "admin", "dangerous", "connection", "bitmap", "transaction");
     private static final Set<String> STRING = Set.of("get", "set", "setnx", "setex", "psetex", "getset", "getdel", "mget", "mset",
-            "incr", "decr", "incrby", "decrby", "append", "strlen", "getex", "getrange", "setrange", "msetnx", "incrbyfloat", "substr");
+            "incr", "decr", "incrby", "decrby", "append", "strlen", "getex", "getrange", "setrange", "msetnx", "incrbyfloat", "substr", "lcs");
     private static final Set<String> BITMAP = Set.of("setbit", "getbit", "bitcount", "bitpos");
     private static final Set<String> TRANSACTION = Set.of("multi", "exec", "discard", "watch", "unwatch");
     private static final Set<String> KEYSPACE = Set.of("del", "unlink", "exists", "expire", "pexpire", "ttl", "pttl", "persist", "type",
             "dbsize", "scan", "keys", "flushall", "flushdb", "rename", "renamenx", "expireat", "pexpireat", "randomkey",
-            "expiretime", "pexpiretime", "touch", "copy");
+            "expiretime", "pexpiretime", "touch", "copy", "object", "dump", "restore");
     private static final Set<String> CONNECTION = Set.of("ping", "echo", "quit", "select", "hello", "auth", "client");
     private static final Set<String> LIST = Set.of("lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen", "lrange", "lindex",
             "lset", "lrem", "ltrim", "linsert", "lpos", "rpoplpush", "lmove", "lmpop", "blpop", "brpop", "blmove");
@@ -44,7 +44,7 @@ final class AclCategories {
         else if (LIST.contains(name)) c.add("list");
         else if (SET.contains(name)) c.add("set");
         else if (name.startsWith("h") && spec.firstKey() > 0) c.add("hash");
-        else if (name.startsWith("z") && spec.firstKey() > 0) c.add("sortedset");
+        else if (name.startsWith("z")) c.add("sortedset");
         return c;
     }
 }

@@ -43,8 +43,10 @@ final class BlockingListCommands {
 
     List<CommandSpec> specs() {
         return List.of(
-                new CommandSpec("lmpop", -4, List.of("write"), 0, 0, 0, (a, s) -> lmpop(a, s, 1, -1)),
-                new CommandSpec("blmpop", -5, WRITE_BLOCKING, 0, 0, 0, (a, s) -> lmpop(a, s, 2, timeoutMs(a, 1))),
+                new CommandSpec("lmpop", -4, List.of("write"), 0, 0, 0, (a, s) -> lmpop(a, s, 1, -1),
+                        a -> ZSetAlgebraCommands.sources(a, 1)),
+                new CommandSpec("blmpop", -5, WRITE_BLOCKING, 0, 0, 0, (a, s) -> lmpop(a, s, 2, timeoutMs(a, 1)),
+                        a -> ZSetAlgebraCommands.sources(a, 2)),
                 new CommandSpec("blpop", -3, WRITE_BLOCKING, 1, -2, 1, (a, s) -> bpop(a, s, false)),
                 new CommandSpec("brpop", -3, WRITE_BLOCKING, 1, -2, 1, (a, s) -> bpop(a, s, true)),
                 new CommandSpec("blmove", 6, WRITE_BLOCKING, 1, 2, 1, (a, s) -> blmove(a, s)),

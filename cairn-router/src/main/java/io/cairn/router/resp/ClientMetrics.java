@@ -13,6 +13,8 @@ public final class ClientMetrics {
     private final ClientRegistry clients;
     private final Map<ClientLimit, LongAdder> disconnected = new EnumMap<>(ClientLimit.class);
     private final LongAdder refused = new LongAdder();
+    private final LongAdder accepted = new LongAdder();
+    private final LongAdder commands = new LongAdder();
 
     ClientMetrics(ClientRegistry clients) {
         this.clients = clients;
@@ -51,6 +53,24 @@ public final class ClientMetrics {
     /** Connections refused because {@link RespConfig#maxClients()} were open. */
     public long refusedConnections() {
         return refused.sum();
+    }
+
+    /** Connections accepted since start (INFO's total_connections_received). */
+    public long acceptedConnections() {
+        return accepted.sum();
+    }
+
+    /** Commands dispatched since start, refused ones included (INFO's total_commands_processed). */
+    public long commandsProcessed() {
+        return commands.sum();
+    }
+
+    void countAccepted() {
+        accepted.increment();
+    }
+
+    void countCommand() {
+        commands.increment();
     }
 
     void countDisconnect(ClientLimit limit) {

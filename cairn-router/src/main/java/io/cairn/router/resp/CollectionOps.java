@@ -34,6 +34,10 @@ final class CollectionOps {
         return new KvOp(type, BucketHasher.bucketOf(key, backend.bucketCount()), key, io.cairn.core.kv.Packed.encode(packedArgs), arg, flags);
     }
 
+    int bucketOf(byte[] key) {
+        return BucketHasher.bucketOf(key, backend.bucketCount());
+    }
+
     /** Refuses keys of different buckets with Redis Cluster's CROSSSLOT error (a {hash tag} puts them in one). */
     void requireOneBucket(List<byte[]> keys) {
         int first = BucketHasher.bucketOf(keys.get(0), backend.bucketCount());

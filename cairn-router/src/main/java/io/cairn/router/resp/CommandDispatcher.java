@@ -27,6 +27,7 @@ final class CommandDispatcher {
     private final Map<String, CommandSpec> commands = new TreeMap<>();
     private final Transactions transactions;
     private final RespAuth auth;
+    private final ClientMetrics metrics;
 
     CommandDispatcher(KvBackend cluster, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort) {
         this(cluster, config, clients, metrics, boundPort, RespAuth.open());
@@ -35,6 +36,7 @@ final class CommandDispatcher {
     CommandDispatcher(KvBackend cluster, RespConfig config, ClientRegistry clients, ClientMetrics metrics, IntSupplier boundPort,
                       RespAuth auth) {
         this.auth = auth;
+        this.metrics = metrics;
         // Every command reaches the cluster through the recording backend: EXEC gathers a transaction's operations there.
         Transactions.Recording backend = new Transactions.Recording(cluster);
         transactions = new Transactions(backend);
@@ -48,12 +50,16 @@ final class CommandDispatcher {
         register(new ServerCommands(backend, config, clients, metrics, boundPort, auth).specs());
         register(new KeyspaceCommands(backend).specs());
         register(new KeyCopyCommands(backend).specs());
+        register(new LcsCommands(backend).specs());
         register(new HashCommands(backend).specs());
         CollectionOps collections = new CollectionOps(backend);
         register(new ListCommands(collections).specs());
         register(new BlockingListCommands(collections).specs());
         register(new SetCommands(collections).specs());
         register(new ZSetCommands(collections).specs());
+        register(new ZSetAlgebraCommands(collections).specs());
+        register(new ObjectCommands(collections).specs());
+        register(new DumpCommands(collections).specs());
         register(new ClientCommands(clients).specs());
         register(List.of(new CommandSpec("command", -1, List.of("loading", "stale"), 0, 0, 0, this::command)));
     }
@@ -69,6 +75,7 @@ final class CommandDispatcher {
 
     /** Redis's order: unknown command, then arity, then NOAUTH for anything but the no_auth commands. */
     CompletableFuture<RedisMessage> dispatch(CommandArgs args, ClientSession session) {
+        if (metrics != null) metrics.countCommand();
         CommandSpec spec = commands.get(args.name());
         if (spec == null || !spec.acceptsArgCount(args.count())) {
             Transactions.failQueued(session);

@@ -143,6 +143,7 @@ public final class RespServer implements AutoCloseable {
     }
 
     private void initPipeline(SocketChannel ch) {
+        metrics.countAccepted();
         RespConnectionHandler handler = new RespConnectionHandler(dispatcher, clients, config, metrics, watchdog);
         ch.pipeline().addLast(new RequestDecoder(config, handler::inputHeld), new ReplyEncoder(), handler);
     }

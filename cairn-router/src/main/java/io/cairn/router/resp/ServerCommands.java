@@ -124,14 +124,17 @@ final class ServerCommands {
         Map<String, Map<String, String>> sections = new LinkedHashMap<>();
         sections.put("server", serverSection());
         sections.put("clients", clientsSection());
-        sections.put("memory", Map.of("mem_clients_normal", Long.toString(metrics.bufferBytes())));
+        sections.put("memory", RouterInfo.memory(metrics.bufferBytes()));
         sections.put("stats", statsSection());
+        sections.put("replication", RouterInfo.replication());
         backend.info().forEach((name, entries) ->
                 sections.computeIfAbsent(name.toLowerCase(Locale.ROOT), n -> new LinkedHashMap<>()).putAll(entries));
-        CompletableFuture<Long> keys = InfoText.wants(wanted, "keyspace")
-                ? backend.dbSize() : CompletableFuture.completedFuture(null);
-        return keys.thenApply(count -> {
-            if (count != null) sections.put("keyspace", Map.of("db0", "keys=" + count));
+        CompletableFuture<KvBackend.KeyspaceStats> keys = InfoText.wants(wanted, "keyspace")
+                ? backend.keyspaceStats() : CompletableFuture.completedFuture(null);
+        return keys.thenApply(k -> {
+            // As Redis: an empty database has no db0 line, only the section's title.
+            if (k != null) sections.put("keyspace", k.keys() == 0 ? Map.of()
+                    : Map.of("db0", "keys=" + k.keys() + ",expires=" + k.expires() + ",avg_ttl=" + k.avgTtlMs()));
             return Replies.bulk(InfoText.render(sections, wanted));
         });
     }
@@ -149,6 +152,9 @@ final class ServerCommands {
     /** Redis 7.2's names for the first three; one counter per limit after them. */
     private Map<String, String> statsSection() {
         Map<String, String> s = new LinkedHashMap<>();
+        s.put("total_connections_received", Long.toString(metrics.acceptedConnections()));
+        s.put("total_commands_processed", Long.toString(metrics.commandsProcessed()));
+        s.put("evicted_keys", "0"); // Cairn never evicts
         s.put("rejected_connections", Long.toString(metrics.refusedConnections()));
         s.put("client_query_buffer_limit_disconnections", Long.toString(metrics.disconnected(ClientLimit.QUERY_BUFFER)));
         s.put("client_output_buffer_limit_disconnections",
@@ -167,8 +173,9 @@ final class ServerCommands {
         s.put("redis_version", REDIS_VERSION);
         s.put("redis_mode", "standalone");
         s.put("server_name", "cairn");
-        s.put("process_id", Long.toString(ProcessHandle.current().pid()));
+        s.putAll(RouterInfo.process());
         s.put("tcp_port", Integer.toString(boundPort.getAsInt()));
+        s.putAll(RouterInfo.uptime());
         return s;
     }
 }

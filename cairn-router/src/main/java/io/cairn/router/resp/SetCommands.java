@@ -47,7 +47,7 @@ final class SetCommands {
                 new CommandSpec("sinterstore", -3, WRITE, 1, -1, 1, (a, s) -> combine(KvOp.Type.SINTERSTORE, a)),
                 new CommandSpec("sunionstore", -3, WRITE, 1, -1, 1, (a, s) -> combine(KvOp.Type.SUNIONSTORE, a)),
                 new CommandSpec("sdiffstore", -3, WRITE, 1, -1, 1, (a, s) -> combine(KvOp.Type.SDIFFSTORE, a)),
-                new CommandSpec("sintercard", -3, READ_SLOW, 0, 0, 0, (a, s) -> sintercard(a)),
+                new CommandSpec("sintercard", -3, READ_SLOW, 0, 0, 0, (a, s) -> sintercard(a), a -> ZSetAlgebraCommands.sources(a, 1)),
                 new CommandSpec("sscan", -3, READ_SLOW, 1, 1, 1, (a, s) -> ops.scan(KvOp.Type.SSCAN, a, 1)));
     }
 

@@ -103,7 +103,9 @@ final class Transactions {
             return Replies.error("ERR " + spec.name().toUpperCase(java.util.Locale.ROOT) + " inside MULTI is not supported by Cairn");
         }
         if (q.bucket < 0 && session.watch() != null) q.bucket = session.watch().bucket();
-        for (int i : keyPositions(spec, args.count())) {
+        List<Integer> positions = keyPositions(spec, args.count());
+        if (spec.movableKeys() != null) positions.addAll(spec.movableKeys().positions(args));
+        for (int i : positions) {
             int bucket = BucketHasher.bucketOf(args.raw(i), bucketCount);
             if (q.bucket < 0) q.bucket = bucket;
             if (bucket != q.bucket) {
@@ -243,6 +245,11 @@ final class Transactions {
         @Override
         public CompletableFuture<Long> dbSize() {
             return recording.get() == null ? backend.dbSize() : notInTransaction("a key count");
+        }
+
+        @Override
+        public CompletableFuture<KeyspaceStats> keyspaceStats() {
+            return recording.get() == null ? backend.keyspaceStats() : notInTransaction("INFO keyspace");
         }
 
         @Override

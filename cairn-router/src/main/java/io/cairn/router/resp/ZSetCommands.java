@@ -27,7 +27,7 @@ final class ZSetCommands {
     private static final List<String> DELETE_FAST = List.of("write", "fast");
 
     /** How a ZRANGE-family command reads its two bounds. */
-    private enum By { RANK, SCORE, LEX }
+    enum By { RANK, SCORE, LEX }
 
     private final CollectionOps ops;
 
@@ -115,61 +115,79 @@ final class ZSetCommands {
 
     /**
      * ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES] and its older forms
-     * ({@code fixed} their range type, {@code reverse} their direction), parsed as redis-server's
-     * zrangeGenericCommand does: options, their conflicts, then the bounds.
+     * ({@code fixed} their range type, {@code reverse} their direction).
      */
     private CompletableFuture<RedisMessage> zrange(CommandArgs args, By fixed, boolean reverse) {
-        By by = fixed;
-        boolean rev = reverse;
-        boolean directionGiven = fixed != null;
-        boolean withScores = false;
-        long offset = 0;
-        long limit = -1;
-        for (int i = 4; i < args.count(); i++) {
-            if (args.is(i, "withscores")) {
-                withScores = true;
-            } else if (args.is(i, "limit") && i + 2 < args.count()) {
-                offset = args.longAt(i + 1);
-                limit = args.longAt(i + 2);
-                i += 2;
-            } else if (!directionGiven && !rev && args.is(i, "rev")) {
-                rev = true;
-            } else if (by == null && args.is(i, "bylex")) {
-                by = By.LEX;
-            } else if (by == null && args.is(i, "byscore")) {
-                by = By.SCORE;
-            } else {
-                return Replies.done(Replies.syntaxError());
+        Range range = Range.parse(args, 2, fixed, reverse, false);
+        if (range.refused() != null) return Replies.done(range.refused());
+        return ops.execute(ops.op(KvOp.Type.ZRANGE, args.key(1), range.packed(), 0, range.flags()));
+    }
+
+    /**
+     * A ZRANGE-family request parsed as redis-server's zrangeGenericCommand does (options, their
+     * conflicts, then the bounds, all before the key is looked at): the packed arguments and flags of
+     * a ZRANGE operation, or the reply that refuses it.
+     */
+    record Range(List<byte[]> packed, int flags, RedisMessage refused) {
+        /**
+         * @param at    the position of the first bound (2 for ZRANGE key min max, 3 for ZRANGESTORE dst src min max)
+         * @param store ZRANGESTORE: WITHSCORES is a syntax error
+         */
+        static Range parse(CommandArgs args, int at, By fixed, boolean reverse, boolean store) {
+            By by = fixed;
+            boolean rev = reverse;
+            boolean directionGiven = fixed != null;
+            boolean withScores = false;
+            long offset = 0;
+            long limit = -1;
+            for (int i = at + 2; i < args.count(); i++) {
+                if (!store && args.is(i, "withscores")) {
+                    withScores = true;
+                } else if (args.is(i, "limit") && i + 2 < args.count()) {
+                    offset = args.longAt(i + 1);
+                    limit = args.longAt(i + 2);
+                    i += 2;
+                } else if (!directionGiven && !rev && args.is(i, "rev")) {
+                    rev = true;
+                } else if (by == null && args.is(i, "bylex")) {
+                    by = By.LEX;
+                } else if (by == null && args.is(i, "byscore")) {
+                    by = By.SCORE;
+                } else {
+                    return refused(Replies.syntaxError());
+                }
             }
+            if (by == null) by = By.RANK;
+            if (limit != -1 && by == By.RANK) {
+                return refused(Replies.error("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"));
+            }
+            if (withScores && by == By.LEX) {
+                return refused(Replies.error("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
+            }
+            List<byte[]> packed = new ArrayList<>(bounds(args, at, by, rev && by != By.RANK));
+            if (by != By.RANK) {
+                packed.add(longBytes(offset));
+                packed.add(longBytes(limit));
+            }
+            return new Range(packed, flagsOf(by) | (rev ? KvOp.FLAG_REV : 0) | (withScores ? KvOp.FLAG_WITHVALUES : 0), null);
         }
-        if (by == null) by = By.RANK;
-        if (limit != -1 && by == By.RANK) {
-            return Replies.done(Replies.error("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"));
+
+        private static Range refused(RedisMessage reply) {
+            return new Range(null, 0, reply);
         }
-        if (withScores && by == By.LEX) {
-            return Replies.done(Replies.error("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
-        }
-        List<byte[]> bounds = bounds(args, by, rev && by != By.RANK);
-        List<byte[]> packed = new ArrayList<>(bounds);
-        if (by != By.RANK) {
-            packed.add(longBytes(offset));
-            packed.add(longBytes(limit));
-        }
-        int flags = flagsOf(by) | (rev ? KvOp.FLAG_REV : 0) | (withScores ? KvOp.FLAG_WITHVALUES : 0);
-        return ops.execute(ops.op(KvOp.Type.ZRANGE, args.key(1), packed, 0, flags));
     }
 
     private CompletableFuture<RedisMessage> zremrange(CommandArgs args, By by) {
-        return ops.execute(ops.op(KvOp.Type.ZREMRANGE, args.key(1), bounds(args, by, false), 0, flagsOf(by)));
+        return ops.execute(ops.op(KvOp.Type.ZREMRANGE, args.key(1), bounds(args, 2, by, false), 0, flagsOf(by)));
     }
 
-    /** Arguments 2 and 3 as the low and the high bound ({@code swapped}: given high first), refused with Redis's texts. */
-    private static List<byte[]> bounds(CommandArgs args, By by, boolean swapped) {
-        byte[] low = args.raw(swapped ? 3 : 2);
-        byte[] high = args.raw(swapped ? 2 : 3);
+    /** Arguments {@code at} and {@code at + 1} as the low and the high bound ({@code swapped}: given high first), refused with Redis's texts. */
+    private static List<byte[]> bounds(CommandArgs args, int at, By by, boolean swapped) {
+        byte[] low = args.raw(swapped ? at + 1 : at);
+        byte[] high = args.raw(swapped ? at : at + 1);
         switch (by) {
             case RANK -> {
-                return List.of(longBytes(args.longAt(2)), longBytes(args.longAt(3)));
+                return List.of(longBytes(args.longAt(at)), longBytes(args.longAt(at + 1)));
             }
             case SCORE -> {
                 if (ZRanges.scores(low, high) == null) throw new CairnException(ErrorCode.NOT_FLOAT, "min or max is not a float");

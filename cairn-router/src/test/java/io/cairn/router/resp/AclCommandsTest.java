@@ -66,6 +66,21 @@ class AclCommandsTest {
     }
 
     @Test
+    void keysAfterANumkeysArgumentAreCheckedAgainstTheKeyPatterns() {
+        assertThat(admin.call("ACL", "SETUSER", "zr", "on", ">zpw", "~app:*", "+@read", "+@sortedset")).isEqualTo("OK");
+        assertThat(admin.call("ZADD", "app:z", "1", "m")).isEqualTo(1L);
+        try (RawClient reader = server.client()) {
+            assertThat(reader.call("AUTH", "zr", "zpw")).isEqualTo("OK");
+            assertThat(reader.call("ZUNION", "1", "app:z")).isEqualTo(List.of("m"));
+            assertThat(reader.call("ZINTERCARD", "2", "app:z", "other:z")).isEqualTo(NO_KEY);
+            assertThat(reader.call("ZUNIONSTORE", "app:d", "1", "other:z")).isEqualTo(NO_KEY);
+            assertThat(reader.call("ZUNIONSTORE", "other:d", "1", "app:z")).isEqualTo(NO_KEY);
+            assertThat(reader.call("SINTERCARD", "1", "other:s")).isEqualTo(NO_KEY);
+        }
+        assertThat(admin.call("EXISTS", "app:d", "other:d")).isEqualTo(0L);
+    }
+
+    @Test
     void commandRulesApplyInOrderAndSingleCommandsOverrideCategories() {
         assertThat(admin.call("ACL", "SETUSER", "w", "on", "nopass", "allkeys", "+@all", "-@dangerous", "-del", "+flushall")).isEqualTo("OK");
         try (RawClient w = server.client()) {

@@ -42,7 +42,40 @@ final class InMemoryKvBackend implements KvBackend {
         public void delete(int bucket, byte[] key) {
             entries.remove(new BucketKey(bucket, ByteBuffer.wrap(key)));
         }
+
+        // Collections' element entries, so the protocol tests cover hashes, lists, sets and sorted sets too.
+        @Override
+        public byte[] getField(int bucket, byte[] key, byte[] field) {
+            java.util.NavigableMap<byte[], byte[]> f = fields.get(new BucketKey(bucket, ByteBuffer.wrap(key)));
+            return f == null ? null : f.get(field);
+        }
+
+        @Override
+        public void putField(int bucket, byte[] key, byte[] field, byte[] value) {
+            fields.computeIfAbsent(new BucketKey(bucket, ByteBuffer.wrap(key.clone())), k -> new java.util.TreeMap<>(Arrays::compareUnsigned))
+                    .put(field.clone(), value.clone());
+        }
+
+        @Override
+        public void deleteField(int bucket, byte[] key, byte[] field) {
+            java.util.NavigableMap<byte[], byte[]> f = fields.get(new BucketKey(bucket, ByteBuffer.wrap(key)));
+            if (f != null) f.remove(field);
+        }
+
+        @Override
+        public void clearFields(int bucket, byte[] key, long fieldCount) {
+            fields.remove(new BucketKey(bucket, ByteBuffer.wrap(key)));
+        }
+
+        @Override
+        public List<Field> fields(int bucket, byte[] key) {
+            java.util.NavigableMap<byte[], byte[]> f = fields.get(new BucketKey(bucket, ByteBuffer.wrap(key)));
+            List<Field> out = new ArrayList<>();
+            if (f != null) f.forEach((name, value) -> out.add(new Field(name, value)));
+            return out;
+        }
     };
+    private final Map<BucketKey, java.util.NavigableMap<byte[], byte[]>> fields = new ConcurrentHashMap<>();
     private final KvApplier applier;
     private final int bucketCount;
 
@@ -90,6 +123,23 @@ final class InMemoryKvBackend implements KvBackend {
                 entries.values().stream().filter(v -> !StoredValue.isExpired(v, now)).count());
     }
 
+    /** Exact: every live key, those with a TTL and their average remaining TTL. */
+    @Override
+    public synchronized CompletableFuture<KeyspaceStats> keyspaceStats() {
+        long now = System.currentTimeMillis();
+        long keys = 0, expires = 0, ttlSum = 0;
+        for (byte[] v : entries.values()) {
+            if (StoredValue.isExpired(v, now)) continue;
+            keys++;
+            long at = StoredValue.expireAtMs(v);
+            if (at > 0) {
+                expires++;
+                ttlSum += at - now;
+            }
+        }
+        return CompletableFuture.completedFuture(new KeyspaceStats(keys, expires, expires == 0 ? 0 : ttlSum / expires));
+    }
+
     @Override
     public CompletableFuture<Long> exactKeyCount() {
         return dbSize();
@@ -113,6 +163,7 @@ final class InMemoryKvBackend implements KvBackend {
     public synchronized CompletableFuture<Long> flushAll() {
         long n = entries.size();
         entries.clear();
+        fields.clear();
         return CompletableFuture.completedFuture(n);
     }
 

@@ -46,6 +46,12 @@ final class RedisServerComparison implements AutoCloseable {
         return differences;
     }
 
+    /** The port, once redis-server answers PING (for tests that talk to it with their own client). */
+    int port() {
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(this::connect, c -> c != null).close();
+        return port;
+    }
+
     private RawClient connect() {
         RawClient client = new RawClient(port);
         client.call("ping");

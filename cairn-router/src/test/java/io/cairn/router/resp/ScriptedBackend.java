@@ -111,6 +111,11 @@ final class ScriptedBackend implements KvBackend, AutoCloseable {
     }
 
     @Override
+    public CompletableFuture<KeyspaceStats> keyspaceStats() {
+        return delegate.keyspaceStats();
+    }
+
+    @Override
     public CompletableFuture<Long> dbSize() {
         return delegate.dbSize();
     }

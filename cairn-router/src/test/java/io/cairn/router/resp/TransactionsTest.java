@@ -82,11 +82,11 @@ class TransactionsTest {
             assertThat(c.call("dbsize")).isEqualTo("QUEUED");
             assertThat(c.call("exec")).isEqualTo(List.of(new RawClient.Err("ERR DBSIZE inside MULTI is not supported by Cairn")));
             assertThat(c.call("watch", "{x}a", "{y}a")).isEqualTo(new RawClient.Err("CROSSSLOT Keys in request don't hash to the same slot"));
-            // keys not at fixed positions (LMPOP numkeys ...) are checked on the operations EXEC would send: nothing is sent
+            // keys after numkeys (LMPOP numkeys ...) are checked when queued too, as Redis Cluster does: nothing is sent
             c.call("multi");
             c.call("rpush", "{x}l", "a");
-            assertThat(c.call("lmpop", "1", "{y}l", "left")).isEqualTo("QUEUED");
-            assertThat(c.call("exec")).isEqualTo(new RawClient.Err("CROSSSLOT Keys in request don't hash to the same slot"));
+            assertThat(c.call("lmpop", "1", "{y}l", "left")).isEqualTo(new RawClient.Err("CROSSSLOT Keys in request don't hash to the same slot"));
+            assertThat(c.call("exec")).isEqualTo(new RawClient.Err("EXECABORT Transaction discarded because of previous errors."));
             assertThat(c.call("exists", "{x}l")).as("nothing applied").isEqualTo(0L);
             c.call("multi");
             assertThat(c.call("blpop", "{x}l", "1")).isEqualTo(new RawClient.Err("ERR BLPOP inside MULTI is not supported by Cairn"));
