@@ -28,7 +28,7 @@ class WireCodesTest {
     void storageRequestKindsKeepTheirCodes() {
         assertThat(codes(StorageRequest.Kind.values(), StorageRequest.Kind::code)).containsExactlyEntriesOf(ordered(
                 "WRITE", 0, "BOOTSTRAP", 1, "READ", 2, "DISCOVER", 3, "STATS", 4, "MOVE", 5, "MOVE_QUERY", 6, "REF", 7,
-                "UNREF", 8, "FLUSH", 9, "KEY_QUERY", 10, "COLLECT", 11, "MOVE_BATCH", 12, "ONCE", 13));
+                "UNREF", 8, "FLUSH", 9, "KEY_QUERY", 10, "COLLECT", 11, "MOVE_BATCH", 12, "ONCE", 13, "DISK", 14, "DISK_QUERY", 15));
     }
 
     @Test
