@@ -38,10 +38,7 @@ class DumpCommandsTest {
 
     @Test
     void errorsComeInRedisServersOrderWithItsTexts() throws Exception {
-        try (RedisServerComparison redis = new RedisServerComparison()) {
-            cairn = new TestServer(new InMemoryKvBackend());
-            assertThat(redis.differences(SCRIPT, cairn.port())).isEmpty();
-        }
+        assertThat(RedisServerComparison.againstInMemoryCairn(SCRIPT)).isEmpty();
     }
 
     @Test

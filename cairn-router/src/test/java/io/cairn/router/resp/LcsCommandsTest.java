@@ -32,10 +32,7 @@ class LcsCommandsTest {
 
     @Test
     void everyReplyMatchesRedisServer() throws Exception {
-        try (RedisServerComparison redis = new RedisServerComparison()) {
-            cairn = new TestServer(new InMemoryKvBackend());
-            assertThat(redis.differences(SCRIPT, cairn.port())).isEmpty();
-        }
+        assertThat(RedisServerComparison.againstInMemoryCairn(SCRIPT)).isEmpty();
     }
 
     /** Random strings over small alphabets (many ties in the table), so the walk back must break ties as Redis does. */

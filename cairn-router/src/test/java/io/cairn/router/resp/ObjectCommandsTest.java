@@ -1,6 +1,5 @@
 package io.cairn.router.resp;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -16,13 +15,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * collections that shrank back under a threshold (Redis keeps the big encoding).
  */
 class ObjectCommandsTest {
-    private TestServer cairn;
-
-    @AfterEach
-    void stop() {
-        if (cairn != null) cairn.close();
-    }
-
     @Test
     void everyReplyMatchesRedisServer() throws Exception {
         List<String[]> script = new ArrayList<>(List.of(new String[][] {
@@ -59,9 +51,6 @@ class ObjectCommandsTest {
                 {"object", "help"}, {"object", "HELP", "x"}, {"object", "foo", "s1"}, {"object", "encoding"}, {"object", "encoding", "a", "b"},
                 {"object"},
         }));
-        try (RedisServerComparison redis = new RedisServerComparison()) {
-            cairn = new TestServer(new InMemoryKvBackend());
-            assertThat(redis.differences(script.toArray(String[][]::new), cairn.port())).isEmpty();
-        }
+        assertThat(RedisServerComparison.againstInMemoryCairn(script.toArray(String[][]::new))).isEmpty();
     }
 }

@@ -46,6 +46,13 @@ final class RedisServerComparison implements AutoCloseable {
         return differences;
     }
 
+    /** {@link #differences} of {@code script} between a fresh redis-server and a fresh Cairn router on an in-memory store. */
+    static List<String> againstInMemoryCairn(String[][] script) throws IOException {
+        try (RedisServerComparison redis = new RedisServerComparison(); TestServer cairn = new TestServer(new InMemoryKvBackend())) {
+            return redis.differences(script, cairn.port());
+        }
+    }
+
     /** The port, once redis-server answers PING (for tests that talk to it with their own client). */
     int port() {
         await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(this::connect, c -> c != null).close();

@@ -45,10 +45,7 @@ class TransactionsTest {
 
     @Test
     void transactionsInOneBucketAnswerAsRedisServerDoes() throws Exception {
-        try (RedisServerComparison redis = new RedisServerComparison()) {
-            cairn = new TestServer(new InMemoryKvBackend());
-            assertThat(redis.differences(SCRIPT, cairn.port())).isEmpty();
-        }
+        assertThat(RedisServerComparison.againstInMemoryCairn(SCRIPT)).isEmpty();
     }
 
     @Test
