@@ -43,10 +43,15 @@ public final class CoordinatorProcess implements AutoCloseable {
                 CoordinatorProcess::removalFindings);
         this.topologyWatch = new CoordinatorClient(config.topology().coordinators());
         this.mover = new MoverService(server::isLeader, config.rebalancer().moverSettings());
-        if (config.archive().enabled()) mover.withArchiveIo(archiveMoveIo(config, nodeId));
+        io.cairn.archive.StoreThrottle archiveThrottle = null;
+        if (config.archive().enabled()) {
+            io.cairn.storage.ArchiveMoveIo io = archiveMoveIo(config, nodeId);
+            archiveThrottle = io.throttle();
+            mover.withArchiveIo(io);
+        }
         this.doubledAdmin = new DoubledAdmin(mover);
         this.members = new MemberReconciler(server::isLeader, topologyWatch);
-        this.settings = new LiveSettingsFollower(nodeId, config, topologyWatch, mover);
+        this.settings = new LiveSettingsFollower(nodeId, config, topologyWatch, mover, archiveThrottle);
     }
 
     /**

@@ -38,7 +38,13 @@ final class LiveSettings {
                 "the copy slows down while move steps take longer than this to commit, at the median (ms; 0: off)", c -> c.rebalancer().stepLatencyTargetMs()),
         DISCOVERY_INTERVAL_MS("router.discoveryIntervalMs", Long.class,
                 "each router's discovery round period once every bucket's owner is known (ms, 10 to 3600000); routers follow within about a second",
-                c -> c.router().discoveryIntervalMs());
+                c -> c.router().discoveryIntervalMs()),
+        ARCHIVE_CALLS_PER_SECOND("archive.callsPerSecond", Long.class,
+                "object-store calls per second per process, archive tier (0: no limit); storage and coordinator nodes follow within about a second",
+                c -> c.archive().callsPerSecond()),
+        ARCHIVE_BYTES_PER_SECOND("archive.bytesPerSecond", Long.class,
+                "object-store bytes per second per process, archive tier (0: no limit); storage and coordinator nodes follow within about a second",
+                c -> c.archive().bytesPerSecond());
 
         final String key;
         final Class<?> type;
@@ -84,6 +90,24 @@ final class LiveSettings {
     }
 
     /**
+     * The archive tier's throttle in force: the rates set at run time, else the config file's.
+     *
+     * @throws IllegalArgumentException for a value that is no whole number or is negative
+     */
+    static io.cairn.archive.StoreThrottle.Rates archiveRates(ClusterConfig file, Map<String, String> values) {
+        try {
+            return new io.cairn.archive.StoreThrottle.Rates(longValue(Setting.ARCHIVE_CALLS_PER_SECOND, file, values),
+                    longValue(Setting.ARCHIVE_BYTES_PER_SECOND, file, values));
+        } catch (CairnException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    private static long longValue(Setting s, ClusterConfig file, Map<String, String> values) {
+        return values.containsKey(s.key) && !values.get(s.key).isEmpty() ? (Long) parse(s, values.get(s.key)) : ((Number) s.fromFile.apply(file)).longValue();
+    }
+
+    /**
      * Checks {@code changes} (name -> value; "default" drops a value, so the config file's applies
      * again) over the values set now, and answers them as the coordinator stores them (dropped: empty).
      *
@@ -118,6 +142,7 @@ final class LiveSettings {
             try {
                 apply(file, after); // the bounds of the settings together (as the config file's are checked)
                 discoveryIntervalMs(file, after);
+                archiveRates(file, after);
             } catch (IllegalArgumentException e) {
                 problems.add(e.getMessage());
             }

@@ -33,15 +33,19 @@ final class LiveSettingsFollower implements AutoCloseable {
     private final ClusterConfig file;
     private final CoordinatorClient coordinator;
     private final MoverService mover;
+    /** The archive tier's store throttle of this process, or null without an archive tier. */
+    private final io.cairn.archive.StoreThrottle archiveThrottle;
     private final ScheduledExecutorService timer;
     /** The last stored values that could not be applied (logged once), or null. */
     private volatile Map<String, String> refused;
 
-    LiveSettingsFollower(String nodeId, ClusterConfig file, CoordinatorClient coordinator, MoverService mover) {
+    LiveSettingsFollower(String nodeId, ClusterConfig file, CoordinatorClient coordinator, MoverService mover,
+                         io.cairn.archive.StoreThrottle archiveThrottle) {
         this.nodeId = nodeId;
         this.file = file;
         this.coordinator = coordinator;
         this.mover = mover;
+        this.archiveThrottle = archiveThrottle;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-settings-" + nodeId);
             t.setDaemon(true);
@@ -62,12 +66,17 @@ final class LiveSettingsFollower implements AutoCloseable {
             return; // no leader now: the next round reads them
         }
         try {
-            mover.applySettings(LiveSettings.apply(file, values).moverSettings());
+            apply(values);
         } catch (IllegalArgumentException e) {
             // checked before they were stored, so only a node of another version can disagree: keep what runs
             if (!values.equals(refused)) log.warn("coordinator {}: run-time settings {} not applied: {}", nodeId, values, e.getMessage());
             refused = values;
         }
+    }
+
+    private void apply(Map<String, String> values) {
+        mover.applySettings(LiveSettings.apply(file, values).moverSettings());
+        if (archiveThrottle != null) archiveThrottle.setRates(LiveSettings.archiveRates(file, values));
     }
 
     /** GET /settings, POST /settings?NAME=VALUE&... (VALUE "default": the config file's value again). */
@@ -78,7 +87,7 @@ final class LiveSettingsFollower implements AutoCloseable {
             } else if ("POST".equals(ex.getRequestMethod())) {
                 Map<String, String> stored = LiveSettings.check(file, coordinator.settings(), changes(ex.getRequestURI().getRawQuery()));
                 Map<String, String> after = coordinator.setSettings(stored);
-                mover.applySettings(LiveSettings.apply(file, after).moverSettings());
+                apply(after);
                 log.info("coordinator {}: run-time settings changed: {}", nodeId, stored); // not all of them: ACL users' digests are among them
                 AdminServer.sendJson(ex, 200, LiveSettings.show(file, after));
             } else {

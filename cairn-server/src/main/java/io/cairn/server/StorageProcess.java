@@ -9,6 +9,7 @@ import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.storage.DoubledVerifier;
 import io.cairn.storage.StorageAdmin;
+import io.cairn.storage.StorageConfig;
 import io.cairn.storage.StorageNode;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,6 +41,8 @@ public final class StorageProcess implements AutoCloseable {
     private final DoubledVerifier doubled;
     /** Null when the config turns the tier off ({@code archive.store: none}). */
     private final StorageArchiveTier archive;
+    /** The config file, under the run-time settings ({@link LiveSettings}) this process follows. */
+    private final ClusterConfig file;
     private final AdminServer admin;
     private volatile long epoch;
     private final LocalTopologies topologies;
@@ -59,6 +62,7 @@ public final class StorageProcess implements AutoCloseable {
 
     /** @param ioLoops event loops for the data-plane listener, shared with the rest of this JVM (a local cluster); null for a default */
     StorageProcess(ClusterConfig config, String nodeId, io.netty.channel.EventLoopGroup ioLoops) throws IOException {
+        this.file = config;
         this.self = Nodes.storage(config, nodeId);
         this.replicaset = Nodes.replicasetOf(config, nodeId);
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
@@ -67,8 +71,9 @@ public final class StorageProcess implements AutoCloseable {
         this.admin = new AdminServer(self.host(), self.adminPort(), this::info, () -> node != null && !"DOWN".equals(node.role()), config.security().adminAccess()).start();
         admin.waitingFor(this::waitingFor);
         try {
-            this.node = new StorageNode(self, replicaset, config.storage().forNode(config.nodeDir(nodeId)), ioLoops, this::replicasetHoldsData, true,
-                    this::groupHasThisNode, this::otherDiskAtStart);
+            StorageConfig storage = config.storage().forNode(config.nodeDir(nodeId));
+            this.node = new StorageNode(self, replicaset, storage, ioLoops, this::replicasetHoldsData, true,
+                    this::groupHasThisNode, disk -> notOnRecordAtStart(disk, storage));
         } catch (IOException | RuntimeException e) {
             admin.close();
             coordinator.close();
@@ -111,10 +116,35 @@ public final class StorageProcess implements AutoCloseable {
     }
 
     /**
-     * Asked before the member starts, of a folder that holds this node's data: whether the replicaset's record names
-     * another disk for it. One bounded try: at a whole replicaset's restart no leader answers yet, and the check
-     * after the start ({@link #checkRestart}) covers it.
+     * Asked before the member starts, of a folder that holds this node's data: why it is not what the cluster has on
+     * record for the node (another disk, or an older copy of its own: a log that ends below what it had acknowledged),
+     * or null. Such a folder is set aside and the node rejoins as a new member, a learner until caught up. One bounded
+     * try each: when nothing answers (a whole replicaset's or cluster's restart), the check after the start
+     * ({@link #checkRestart}) covers it, the member's vote withheld until it has caught up.
      */
+    private String notOnRecordAtStart(String folderDisk, StorageConfig storage) {
+        String otherDisk = otherDiskAtStart(folderDisk);
+        return otherDisk != null ? otherDisk : olderCopyAtStart(storage);
+    }
+
+    private String olderCopyAtStart(StorageConfig storage) {
+        long acknowledged;
+        try {
+            acknowledged = java.util.concurrent.CompletableFuture.supplyAsync(() -> coordinator.acknowledged(self.id())).get(2, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.debug("storage node {}: no coordinator answered for what it had acknowledged before the start: {}", self.id(), e.toString());
+            return null;
+        }
+        try {
+            long logEnd = StorageNode.logEndBeforeStart(storage);
+            return logEnd >= acknowledged ? null : "restarted on a log that ends at index " + logEnd + ", below the index " + acknowledged
+                    + " it had acknowledged (its folder is an older copy?)";
+        } catch (IOException e) {
+            log.debug("storage node {}: its log could not be read before the start: {}", self.id(), e.toString());
+            return null; // the start reads it again, and says what is wrong
+        }
+    }
+
     private String otherDiskAtStart(String folderDisk) {
         try (StorageAdmin group = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(2))) {
             return DiskCheck.otherDisk(self.id(), folderDisk, java.util.Collections.singletonMap("replicaset " + replicaset.id(), group.recordedDisk(self.id())));
@@ -182,6 +212,7 @@ public final class StorageProcess implements AutoCloseable {
         }
         timer.scheduleWithFixedDelay(this::reportAcknowledged, 1, 1, TimeUnit.SECONDS);
         timer.scheduleWithFixedDelay(this::recordDiskInReplicaset, 1, 1, TimeUnit.SECONDS);
+        if (archive != null) timer.scheduleWithFixedDelay(this::followArchiveRates, 1, 1, TimeUnit.SECONDS);
         timer.scheduleWithFixedDelay(this::sweepExpired, EXPIRY_SWEEP_MS, EXPIRY_SWEEP_MS, TimeUnit.MILLISECONDS);
         // Checked a few times per retention window (at most once a minute): a tombstone lives at most ~1.25x the retention.
         long collectEveryMs = Math.min(60_000, Math.max(250, tombstoneRetentionMs / 4));
@@ -261,6 +292,24 @@ public final class StorageProcess implements AutoCloseable {
         } catch (Exception e) {
             log.debug("acknowledged indexes of {} not reported: {}", replicaset.id(), e.toString());
             reportBackoffUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        }
+    }
+
+    /** This process's archive tier, or null without one. */
+    StorageArchiveTier archiveTier() {
+        return archive;
+    }
+
+    /** The archive tier's throttle rates set at run time ({@code cairn config set archive.bytesPerSecond=...}), applied within about a second. */
+    private void followArchiveRates() {
+        try {
+            io.cairn.archive.StoreThrottle throttle = archive.store().throttle();
+            io.cairn.archive.StoreThrottle.Rates rates = LiveSettings.archiveRates(file, coordinator.settings());
+            if (rates.equals(throttle.rates())) return;
+            throttle.setRates(rates);
+            log.info("storage node {}: archive store limited to {} calls/s and {} bytes/s (0: no limit)", self.id(), rates.callsPerSecond(), rates.bytesPerSecond());
+        } catch (RuntimeException e) {
+            log.debug("storage node {}: run-time archive rates not read: {}", self.id(), e.toString());
         }
     }
 

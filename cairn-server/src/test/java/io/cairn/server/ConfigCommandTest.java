@@ -43,10 +43,16 @@ class ConfigCommandTest {
             Cli discovery = Cli.run("config", "set", "router.discoveryIntervalMs=250", "--dir", dir.toString());
             assertThat(discovery.exitCode()).as(discovery.err()).isZero();
             await("the router follows").atMost(SLOW).until(() -> cluster.router().router().discoveryInterval().toMillis() == 250);
+            Cli archive = Cli.run("config", "set", "archive.bytesPerSecond=2000000", "archive.callsPerSecond=50", "--dir", dir.toString());
+            assertThat(archive.exitCode()).as(archive.err()).isZero();
+            io.cairn.archive.StoreThrottle.Rates limited = new io.cairn.archive.StoreThrottle.Rates(50, 2_000_000);
+            await("every storage node's archive store follows").atMost(SLOW).until(() -> cluster.config().topology().replicasets().stream()
+                    .flatMap(rs -> rs.nodes().stream()).map(io.cairn.core.topology.NodeAddress::id).allMatch(id -> limited.equals(cluster.storage(id).archiveTier().store().throttle().rates())));
 
             assertRefused(cluster, "unknown run-time setting 'rebalancer.nope'", "rebalancer.nope=1");
             assertRefused(cluster, "move limits must be at least 1", "rebalancer.maxReceivingPerReplicaset=0");
             assertRefused(cluster, "rebalancer.auto must be true or false, was 'yes'", "rebalancer.auto=yes", "rebalancer.maxBytesPerSecond=1");
+            assertRefused(cluster, "object store rates must be >= 0", "archive.bytesPerSecond=-1");
             assertThat(Cli.run("config", "show", "--dir", dir.toString()).out())
                     .as("nothing changed by the refused sets").containsPattern("rebalancer.maxBytesPerSecond +5000000 ");
 

@@ -88,4 +88,13 @@ class LiveSettingsTest {
         changes.put("rebalancer.auto", null);
         assertThatThrownBy(() -> LiveSettings.check(FILE, Map.of(), changes)).hasMessageContaining("rebalancer.auto needs a value");
     }
+
+    @Test
+    void archiveRatesSetOverrideTheConfigFilesAndANegativeOneIsRefused() {
+        assertThat(LiveSettings.archiveRates(FILE, Map.of("archive.bytesPerSecond", "1000")))
+                .isEqualTo(new io.cairn.archive.StoreThrottle.Rates(FILE.archive().callsPerSecond(), 1000));
+        assertThatThrownBy(() -> LiveSettings.check(FILE, Map.of(), Map.of("archive.callsPerSecond", "-5")))
+                .isInstanceOfSatisfying(CairnException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_CONFIG))
+                .hasMessageContaining("object store rates must be >= 0").hasMessageEndingWith("nothing changed");
+    }
 }

@@ -52,6 +52,11 @@ public final class ArchiveMoveIo implements AutoCloseable {
         });
     }
 
+    /** The throttle of the store this uses (its rates change at run time: {@code cairn config set archive.bytesPerSecond}). */
+    public io.cairn.archive.StoreThrottle throttle() {
+        return store.throttle();
+    }
+
     /** Counters for the mover's progress and metrics. */
     /** {@code bytesRead}/{@code bytesWritten}: object bytes through this process (a server-side copy moves none). */
     public record Counts(long copies, long durableChecks, long missingObjects, long deletes, long bytesRead, long bytesWritten) {}

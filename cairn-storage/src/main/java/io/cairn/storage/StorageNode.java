@@ -92,6 +92,12 @@ public final class StorageNode implements AutoCloseable {
         }
     }
 
+    /** The highest log index the member folder of {@code config} holds, read before the member starts (0 for none, and on Ratis). */
+    public static long logEndBeforeStart(StorageConfig config) throws IOException {
+        return config.engine() == ReplicationEngine.MICRORAFT
+                ? io.cairn.replication.microraft.MicroRaftReplicas.logEnd(ReplicationEngine.MICRORAFT.folderIn(config.dataDir())) : 0;
+    }
+
     /** The Ratis peers of a replicaset's group (tests and tools that speak Ratis to a Ratis replicaset). */
     public static List<RaftPeer> peers(List<NodeAddress> nodes) {
         return RatisEngine.peers(nodes);

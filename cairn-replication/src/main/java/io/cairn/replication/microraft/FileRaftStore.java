@@ -73,6 +73,22 @@ final class FileRaftStore implements RaftStore, AutoCloseable {
         }
     }
 
+    /**
+     * The highest log or snapshot index a member's folder {@code dataDir} holds (0 when it holds none), read
+     * without starting the member: a restart checks it against what the member had acknowledged.
+     */
+    static long logEnd(Path dataDir) throws IOException {
+        Path raft = dataDir.resolve("raft");
+        if (!Files.isDirectory(raft)) return 0;
+        try (FileRaftStore store = new FileRaftStore(raft, new SnapshotFiles(dataDir.resolve("snapshots"), "inspect"))) {
+            RestoredRaftState r = store.restoredState();
+            if (r == null) return 0;
+            long end = r.getSnapshotEntry() == null ? 0 : r.getSnapshotEntry().getIndex();
+            List<LogEntry> entries = r.getLogEntries();
+            return entries.isEmpty() ? end : Math.max(end, entries.get(entries.size() - 1).getIndex());
+        }
+    }
+
     /** What an earlier run left in this folder, or null if it started none. */
     RestoredRaftState restoredState() {
         return restored;

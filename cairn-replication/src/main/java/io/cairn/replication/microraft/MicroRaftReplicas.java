@@ -22,4 +22,9 @@ public final class MicroRaftReplicas {
     public static Replica start(ReplicaConfig config, ReplicaStateMachine stateMachine, EventLoopGroup ioLoops) throws IOException {
         return MicroRaftReplica.start(config, stateMachine, ioLoops);
     }
+
+    /** The highest log or snapshot index the member folder {@code dataDir} holds (0 for none), read without starting it. */
+    public static long logEnd(java.nio.file.Path dataDir) throws IOException {
+        return FileRaftStore.logEnd(dataDir);
+    }
 }
