@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
         description = "Back the cluster up to the object store, list backups, restore one into a fresh cluster.",
         subcommands = {BackupCommand.Create.class, BackupCommand.ListBackups.class, BackupCommand.Restore.class})
 final class BackupCommand implements Runnable {
-    private static final DateTimeFormatter ID = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter ID = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS").withZone(ZoneOffset.UTC);
 
     @Override
     public void run() {
@@ -30,6 +30,7 @@ final class BackupCommand implements Runnable {
     /** The options every subcommand shares: the cluster, and the backup prefix in its archive store. */
     abstract static class Base implements Callable<Integer> {
         @Mixin ClusterAccess access;
+        @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
         @Option(names = "--prefix", defaultValue = ClusterBackup.DEFAULT_PREFIX, description = "backup prefix in the object store (default: ${DEFAULT-VALUE})")
         String prefix;
 
@@ -43,6 +44,11 @@ final class BackupCommand implements Runnable {
         }
 
         abstract int run(ClusterConfig c, ClusterBackup backups);
+
+        /** The command line's output (a test's writer when run in a test). */
+        java.io.PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
     }
 
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Write every bucket as an object under the prefix, then the manifest.")
@@ -52,8 +58,8 @@ final class BackupCommand implements Runnable {
             Map<String, Object> info = ClusterAccess.getJson(ClusterAccess.coordinatorLeader(c) + "/info");
             long epoch = info != null && info.get("epoch") instanceof Number n ? n.longValue() : c.topology().epoch();
             String id = ID.format(Instant.now());
-            var m = backups.create(id, epoch, System.out::println);
-            System.out.printf("backup %s: %d buckets, %d keys, %d bytes, epoch %d%n", m.id(), m.bucketCount(), m.keys(), m.sizeBytes(), m.epoch());
+            var m = backups.create(id, epoch, out()::println);
+            out().printf("backup %s: %d buckets, %d keys, %d bytes, epoch %d%n", m.id(), m.bucketCount(), m.keys(), m.sizeBytes(), m.epoch());
             return 0;
         }
     }
@@ -63,7 +69,7 @@ final class BackupCommand implements Runnable {
         @Override
         int run(ClusterConfig c, ClusterBackup backups) {
             for (var m : backups.list()) {
-                System.out.printf("%s  %s  epoch %d  %d buckets  %d keys  %d bytes%n", m.id(), Instant.ofEpochMilli(m.createdMs()), m.epoch(),
+                out().printf("%s  %s  epoch %d  %d buckets  %d keys  %d bytes%n", m.id(), Instant.ofEpochMilli(m.createdMs()), m.epoch(),
                         m.bucketCount(), m.keys(), m.sizeBytes());
             }
             return 0;
@@ -77,8 +83,8 @@ final class BackupCommand implements Runnable {
 
         @Override
         int run(ClusterConfig c, ClusterBackup backups) {
-            var m = backups.restore(id, System.out::println);
-            System.out.printf("backup %s restored: %d buckets, %d keys (served after a restore on first access)%n", m.id(), m.bucketCount(), m.keys());
+            var m = backups.restore(id, out()::println);
+            out().printf("backup %s restored: %d buckets, %d keys (served after a restore on first access)%n", m.id(), m.bucketCount(), m.keys());
             return 0;
         }
     }

@@ -79,6 +79,7 @@ final class ClusterBackup {
 
     /** Backs up every bucket, then writes the manifest; {@code progress} gets a line now and then. */
     Manifest create(String id, long epoch, Consumer<String> progress) {
+        if (store.head(manifestKey(prefix, id)).isPresent()) throw new CairnException(ErrorCode.INVALID_CONFIG, "backup " + id + " exists already");
         int count = config.topology().bucketCount();
         List<Entry> entries = new ArrayList<>(count);
         long startNs = System.nanoTime(), keys = 0, bytes = 0;
@@ -137,7 +138,8 @@ final class ClusterBackup {
         long startNs = System.nanoTime(), keys = 0, bytes = 0;
         int done = 0;
         for (Entry e : m.buckets()) {
-            onOwner(e.bucket(), "adopt-backup?object=" + enc(BackupObjects.line(e.ref())));
+            // an empty bucket is empty in the fresh cluster already: adopting its object would only cost a restore later
+            if (e.keys() > 0) onOwner(e.bucket(), "adopt-backup?object=" + enc(BackupObjects.line(e.ref())));
             keys += e.keys();
             bytes += e.sizeBytes();
             if (++done % 100 == 0 || done == m.buckets().size()) progress.accept(progressLine("restored", done, m.buckets().size(), keys, bytes, startNs));
