@@ -69,12 +69,32 @@ class BackupRestoreTest {
             assertThat(leaderOf(a, coldOwner).archives().archive(cold.bucket()).keyCount()).isGreaterThan(cold.strings().size());
             String fileA = a.config().source().toString();
 
+            assertThat(io.cairn.core.BucketHasher.bucketOf("{hot}".getBytes(java.nio.charset.StandardCharsets.UTF_8), BUCKETS)).isNotEqualTo(cold.bucket());
+            Map<String, String> during = new java.util.concurrent.ConcurrentHashMap<>();
+            java.util.concurrent.atomic.AtomicReference<Throwable> writeFailure = new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicBoolean backingUp = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Thread writer = new Thread(() -> { // no write lock: writes keep being acknowledged while every bucket is backed up
+                try (Jedis jw = TestClusters.jedis(a)) {
+                    for (int i = 0; backingUp.get(); i++) {
+                        jw.set("{hot}during-" + i, "d" + i); // one live bucket: a write to the archived one would restore it
+                        during.put("{hot}during-" + i, "d" + i);
+                    }
+                } catch (Throwable t) {
+                    writeFailure.set(t);
+                }
+            });
+            writer.start();
             Cli created = Cli.run("backup", "create", "--config", fileA);
+            backingUp.set(false);
+            writer.join(WAIT.toMillis());
+            assertThat(writeFailure.get()).as("a write during the backup").isNull();
+            assertThat(during).as("writes acknowledged during the backup").isNotEmpty();
             assertThat(created.exitCode()).as(created.err()).isZero();
             Matcher m = Pattern.compile("backup (\\S+): " + BUCKETS + " buckets, (\\d+) keys").matcher(created.out());
             assertThat(m.find()).as(created.out()).isTrue();
             String id = m.group(1);
-            assertThat(Long.parseLong(m.group(2))).isEqualTo(spread.size() + cold.strings().size() + 1);
+            long backedUp = Long.parseLong(m.group(2));
+            assertThat(backedUp).isBetween((long) spread.size() + cold.strings().size() + 1, (long) spread.size() + cold.strings().size() + 1 + during.size());
             assertThat(record(leaderOf(a, coldOwner), cold.bucket()).isArchived()).as("backing up does not restore an archived bucket").isTrue();
             assertThat(Cli.run("backup", "list", "--config", fileA).out()).contains(id);
 
@@ -99,6 +119,10 @@ class BackupRestoreTest {
                 assertThat(jb.ttl("spread-3")).isBetween(1L, 7_200L);
                 assertThat(jb.ttl("spread-1")).as("no TTL stays none").isEqualTo(-1L);
                 assertThat(jb.exists("only-after")).isFalse();
+                for (Map.Entry<String, String> e : during.entrySet()) { // in the backup or not, by its bucket's moment; never another value
+                    String got = jb.get(e.getKey());
+                    if (got != null) assertThat(got).as(e.getKey()).isEqualTo(e.getValue());
+                }
                 assertServed(jb, cold);
 
                 Cli again = Cli.run("backup", "restore", id, "--config", fileB);
