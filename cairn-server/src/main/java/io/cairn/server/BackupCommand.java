@@ -33,13 +33,15 @@ final class BackupCommand implements Runnable {
         @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
         @Option(names = "--prefix", defaultValue = ClusterBackup.DEFAULT_PREFIX, description = "backup prefix in the object store (default: ${DEFAULT-VALUE})")
         String prefix;
+        @Option(names = "--parallel", defaultValue = "" + ClusterBackup.DEFAULT_PARALLEL_CALLS, description = "buckets in flight at once (default: ${DEFAULT-VALUE})")
+        int parallel;
 
         @Override
         public Integer call() throws Exception {
             ClusterConfig c = access.load();
             if (!c.archive().enabled()) throw new CairnException(ErrorCode.INVALID_CONFIG, "the archive tier is off (archive.store: none): backups need a store");
             try (ObjectStore store = c.archive().open(c.dataDir())) {
-                return run(c, new ClusterBackup(c, store, prefix));
+                return run(c, new ClusterBackup(c, store, prefix, parallel));
             }
         }
 

@@ -39,6 +39,8 @@ import java.util.function.Consumer;
  */
 final class ClusterBackup {
     static final String DEFAULT_PREFIX = "cairn-backups";
+    /** Buckets in flight at once: a bucket's cost is mostly the store's fsyncs and round trips, which overlap. */
+    static final int DEFAULT_PARALLEL_CALLS = 4;
     /** How long a bucket caught between two owners (a move) is looked for before the backup gives up. */
     private static final Duration OWNER_WAIT = Duration.ofSeconds(60);
 
@@ -62,9 +64,17 @@ final class ClusterBackup {
     private final ClusterConfig config;
     private final ObjectStore store;
     private final String prefix;
-    private final Map<String, String> leaders = new HashMap<>();
+    private final Map<String, String> leaders = new java.util.concurrent.ConcurrentHashMap<>();
+    private final int parallelCalls;
 
     ClusterBackup(ClusterConfig config, ObjectStore store, String prefix) {
+        this(config, store, prefix, DEFAULT_PARALLEL_CALLS);
+    }
+
+    /** @param parallelCalls buckets written or adopted at once, over all replicasets (1..64) */
+    ClusterBackup(ClusterConfig config, ObjectStore store, String prefix, int parallelCalls) {
+        if (parallelCalls < 1 || parallelCalls > 64) throw new CairnException(ErrorCode.INVALID_CONFIG, "--parallel must be 1..64, was " + parallelCalls);
+        this.parallelCalls = parallelCalls;
         if (prefix.equals(config.archive().prefix())) {
             throw new CairnException(ErrorCode.INVALID_CONFIG, "the backup prefix must differ from archive.prefix (" + prefix + "): the sweepers own that one");
         }
@@ -81,17 +91,13 @@ final class ClusterBackup {
     Manifest create(String id, long epoch, Consumer<String> progress) {
         if (store.head(manifestKey(prefix, id)).isPresent()) throw new CairnException(ErrorCode.INVALID_CONFIG, "backup " + id + " exists already");
         int count = config.topology().bucketCount();
-        List<Entry> entries = new ArrayList<>(count);
-        long startNs = System.nanoTime(), keys = 0, bytes = 0;
-        for (int b = 1; b <= count; b++) {
+        List<Integer> all = java.util.stream.IntStream.rangeClosed(1, count).boxed().toList();
+        List<Entry> entries = inParallel(all, b -> {
             String line = onOwner(b, "backup?prefix=" + enc(prefix + "/" + id));
             String rs = line.substring(0, line.indexOf(' '));
             ArchiveRef r = BackupObjects.parse(b, line.substring(rs.length() + 1));
-            entries.add(new Entry(b, rs, r.generation(), r.objectKey(), r.keyCount(), r.byteCount(), r.sizeBytes(), r.contentHash()));
-            keys += r.keyCount();
-            bytes += r.sizeBytes();
-            if (b % 100 == 0 || b == count) progress.accept(progressLine("backed up", b, count, keys, bytes, startNs));
-        }
+            return new Entry(b, rs, r.generation(), r.objectKey(), r.keyCount(), r.byteCount(), r.sizeBytes(), r.contentHash());
+        }, "backed up", progress);
         Manifest m = new Manifest(id, System.currentTimeMillis(), epoch, count, List.copyOf(entries));
         try {
             store.put(manifestKey(prefix, id), ObjectBody.of(AdminServer.JSON.writeValueAsBytes(m)), Map.of());
@@ -135,15 +141,14 @@ final class ClusterBackup {
                     + config.topology().bucketCount() + " (bucket_count never changes)");
         }
         requireEmpty();
-        long startNs = System.nanoTime(), keys = 0, bytes = 0;
-        int done = 0;
-        for (Entry e : m.buckets()) {
-            // an empty bucket is empty in the fresh cluster already: adopting its object would only cost a restore later
-            if (e.keys() > 0) onOwner(e.bucket(), "adopt-backup?object=" + enc(BackupObjects.line(e.ref())));
-            keys += e.keys();
-            bytes += e.sizeBytes();
-            if (++done % 100 == 0 || done == m.buckets().size()) progress.accept(progressLine("restored", done, m.buckets().size(), keys, bytes, startNs));
-        }
+        List<Integer> held = m.buckets().stream().filter(e -> e.keys() > 0).map(Entry::bucket).toList();
+        Map<Integer, Entry> byBucket = new HashMap<>();
+        for (Entry e : m.buckets()) byBucket.put(e.bucket(), e);
+        // an empty bucket is empty in the fresh cluster already: adopting its object would only cost a restore later
+        inParallel(held, b -> {
+            onOwner(b, "adopt-backup?object=" + enc(BackupObjects.line(byBucket.get(b).ref())));
+            return byBucket.get(b);
+        }, "restored", progress);
         return m;
     }
 
@@ -206,6 +211,40 @@ final class ClusterBackup {
             }
         }
         throw new CairnException(ErrorCode.UNAVAILABLE, "no member of replicaset " + rs.id() + " says it leads (an election?); try again");
+    }
+
+    /**
+     * {@code work} for every bucket, {@link #parallelCalls} at once, results in bucket order; a line of
+     * progress every 100 buckets. The first failure stops the rest and is thrown.
+     */
+    private List<Entry> inParallel(List<Integer> buckets, java.util.function.IntFunction<Entry> work, String verb, Consumer<String> progress) {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(parallelCalls, r -> {
+            Thread t = new Thread(r, "cairn-backup");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<java.util.concurrent.Future<Entry>> futures = new ArrayList<>();
+            for (int b : buckets) futures.add(pool.submit(() -> work.apply(b)));
+            List<Entry> out = new ArrayList<>(buckets.size());
+            long startNs = System.nanoTime(), keys = 0, bytes = 0;
+            for (java.util.concurrent.Future<Entry> f : futures) {
+                Entry e = f.get();
+                out.add(e);
+                keys += e.keys();
+                bytes += e.sizeBytes();
+                if (out.size() % 100 == 0 || out.size() == buckets.size()) progress.accept(progressLine(verb, out.size(), buckets.size(), keys, bytes, startNs));
+            }
+            return out;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof CairnException ce) throw ce;
+            throw new CairnException(ErrorCode.INTERNAL, verb + ": " + e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CairnException(ErrorCode.UNAVAILABLE, "interrupted");
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     private static String progressLine(String verb, int done, int total, long keys, long bytes, long startNs) {
