@@ -75,8 +75,8 @@ final class ClusterBackup {
     ClusterBackup(ClusterConfig config, ObjectStore store, String prefix, int parallelCalls) {
         if (parallelCalls < 1 || parallelCalls > 64) throw new CairnException(ErrorCode.INVALID_CONFIG, "--parallel must be 1..64, was " + parallelCalls);
         this.parallelCalls = parallelCalls;
-        if (prefix.equals(config.archive().prefix())) {
-            throw new CairnException(ErrorCode.INVALID_CONFIG, "the backup prefix must differ from archive.prefix (" + prefix + "): the sweepers own that one");
+        if (prefix.equals(config.archive().prefix()) || prefix.startsWith(config.archive().prefix() + "/")) {
+            throw new CairnException(ErrorCode.INVALID_CONFIG, "the backup prefix must be outside archive.prefix (" + config.archive().prefix() + "): the sweepers own that one");
         }
         this.config = config;
         this.store = store;

@@ -41,6 +41,8 @@ final class StorageArchiveTier implements AutoCloseable {
     private final ThrottledObjectStore store;
     private final BucketArchives archives;
     private final io.cairn.storage.BucketBackups backups;
+    /** {@code archive.prefix}: the replicasets' objects, which a backup never writes into. */
+    private final String archivePrefix;
     /** Null when sweeping is off ({@code archive.sweepIntervalMs: 0}). */
     private final ArchiveSweeper sweeper;
     /** One page of a sweep per step, on the tier's own thread: low priority by pace. */
@@ -55,6 +57,7 @@ final class StorageArchiveTier implements AutoCloseable {
         BucketArchiver archiver = new BucketArchiver(store, nodeDir.resolve("archive-staging"));
         this.archives = new BucketArchives(node, settings.replicasetPrefix(node.replicaset().id()), archiver, replicaset::move,
                 settings.restoreSettings());
+        this.archivePrefix = settings.prefix();
         this.backups = new io.cairn.storage.BucketBackups(node, settings.replicasetPrefix(node.replicaset().id()), archiver, replicaset::move);
         this.sweeper = settings.sweepIntervalMs() == 0 ? null : new ArchiveSweeper(store, settings.replicasetPrefix(node.replicaset().id()),
                 node, java.time.Duration.ofMillis(settings.sweepAgeGuardMs()), java.time.Duration.ofMillis(settings.sweepIntervalMs()));
@@ -148,7 +151,13 @@ final class StorageArchiveTier implements AutoCloseable {
         Map<String, String> q = BackupObjects.query(ex.getRequestURI().getRawQuery());
         try {
             if (backup) {
-                AdminServer.send(ex, 200, "text/plain", BackupObjects.line(backups.backup(bucket, q.getOrDefault("prefix", ""))) + "\n");
+                String prefix = q.getOrDefault("prefix", "");
+                if (prefix.isEmpty() || prefix.equals(archivePrefix) || prefix.startsWith(archivePrefix + "/")) {
+                    // the sweepers own archive.prefix: an object written there would be quarantined as unnamed
+                    AdminServer.send(ex, 400, "text/plain", "INVALID_CONFIG the backup prefix must be set and outside archive.prefix (" + archivePrefix + ")\n");
+                    return;
+                }
+                AdminServer.send(ex, 200, "text/plain", BackupObjects.line(backups.backup(bucket, prefix)) + "\n");
             } else {
                 ArchivePointer p = backups.adoptBackup(bucket, BackupObjects.parse(bucket, q.getOrDefault("object", "")));
                 AdminServer.send(ex, 200, "text/plain", "bucket " + bucket + " adopted at " + p.objectKey() + "\n");
