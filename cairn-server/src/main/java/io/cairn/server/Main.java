@@ -18,7 +18,7 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "cairn", mixinStandardHelpOptions = true, version = "cairn 0.1.0",
         description = "Cairn: a sharded, replicated key-value store that speaks the Redis protocol.",
         subcommands = {Main.Up.class, Main.Storage.class, Main.RouterCmd.class, Main.CoordinatorCmd.class,
-                Main.Status.class, NodeCommand.class, TopologyCommand.class, BucketCommand.class, ConfigCommand.class, Main.Bench.class})
+                Main.Status.class, NodeCommand.class, TopologyCommand.class, BucketCommand.class, ConfigCommand.class, BackupCommand.class, Main.Bench.class})
 public final class Main implements Runnable {
     /** Held: java.util.logging keeps loggers weakly, and a collected one forgets its level. */
     private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty");

@@ -40,6 +40,9 @@ final class StorageArchiveTier implements AutoCloseable {
     private final StorageNode node;
     private final ThrottledObjectStore store;
     private final BucketArchives archives;
+    private final io.cairn.storage.BucketBackups backups;
+    /** {@code archive.prefix}: the replicasets' objects, which a backup never writes into. */
+    private final String archivePrefix;
     /** Null when sweeping is off ({@code archive.sweepIntervalMs: 0}). */
     private final ArchiveSweeper sweeper;
     /** One page of a sweep per step, on the tier's own thread: low priority by pace. */
@@ -54,6 +57,8 @@ final class StorageArchiveTier implements AutoCloseable {
         BucketArchiver archiver = new BucketArchiver(store, nodeDir.resolve("archive-staging"));
         this.archives = new BucketArchives(node, settings.replicasetPrefix(node.replicaset().id()), archiver, replicaset::move,
                 settings.restoreSettings());
+        this.archivePrefix = settings.prefix();
+        this.backups = new io.cairn.storage.BucketBackups(node, settings.replicasetPrefix(node.replicaset().id()), archiver, replicaset::move);
         this.sweeper = settings.sweepIntervalMs() == 0 ? null : new ArchiveSweeper(store, settings.replicasetPrefix(node.replicaset().id()),
                 node, java.time.Duration.ofMillis(settings.sweepAgeGuardMs()), java.time.Duration.ofMillis(settings.sweepIntervalMs()));
         this.sweepStepMs = Math.min(TICK_MS, Math.max(100, settings.sweepIntervalMs()));
@@ -108,12 +113,12 @@ final class StorageArchiveTier implements AutoCloseable {
         return sweeper == null ? null : sweeper.counts();
     }
 
-    /** {@code POST /buckets/B/archive|restore}. */
+    /** {@code POST /buckets/B/archive|restore|backup|adopt-backup}. */
     void handle(HttpExchange ex) throws IOException {
         String[] parts = ex.getRequestURI().getPath().split("/");
         int bucket = parts.length == 4 ? parseBucket(parts[2]) : -1;
-        if (bucket < 1 || !"POST".equals(ex.getRequestMethod()) || !(parts[3].equals("archive") || parts[3].equals("restore"))) {
-            AdminServer.send(ex, 404, "text/plain", "POST /buckets/<bucket>/archive or /buckets/<bucket>/restore\n");
+        if (bucket < 1 || !"POST".equals(ex.getRequestMethod()) || !ROUTES.contains(parts[3])) {
+            AdminServer.send(ex, 404, "text/plain", "POST /buckets/<bucket>/archive, restore, backup?prefix=P or adopt-backup?object=...\n");
             return;
         }
         if (!node.isLeader()) {
@@ -121,7 +126,9 @@ final class StorageArchiveTier implements AutoCloseable {
             return;
         }
         try {
-            if (parts[3].equals("archive")) {
+            if (parts[3].equals("backup") || parts[3].equals("adopt-backup")) {
+                backupRoute(ex, bucket, parts[3].equals("backup"));
+            } else if (parts[3].equals("archive")) {
                 ArchivePointer p = archives.archive(bucket);
                 AdminServer.send(ex, 200, "text/plain", "bucket " + bucket + " archived: " + p.keyCount() + " keys, " + p.sizeBytes()
                         + " bytes at " + p.objectKey() + "\n");
@@ -130,6 +137,34 @@ final class StorageArchiveTier implements AutoCloseable {
             }
         } catch (CairnException e) {
             AdminServer.send(ex, 409, "text/plain", e.code() + " " + e.getMessage() + "\n");
+        }
+    }
+
+    private static final java.util.Set<String> ROUTES = java.util.Set.of("archive", "restore", "backup", "adopt-backup");
+
+    /**
+     * Backup: {@code ?prefix=P} writes the bucket under P and answers its object as one line
+     * ({@link BackupObjects#line}); 410 when another replicaset owns it. Adopt: the object's line in
+     * {@code ?object=}, answered with the pointer recorded here.
+     */
+    private void backupRoute(HttpExchange ex, int bucket, boolean backup) throws IOException {
+        Map<String, String> q = BackupObjects.query(ex.getRequestURI().getRawQuery());
+        try {
+            if (backup) {
+                String prefix = q.getOrDefault("prefix", "");
+                if (prefix.isEmpty() || prefix.equals(archivePrefix) || prefix.startsWith(archivePrefix + "/")) {
+                    // the sweepers own archive.prefix: an object written there would be quarantined as unnamed
+                    AdminServer.send(ex, 400, "text/plain", "INVALID_CONFIG the backup prefix must be set and outside archive.prefix (" + archivePrefix + ")\n");
+                    return;
+                }
+                AdminServer.send(ex, 200, "text/plain", BackupObjects.line(backups.backup(bucket, prefix)) + "\n");
+            } else {
+                ArchivePointer p = backups.adoptBackup(bucket, BackupObjects.parse(bucket, q.getOrDefault("object", "")));
+                AdminServer.send(ex, 200, "text/plain", "bucket " + bucket + " adopted at " + p.objectKey() + "\n");
+            }
+        } catch (CairnException e) {
+            int status = e.code() == io.cairn.core.ErrorCode.WRONG_BUCKET ? 410 : 409;
+            AdminServer.send(ex, status, "text/plain", e.code() + " " + e.getMessage() + "\n");
         }
     }
 

@@ -73,4 +73,30 @@ class ArchiveLiveS3Test {
             ArchiveMoveLiveTest.moveByServerSideCopy(cluster);
         }
     }
+
+    /** {@code cairn backup create} on one cluster, {@code restore} into a fresh one, both on s3proxy (issue 23 item 6). */
+    @Test
+    void aBackupOnS3IsRestoredIntoAFreshClusterWithEveryKey() throws Exception {
+        Map<String, Object> archiveA = Map.of("store", "s3", "s3Endpoint", endpoint.toString(), "s3Bucket", STORE_BUCKET,
+                "s3AccessKeyId", ACCESS_KEY, "s3SecretAccessKey", SECRET_KEY);
+        Map<String, Object> archiveB = new java.util.HashMap<>(archiveA);
+        archiveB.put("prefix", "cairn-b");
+        ClusterConfig a = TestClusters.config(java.nio.file.Files.createDirectories(dir.resolve("a")), 2, 1, 64, Map.of("archive", archiveA));
+        ClusterConfig b = TestClusters.config(java.nio.file.Files.createDirectories(dir.resolve("b")), 2, 1, 64, Map.of("archive", archiveB));
+        try (LocalCluster ca = new LocalCluster(a).start(); redis.clients.jedis.Jedis ja = TestClusters.jedis(ca)) {
+            assertThat(ca.awaitReady(ArchiveScenarios.WAIT)).isTrue();
+            for (int i = 0; i < 300; i++) ja.setex("s3-" + i, 3_600, "v" + i);
+            Cli created = Cli.run("backup", "create", "--config", a.source().toString());
+            assertThat(created.exitCode()).as(created.err()).isZero();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("backup (\\S+): 64 buckets, 300 keys").matcher(created.out());
+            assertThat(m.find()).as(created.out()).isTrue();
+            try (LocalCluster cb = new LocalCluster(b).start(); redis.clients.jedis.Jedis jb = TestClusters.jedis(cb)) {
+                assertThat(cb.awaitReady(ArchiveScenarios.WAIT)).isTrue();
+                Cli restored = Cli.run("backup", "restore", m.group(1), "--config", b.source().toString());
+                assertThat(restored.exitCode()).as(restored.err()).isZero();
+                for (int i = 0; i < 300; i++) assertThat(jb.get("s3-" + i)).isEqualTo("v" + i);
+                assertThat(jb.ttl("s3-0")).isBetween(1L, 3_600L);
+            }
+        }
+    }
 }

@@ -43,6 +43,7 @@ final class ArchiveLedger {
         if (command instanceof RestoreChunk c) return restoreChunk(c, r, store);
         if (command instanceof FinishRestore c) return finishRestore(c, r, store);
         if (command instanceof AdoptArchive c) return adopt(c, r, store);
+        if (command instanceof AdoptBackup c) return adoptBackup(c, r, store);
         throw new IllegalArgumentException("not an archive command: " + command);
     }
 
@@ -179,5 +180,25 @@ final class ArchiveLedger {
         store.clearArchivePointer(sent.id());
         BucketRecord dropped = store.put(BucketLedger.withFlags(sent, (sent.flags() & ~FLAG_ARCHIVED) | FLAG_DATA_DROPPED));
         return new MoveReply(MoveReply.Outcome.OK, dropped, 0, p == null ? "" : p.objectKey());
+    }
+
+    /**
+     * A backup's object adopted as the data of a bucket owned here (a restore into a fresh cluster).
+     * Only over an empty, unarchived bucket at {@code generation}: a restore never replaces data or an
+     * archive (that would lose acknowledged writes or resurrect old ones), and the bucket keeps its
+     * owner, state and generation, so the single-owner invariant is untouched. Idempotent.
+     */
+    private static MoveReply adoptBackup(AdoptBackup c, BucketRecord r, BucketLedger.Store store) {
+        if (ownedAt(r, c.generation()) && r.isArchived() && c.pointer().equals(store.archivePointer(c.bucket()))) return MoveReply.ok(r);
+        if (!ownedAt(r, c.generation()) || r.isArchivedOrArchiving() || r.isCopying()) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not ACTIVE or PINNED, unarchived and idle at generation "
+                    + c.generation());
+        }
+        MoveQuery.BucketDigest here = store.digest(c.bucket());
+        if (here != null && here.keyCount() != 0) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " holds " + here.keyCount() + " keys here; a backup is restored only into empty buckets");
+        }
+        store.putArchivePointer(c.bucket(), c.pointer());
+        return MoveReply.ok(store.put(BucketLedger.withFlags(r, r.flags() | FLAG_ARCHIVED)));
     }
 }

@@ -137,7 +137,8 @@ public final class BucketLedger {
         if (command instanceof Reactivate c) return DoubledLedger.reactivate(c, r, store);
         if (command instanceof DropQuarantined c) return DoubledLedger.dropQuarantined(c, r, store);
         if (command instanceof BeginArchive || command instanceof FinishArchive || command instanceof CancelArchive
-                || command instanceof RestoreChunk || command instanceof FinishRestore || command instanceof AdoptArchive) {
+                || command instanceof RestoreChunk || command instanceof FinishRestore || command instanceof AdoptArchive
+                || command instanceof AdoptBackup) {
             return ArchiveLedger.apply(command, r, store);
         }
         throw new IllegalArgumentException("unknown command " + command);

@@ -175,4 +175,12 @@ public sealed interface MoveCommand {
      * Sent again after a durable check found the object missing, it records the new copy's pointer.
      */
     record AdoptArchive(int bucket, String source, long generation, ArchivePointer pointer) implements MoveCommand {}
+
+    /**
+     * A bucket restored from a backup (docs/archive.md, "Backup and restore"): the backup's object,
+     * copied into this replicaset's prefix and verified by HEAD before this was sent, becomes the data
+     * of the bucket owned here at {@code generation}, which must be empty and not archived: the bucket
+     * stays ACTIVE (or PINNED) with the archived flag and is restored on first access.
+     */
+    record AdoptBackup(int bucket, long generation, ArchivePointer pointer) implements MoveCommand {}
 }

@@ -274,4 +274,39 @@ class ArchiveLedgerTest {
             else assertThat(back).isEqualTo(c);
         }
     }
+
+    @Test
+    void adoptBackupArchivesAnEmptyOwnedBucketKeepingItsStateAndGeneration() {
+        rs.bootstrap(8, GEN, 0);
+        ArchivePointer fromBackup = new ArchivePointer("rs1/buckets/8/9-cd", 9, 40, 400, 500, "cd"); // the backup's generation, not ours
+        MoveReply r = rs.apply(new AdoptBackup(8, GEN, fromBackup));
+        assertThat(r.isOk()).as(r.message()).isTrue();
+        assertThat(r.record().state()).isEqualTo(ACTIVE);
+        assertThat(r.record().generation()).isEqualTo(GEN);
+        assertThat(r.record().isArchived()).isTrue();
+        assertThat(rs.archivePointer(8)).isEqualTo(fromBackup);
+        long bsn = rs.bsn;
+        assertThat(rs.apply(new AdoptBackup(8, GEN, fromBackup)).isOk()).as("idempotent").isTrue();
+        assertThat(rs.bsn).isEqualTo(bsn);
+        assertThat(rs.write(8, "k", "v")).as("an adopted bucket serves nothing until restored").isFalse();
+    }
+
+    @Test
+    void adoptBackupIsRefusedOverDataAnArchiveOrAnotherGenerationAndChangesNothing() {
+        ArchivePointer fromBackup = new ArchivePointer("rs1/buckets/7/9-cd", 9, 40, 400, 500, "cd");
+        MoveReply overData = rs.apply(new AdoptBackup(B, GEN, fromBackup));
+        assertThat(overData.isOk()).isFalse();
+        assertThat(overData.message()).contains("holds 5 keys");
+        assertThat(rs.keys(B)).hasSize(5);
+        assertThat(rs.record(B).isArchived()).isFalse();
+
+        rs.bootstrap(8, GEN, 0);
+        assertThat(rs.apply(new AdoptBackup(8, GEN + 1, fromBackup)).isOk()).as("another generation").isFalse();
+        assertThat(rs.apply(new AdoptBackup(9, GEN, fromBackup)).isOk()).as("a bucket not held here").isFalse();
+
+        archive("rs1/buckets/7/3-aa");
+        MoveReply overArchive = rs.apply(new AdoptBackup(B, GEN, fromBackup));
+        assertThat(overArchive.isOk()).isFalse();
+        assertThat(rs.archivePointer(B).objectKey()).isEqualTo("rs1/buckets/7/3-aa");
+    }
 }
