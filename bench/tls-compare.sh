@@ -52,17 +52,22 @@ rps() { # $1: test, $2: pipeline, rest: tls flags
   local t=$1 p=$2; shift 2
   redis-benchmark -p "$PORT" "$@" -t "$t" -n "$N" -c 50 -P "$p" -r 100000 -q 2>/dev/null | tr '\r' '\n' | grep -i "^$t:" | tail -1 | awk '{print $2}'
 }
-bench() { # $1: plain|tls|internal
+ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }  # the cluster JVM's CPU time (the cairn script execs java)
+bench() { # $1: plain|tls|internal -> "test pipeline req/s cpu-us-per-request" lines
   local flags=()
   [ "$1" = tls ] && flags=(--tls --cacert "$WORK/ca.pem")
-  for p in $PIPELINES; do for t in set get; do echo "$t p$p $(rps $t $p "${flags[@]}")"; done; done
+  rps set 1 "${flags[@]}" >/dev/null  # warm-up (JIT): the first requests of a fresh JVM cost several times more
+  for p in $PIPELINES; do for t in set get; do
+    local t0 r t1; t0=$(ticks); r=$(rps $t $p "${flags[@]}"); t1=$(ticks)
+    echo "$t p$p $r $(python3 -c "print(f'{($t1 - $t0) * 1e6 / $(getconf CLK_TCK) / $N:.0f}')")"
+  done; done
 }
 
 for r in $(seq 1 "$ROUNDS"); do
   for v in $VARIANTS; do start "$v"; bench "$v" > "$WORK/$v.$r"; stop; done
   for v in $VARIANTS; do
     [ "$v" = plain ] && continue
-    echo "round $r: test, plain req/s, $v req/s, $v / plain"
-    paste "$WORK/plain.$r" "$WORK/$v.$r" | awk '{printf "  %-4s %-4s %10.0f %10.0f %6.2fx\n", $1, $2, $3, $6, ($3 > 0 ? $6 / $3 : 0)}'
+    echo "round $r: test, plain req/s, $v req/s, $v / plain; CPU us per request plain, $v, $v / plain (less sensitive to other load)"
+    paste "$WORK/plain.$r" "$WORK/$v.$r" | awk '{printf "  %-4s %-4s %10.0f %10.0f %6.2fx   %6.0f %6.0f %6.2fx\n", $1, $2, $3, $7, ($3 > 0 ? $7 / $3 : 0), $4, $8, ($4 > 0 ? $8 / $4 : 0)}'
   done
 done
