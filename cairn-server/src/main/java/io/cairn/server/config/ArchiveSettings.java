@@ -23,7 +23,8 @@ import java.time.Duration;
  * @param s3AccessKeyId     empty (with an empty secret): the AWS default credentials chain
  * @param callsPerSecond    store calls per second per storage process (0: unlimited)
  * @param bytesPerSecond    bytes per second to and from the store per storage process (0: unlimited)
- * @param afterIdleMs       archive a bucket neither read nor written for this long (0: never by itself)
+ * @param afterIdleMs       archive a bucket neither read nor written for this long (0: never by itself); unless given, 0 with
+ *                          the folder store and {@link #DEFAULT_S3_AFTER_IDLE_MS} with {@code store: s3}
  * @param maxQueuedRestores archived buckets restoring or waiting to, per leader; past it reads get RESTORE_QUEUE_FULL
  * @param restoreThreads    restores running at once per leader
  * @param sweepAgeGuardMs   the sweeper quarantines an object no record names only when it is older than this, and deletes it
@@ -36,6 +37,11 @@ public record ArchiveSettings(String store, String folder, String prefix, String
                               long sweepAgeGuardMs, long sweepIntervalMs) {
     public static final long DEFAULT_SWEEP_AGE_GUARD_MS = 7 * 24 * 3_600_000L;
     public static final long DEFAULT_SWEEP_INTERVAL_MS = 3_600_000L;
+    /**
+     * {@code afterIdleMs} when an object store is configured and the key is not given: a day, so a bucket used daily
+     * (a nightly job, a daily report) never pays a restore, while data untouched for longer leaves the nodes' disks.
+     */
+    public static final long DEFAULT_S3_AFTER_IDLE_MS = 24 * 3_600_000L;
     /** Shorter than this could race an upload or a move's copy that is not recorded yet. */
     public static final long MIN_SWEEP_AGE_GUARD_MS = 600_000L;
     public static final String FOLDER = "folder";
