@@ -101,7 +101,8 @@ public final class ConfigLoader {
                     Map.entry("maxQueuedRestores", io.cairn.storage.BucketArchives.Settings.DEFAULT_MAX_QUEUED_RESTORES),
                     Map.entry("restoreThreads", io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS),
                     Map.entry("sweepAgeGuardMs", ArchiveSettings.DEFAULT_SWEEP_AGE_GUARD_MS),
-                    Map.entry("sweepIntervalMs", ArchiveSettings.DEFAULT_SWEEP_INTERVAL_MS)));
+                    Map.entry("sweepIntervalMs", ArchiveSettings.DEFAULT_SWEEP_INTERVAL_MS),
+                    Map.entry("eagerRestore", false)));
     private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
             "router", "rebalancer", "archive", "security");
 
