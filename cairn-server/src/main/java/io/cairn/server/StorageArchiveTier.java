@@ -45,6 +45,8 @@ final class StorageArchiveTier implements AutoCloseable {
     private final String archivePrefix;
     /** Null when sweeping is off ({@code archive.sweepIntervalMs: 0}). */
     private final ArchiveSweeper sweeper;
+    /** Prefixes of replicasets no longer in the topology, swept by one live replicaset's leader; null when sweeping is off. */
+    private final io.cairn.storage.RemovedPrefixSweeper removedSweeper;
     /** One page of a sweep per step, on the tier's own thread: low priority by pace. */
     private final long sweepStepMs;
     private volatile long leaderSinceMs = -1;
@@ -61,6 +63,8 @@ final class StorageArchiveTier implements AutoCloseable {
         this.backups = new io.cairn.storage.BucketBackups(node, settings.replicasetPrefix(node.replicaset().id()), archiver, replicaset::move);
         this.sweeper = settings.sweepIntervalMs() == 0 ? null : new ArchiveSweeper(store, settings.replicasetPrefix(node.replicaset().id()),
                 node, java.time.Duration.ofMillis(settings.sweepAgeGuardMs()), java.time.Duration.ofMillis(settings.sweepIntervalMs()));
+        this.removedSweeper = settings.sweepIntervalMs() == 0 ? null : new io.cairn.storage.RemovedPrefixSweeper(store, settings.prefix(),
+                node.replicaset().id(), java.time.Duration.ofMillis(settings.sweepAgeGuardMs()), java.time.Duration.ofMillis(settings.sweepIntervalMs()));
         this.sweepStepMs = Math.min(TICK_MS, Math.max(100, settings.sweepIntervalMs()));
         this.ticker = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-archive-" + node.id());
@@ -98,14 +102,26 @@ final class StorageArchiveTier implements AutoCloseable {
         }
     }
 
-    /** One page of the prefix sweep, on the leader only. */
+    /** One page of the prefix sweep, and of removed replicasets' prefixes when this replicaset is the one chosen; on the leader only. */
     void sweep() {
         if (!node.isLeader()) return;
         try {
             sweeper.step(System.currentTimeMillis());
+            removedSweeper.step(System.currentTimeMillis());
         } catch (RuntimeException e) {
             log.warn("archive sweep step of {} failed: {}", node.replicaset().id(), e.toString());
         }
+    }
+
+    /** The replicasets of a newer topology: which prefixes belong to removed replicasets, and who sweeps them. */
+    void topology(io.cairn.core.topology.Topology t) {
+        if (removedSweeper == null || t == null) return;
+        removedSweeper.topology(t.replicasets().stream().map(io.cairn.core.topology.ReplicasetSpec::id).collect(java.util.stream.Collectors.toSet()));
+    }
+
+    /** The removed-prefix sweeper's counters; null when sweeping is off. */
+    io.cairn.storage.RemovedPrefixSweeper.Counts removedPrefixSweepCounts() {
+        return removedSweeper == null ? null : removedSweeper.counts();
     }
 
     /** The sweeper's counters; null when sweeping is off. */
@@ -209,6 +225,7 @@ final class StorageArchiveTier implements AutoCloseable {
         out.put("failures", archives.failures());
         out.put("throttle", store.throttle().stats());
         if (sweeper != null) out.put("sweep", sweeper.counts());
+        if (removedSweeper != null && removedSweeper.chosen()) out.put("sweepRemovedPrefixes", removedSweeper.counts());
         out.put("deletedDirectly", archives.deletedDirectly());
         return out;
     }
@@ -238,6 +255,10 @@ final class StorageArchiveTier implements AutoCloseable {
                 .tag("replicaset", rs).description("objects no record named, moved to the quarantine prefix by this node's sweeper").register(r);
         FunctionCounter.builder("cairn_archive_swept_deleted", this, t -> t.sweeper == null ? 0 : t.sweeper.counts().deleted())
                 .tag("replicaset", rs).description("quarantined objects this node's sweeper deleted after the age guard").register(r);
+        FunctionCounter.builder("cairn_archive_swept_removed_quarantined", this, t -> t.removedSweeper == null ? 0 : t.removedSweeper.counts().quarantined())
+                .tag("replicaset", rs).description("objects under removed replicasets' prefixes this node quarantined").register(r);
+        FunctionCounter.builder("cairn_archive_swept_removed_deleted", this, t -> t.removedSweeper == null ? 0 : t.removedSweeper.counts().deleted())
+                .tag("replicaset", rs).description("quarantined objects of removed replicasets this node deleted after the age guard").register(r);
         FunctionCounter.builder("cairn_archive_deleted_directly", archives, BucketArchives::deletedDirectly).tag("replicaset", rs)
                 .description("objects of buckets emptied by FLUSHALL that this node deleted directly (never restored)").register(r);
         FunctionCounter.builder("cairn_archive_store_bytes_written", store, ThrottledObjectStore::bytesWritten).tag("replicaset", rs)

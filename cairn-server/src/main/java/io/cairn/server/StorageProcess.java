@@ -200,6 +200,7 @@ public final class StorageProcess implements AutoCloseable {
             node.knowEpoch(epoch);
             topologies.record(state.topology());
             if (state.topology() != null) doubled.setTopology(state.topology());
+            if (archive != null) archive.topology(state.topology());
         });
         doubled.start();
         timer.scheduleWithFixedDelay(() -> {
@@ -379,6 +380,10 @@ public final class StorageProcess implements AutoCloseable {
     /** This node's archive sweeper's counters (null when the tier or sweeping is off). */
     public io.cairn.storage.ArchiveSweeper.Counts archiveSweepCounts() {
         return archive == null ? null : archive.sweepCounts();
+    }
+
+    public io.cairn.storage.RemovedPrefixSweeper.Counts archiveRemovedPrefixSweepCounts() {
+        return archive == null ? null : archive.removedPrefixSweepCounts();
     }
 
     private void registerMetrics(MeterRegistry r) {

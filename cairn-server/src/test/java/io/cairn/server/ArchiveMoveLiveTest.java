@@ -33,7 +33,11 @@ class ArchiveMoveLiveTest {
     Path dir;
 
     private LocalCluster start(int replicas) throws Exception {
-        ClusterConfig config = TestClusters.config(dir, 2, replicas, BUCKETS, Map.of("rebalancer", Map.of("auto", false)));
+        return start(replicas, Map.of());
+    }
+
+    private LocalCluster start(int replicas, Map<String, Object> archive) throws Exception {
+        ClusterConfig config = TestClusters.config(dir, 2, replicas, BUCKETS, Map.of("rebalancer", Map.of("auto", false), "archive", archive));
         LocalCluster cluster = new LocalCluster(config).start();
         assertThat(cluster.awaitReady(WAIT)).isTrue();
         return cluster;
@@ -87,6 +91,39 @@ class ArchiveMoveLiveTest {
     void anArchivedBucketMovesByServerSideCopyWithNoBucketBytesThroughAnyNode() throws Exception {
         try (LocalCluster cluster = start(3)) {
             moveByServerSideCopy(cluster);
+        }
+    }
+
+    /**
+     * {@code archive.eagerRestore: true}: the new owner restores a bucket it adopted archived in the
+     * background, with no request for it (lazily, nothing would restore it: the first test's owner
+     * restores only on access); the move itself still sends no bucket bytes through any node.
+     */
+    @Test
+    void aBucketAdoptedArchivedIsRestoredInTheBackgroundWhenEagerRestoreIsOn() throws Exception {
+        try (LocalCluster cluster = start(3, Map.of("eagerRestore", true)); Jedis jedis = TestClusters.jedis(cluster)) {
+            Loaded l = load(jedis, cluster, "eager", 1_000);
+            String from = owner(cluster, l.bucket());
+            String to = from.equals("rs1") ? "rs2" : "rs1";
+            archiveAndCheck(cluster, from, l);
+            long keysBefore = keysMoved(cluster);
+
+            assertThat(cluster.coordinator().mover().requestMove(l.bucket(), to)).isTrue();
+            for (StorageProcess m : members(cluster, to)) { // restored on every member, no client having asked
+                await().atMost(WAIT).untilAsserted(() -> {
+                    BucketRecord r = record(m, l.bucket());
+                    assertThat(r).as(m.node().id()).isNotNull();
+                    assertThat(r.state()).isEqualTo(BucketState.ACTIVE);
+                    assertThat(r.isArchived()).as("restored on " + m.node().id()).isFalse();
+                });
+            }
+            StorageProcess newOwner = leaderOf(cluster, to);
+            assertThat(newOwner.archives().counts().restored()).as("restored by the new owner's leader").isEqualTo(1);
+            assertThat(newOwner.archives().eagerRestoresPending()).as("nothing left to restore").isEmpty();
+            assertThat(keysMoved(cluster) - keysBefore).as("keys streamed by the move").isZero();
+            assertThat(cluster.coordinator().mover().archiveCounts().bytesRead()).as("object bytes through the coordinator").isZero();
+            assertServed(jedis, l);
+            assertThat(newOwner.archives().counts().restored()).as("the reads found it restored").isEqualTo(1);
         }
     }
 

@@ -25,7 +25,9 @@ import static org.awaitility.Awaitility.await;
  * Direct deletes and the prefix sweeper on a real local cluster with the folder store (issue 23):
  * FLUSHALL deletes an emptied bucket's object without restoring it; the sweeper quarantines only
  * objects no record names that are older than the age guard (7 days, the default), deletes only
- * quarantined objects that have been there as long, and never touches another replicaset's prefix.
+ * quarantined objects that have been there as long, and never touches another replicaset's prefix;
+ * the prefix of a replicaset not in the topology (removed, or replaced under a new id) is swept by
+ * the same rules by one live replicaset's leader.
  */
 class ArchiveSweepLiveTest {
     private static final long DAY_MS = 86_400_000L;
@@ -80,11 +82,9 @@ class ArchiveSweepLiveTest {
             String oldOrphan = "cairn/rs1/buckets/5/1-0ld";
             String youngOrphan = "cairn/rs1/buckets/6/1-y0ung";
             String oldQuarantined = "cairn/rs1/quarantine/" + (System.currentTimeMillis() - 8 * DAY_MS) + "/buckets/7/1-g0ne";
-            String othersOrphan = "cairn/rs2/buckets/5/1-n0tm1ne";
             String oddKey = "cairn/rs1/buckets/notabucket/1-x";
-            for (String k : List.of(oldOrphan, youngOrphan, oldQuarantined, othersOrphan, oddKey)) put(store, k);
+            for (String k : List.of(oldOrphan, youngOrphan, oldQuarantined, oddKey)) put(store, k);
             age(oldOrphan, 8 * DAY_MS);
-            age(othersOrphan, 30 * DAY_MS);
             age(oddKey, 30 * DAY_MS);
             age(named.objectKey(), 30 * DAY_MS); // named by its bucket's record: age does not matter
 
@@ -93,11 +93,44 @@ class ArchiveSweepLiveTest {
             assertThat(quarantine).as("the old orphan, quarantined under its time").hasSize(1);
             assertThat(quarantine.get(0)).endsWith("/buckets/5/1-0ld");
             assertThat(store.head(quarantine.get(0))).as("a quarantine keeps a copy").isPresent();
-            for (String k : List.of(youngOrphan, othersOrphan, oddKey, named.objectKey())) assertThat(store.head(k)).as(k).isPresent();
+            for (String k : List.of(youngOrphan, oddKey, named.objectKey())) assertThat(store.head(k)).as(k).isPresent();
             StorageProcess leader = leaderOf(cluster, "rs1");
             await().atMost(WAIT).untilAsserted(() -> assertThat(leader.archiveSweepCounts().quarantined()).isEqualTo(1));
             assertThat(leader.archiveSweepCounts().deleted()).isEqualTo(1);
             assertServed(jedis, l); // the named object restores as before
+        }
+    }
+
+    /**
+     * rs2 is in no topology of this one-replicaset cluster, as after {@code cairn topology remove-replicaset}:
+     * rs1's leader (the first live replicaset by id) sweeps its prefix with the same guard and quarantine,
+     * and its own sweeper's counts show it never reached there itself.
+     */
+    @Test
+    void thePrefixOfAReplicasetNoLongerInTheTopologyIsSweptWithTheSameGuardAndQuarantine() throws Exception {
+        try (LocalCluster cluster = start(); Jedis jedis = TestClusters.jedis(cluster)) {
+            Loaded l = load(jedis, cluster, "live", 30);
+            ArchivePointer named = archiveAndCheck(cluster, "rs1", l);
+            ObjectStore store = leaderOf(cluster, "rs1").archiveStore();
+            String oldLeftover = "cairn/rs2/buckets/5/1-l3ft";
+            String youngLeftover = "cairn/rs2/buckets/6/1-y0ung";
+            String oldQuarantined = "cairn/rs2/quarantine/" + (System.currentTimeMillis() - 8 * DAY_MS) + "/buckets/7/1-g0ne";
+            String oddKey = "cairn/rs2/notes/1-x";
+            for (String k : List.of(oldLeftover, youngLeftover, oldQuarantined, oddKey)) put(store, k);
+            age(oldLeftover, 8 * DAY_MS);
+            age(oddKey, 30 * DAY_MS);
+            age(named.objectKey(), 30 * DAY_MS); // a live replicaset's named object: never the removed-prefix sweeper's
+
+            await().atMost(WAIT).until(() -> store.head(oldLeftover).isEmpty() && store.head(oldQuarantined).isEmpty());
+            List<String> quarantine = store.list("cairn/rs2/quarantine/", null, 100).objects().stream().map(ObjectInfo::key).toList();
+            assertThat(quarantine).as("the old leftover, quarantined in rs2's own quarantine under its time").singleElement()
+                    .satisfies(k -> assertThat(k).endsWith("/buckets/5/1-l3ft"));
+            for (String k : List.of(youngLeftover, oddKey, named.objectKey())) assertThat(store.head(k)).as(k).isPresent();
+            StorageProcess leader = leaderOf(cluster, "rs1");
+            await().atMost(WAIT).untilAsserted(() -> assertThat(leader.archiveRemovedPrefixSweepCounts().deleted()).isEqualTo(1));
+            assertThat(leader.archiveRemovedPrefixSweepCounts().quarantined()).isEqualTo(1);
+            assertThat(leader.archiveSweepCounts().quarantined() + leader.archiveSweepCounts().deleted()).as("rs1's own sweeper stays in rs1").isZero();
+            assertServed(jedis, l);
         }
     }
 }

@@ -27,4 +27,10 @@ public interface ArchivedAccess {
      * on every replica and on the apply thread, so it only queues work; a miss is the sweeper's.
      */
     default void released(int bucket, String objectKey) {}
+
+    /**
+     * Told, in the apply of a committed AdoptArchive or AdoptBackup, that {@code bucket} is now held
+     * here as an archive (on every replica, on the apply thread: it only notes the bucket).
+     */
+    default void adopted(int bucket) {}
 }

@@ -57,8 +57,11 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
      * @param chunkKeys          keys per restore log entry
      * @param chunkBytes         bytes per restore log entry
      * @param idleBucketsPerTick buckets archived per idle check at most
+     * @param eagerRestore       restore a bucket adopted archived (a move's AdoptArchive, a backup's AdoptBackup) in the
+     *                           background as soon as it is served here, rather than on its first access
      */
-    public record Settings(Duration afterIdle, int maxQueuedRestores, int restoreThreads, int chunkKeys, int chunkBytes, int idleBucketsPerTick) {
+    public record Settings(Duration afterIdle, int maxQueuedRestores, int restoreThreads, int chunkKeys, int chunkBytes, int idleBucketsPerTick,
+                           boolean eagerRestore) {
         public static final int DEFAULT_MAX_QUEUED_RESTORES = 256;
         public static final int DEFAULT_RESTORE_THREADS = 2;
 
@@ -72,7 +75,7 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
         }
 
         public static Settings defaults(Duration afterIdle) {
-            return new Settings(afterIdle, DEFAULT_MAX_QUEUED_RESTORES, DEFAULT_RESTORE_THREADS, 1_000, 1 << 20, 16);
+            return new Settings(afterIdle, DEFAULT_MAX_QUEUED_RESTORES, DEFAULT_RESTORE_THREADS, 1_000, 1 << 20, 16, false);
         }
     }
 
@@ -90,6 +93,11 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
     private final Map<Integer, Boolean> archiving = new ConcurrentHashMap<>();
     /** The last failure per bucket (restore or archive), for alerts; cleared by a success. */
     private final Map<Integer, String> failures = new ConcurrentHashMap<>();
+    /**
+     * Buckets adopted archived and waiting for an eager restore (every replica notes them, so a new
+     * leader carries on); bounded by the bucket count. Empty unless {@link Settings#eagerRestore}.
+     */
+    private final java.util.Set<Integer> adoptedToRestore = ConcurrentHashMap.newKeySet();
     private final LongAdder deletedDirectly = new LongAdder();
     private final LongAdder archived = new LongAdder(), archivedBytes = new LongAdder(), restored = new LongAdder(),
             restoredBytes = new LongAdder(), archiveFailures = new LongAdder(), restoreFailures = new LongAdder(), queueFull = new LongAdder();
@@ -149,6 +157,35 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             log.debug("replicaset {}: the object {} of flushed bucket {} is left to the sweeper (closing)", node.replicaset().id(), objectKey, bucket);
+        }
+    }
+
+    /** A bucket was adopted archived here: with eager restore on, the leader's next ticks restore it once it is served. */
+    @Override
+    public void adopted(int bucket) {
+        if (settings.eagerRestore() && !closed) adoptedToRestore.add(bucket);
+    }
+
+    /** Buckets adopted archived that an eager restore has not started for yet. */
+    public java.util.Set<Integer> eagerRestoresPending() {
+        return java.util.Set.copyOf(adoptedToRestore);
+    }
+
+    /**
+     * Starts eager restores of adopted buckets, taking only idle workers: at most {@link Settings#restoreThreads}
+     * restores run or wait because of it, so first accesses still find the queue open. A bucket still
+     * RECEIVING (its move not activated yet) waits; one no longer archived (restored on access, flushed,
+     * moved on) is forgotten.
+     */
+    private void restoreAdopted(ReplicasetState state) {
+        for (Integer bucket : adoptedToRestore) {
+            BucketRecord r = state.record(bucket);
+            if (r == null || !r.isArchived() || !r.state().isRoutable() && r.state() != io.cairn.core.BucketState.RECEIVING) {
+                adoptedToRestore.remove(bucket);
+            } else if (r.state().servesWrites() && !r.isCopying()) {
+                if (restores.size() >= settings.restoreThreads()) return;
+                if (restore(bucket) != null) adoptedToRestore.remove(bucket);
+            }
         }
     }
 
@@ -334,6 +371,7 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
         for (BucketRecord r : state.records()) {
             if (r.has(BucketRecord.FLAG_ARCHIVING) && !archiving.containsKey(r.id())) cancel(r.id(), r.generation());
         }
+        if (!adoptedToRestore.isEmpty()) restoreAdopted(state);
         if (settings.afterIdle().isZero()) return 0;
         long idleMs = settings.afterIdle().toMillis();
         int done = 0;

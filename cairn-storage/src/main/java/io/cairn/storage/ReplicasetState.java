@@ -308,6 +308,8 @@ final class ReplicasetState {
             if (reply.isOk()) refs.moveStarted(ledgerStore.batch());
             else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, ledgerStore.batch());
         }
+        boolean adopts = command instanceof MoveCommand.AdoptArchive || command instanceof MoveCommand.AdoptBackup;
+        if (adopts && (reply.isOk() || reply.outcome() == io.cairn.core.move.MoveReply.Outcome.COMPLETE)) archivedAccess.adopted(command.bucket());
         return MoveCodec.encode(reply);
     }
 

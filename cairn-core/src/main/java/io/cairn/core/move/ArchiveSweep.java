@@ -1,5 +1,9 @@
 package io.cairn.core.move;
 
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.Set;
+
 /**
  * What the archive sweeper does with one object of a replicaset's prefix (issue 23, seed 002;
  * docs/archive.md, "Sweeper"). Pure: the listing, the bucket's replicated pointer and the clock come in.
@@ -9,7 +13,9 @@ package io.cairn.core.move;
  * in two steps, each behind the age guard, so neither a write in flight nor a bug can cost data at
  * once: an unreferenced archive older than the guard moves to {@code <prefix>/quarantine/<ms>/...}
  * (copy, then delete), and a quarantined object is deleted once it has been there as long. Keys it
- * does not recognise, and objects of unknown age, are kept.
+ * does not recognise, and objects of unknown age, are kept. The prefix of a replicaset removed from
+ * the topology has no leader of its own: one live replicaset's leader sweeps it by the same rules
+ * ({@link #ofRemovedReplicaset}).
  */
 public final class ArchiveSweep {
     private ArchiveSweep() {}
@@ -57,6 +63,40 @@ public final class ArchiveSweep {
         if (lastModifiedMs < 0 || nowMs - lastModifiedMs < ageGuardMs) return Verdict.KEEP;
         String target = quarantinePrefix(replicasetPrefix) + nowMs + "/" + key.substring(bucketsPrefix(replicasetPrefix).length() - "buckets/".length());
         return new Verdict(Action.QUARANTINE, target);
+    }
+
+    /** The replicaset whose prefix holds {@code key} ({@code <clusterPrefix>/<replicaset>/...}), or null when it is not under one. */
+    public static String replicasetOf(String clusterPrefix, String key) {
+        String head = clusterPrefix + "/";
+        if (!key.startsWith(head)) return null;
+        int slash = key.indexOf('/', head.length());
+        return slash <= head.length() ? null : key.substring(head.length(), slash);
+    }
+
+    /**
+     * The one replicaset whose leader sweeps the prefixes of replicasets no longer in the topology: the
+     * first by id, so every node that knows the same topology picks the same one (null: none known).
+     */
+    public static String removedPrefixSweeperOf(Collection<String> liveReplicasets) {
+        return liveReplicasets.stream().min(Comparator.naturalOrder()).orElse(null);
+    }
+
+    /**
+     * An object anywhere under the cluster's prefix, judged for the sweeper of removed replicasets'
+     * prefixes ({@code cairn topology remove-replicaset}, or replaced under a new id). A replicaset in
+     * the topology is left to its own leader's sweeper (KEEP). Under a removed one no record names
+     * anything any more (its buckets were moved away, their objects copied first), so the same two
+     * steps as for an unnamed object apply: quarantine after the age guard, delete from the quarantine
+     * after as long again. An empty topology keeps everything: not knowing the topology must never make
+     * every prefix look removed.
+     */
+    public static Verdict ofRemovedReplicaset(String clusterPrefix, String key, long lastModifiedMs, Set<String> liveReplicasets,
+                                              long nowMs, long ageGuardMs) {
+        String replicaset = replicasetOf(clusterPrefix, key);
+        if (replicaset == null || liveReplicasets.isEmpty() || liveReplicasets.contains(replicaset)) return Verdict.KEEP;
+        String replicasetPrefix = clusterPrefix + "/" + replicaset;
+        if (key.startsWith(quarantinePrefix(replicasetPrefix))) return ofQuarantined(replicasetPrefix, key, nowMs, ageGuardMs);
+        return ofArchive(replicasetPrefix, key, lastModifiedMs, null, nowMs, ageGuardMs);
     }
 
     /** An object under the replicaset's {@code quarantine/<ms>/}: deleted once it has been there {@code ageGuardMs}. */

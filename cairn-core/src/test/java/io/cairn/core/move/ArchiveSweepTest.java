@@ -50,4 +50,32 @@ class ArchiveSweepTest {
         assertThat(ArchiveSweep.ofQuarantined(RS, "cairn/rs1/quarantine/soon/buckets/17/3-abc", NOW, GUARD).action()).isEqualTo(Action.KEEP);
         assertThat(ArchiveSweep.ofQuarantined(RS, "cairn/rs2/quarantine/0/buckets/17/3-abc", NOW, GUARD).action()).isEqualTo(Action.KEEP);
     }
+
+    @Test
+    void aRemovedReplicasetsPrefixIsSweptByTheSameGuardAndQuarantine() {
+        java.util.Set<String> live = java.util.Set.of("rs1", "rs3");
+        String gone = "cairn/rs2/buckets/17/3-abc";
+        ArchiveSweep.Verdict v = ArchiveSweep.ofRemovedReplicaset("cairn", gone, NOW - GUARD, live, NOW, GUARD);
+        assertThat(v.action()).isEqualTo(Action.QUARANTINE);
+        assertThat(v.target()).as("into the removed replicaset's own quarantine").isEqualTo("cairn/rs2/quarantine/" + NOW + "/buckets/17/3-abc");
+        assertThat(ArchiveSweep.ofRemovedReplicaset("cairn", gone, NOW - GUARD + 1, live, NOW, GUARD).action()).as("younger than the guard").isEqualTo(Action.KEEP);
+        assertThat(ArchiveSweep.ofRemovedReplicaset("cairn", gone, -1, live, NOW, GUARD).action()).as("age unknown").isEqualTo(Action.KEEP);
+        String quarantined = "cairn/rs2/quarantine/" + (NOW - GUARD) + "/buckets/17/3-abc";
+        assertThat(ArchiveSweep.ofRemovedReplicaset("cairn", quarantined, 0, live, NOW, GUARD).action()).isEqualTo(Action.DELETE);
+        assertThat(ArchiveSweep.ofRemovedReplicaset("cairn", quarantined, 0, live, NOW - 1, GUARD).action()).isEqualTo(Action.KEEP);
+    }
+
+    @Test
+    void liveReplicasetsOddKeysAndAnUnknownTopologyAreNeverTouchedByTheRemovedPrefixSweeper() {
+        java.util.Set<String> live = java.util.Set.of("rs1", "rs3");
+        for (String key : new String[] {"cairn/rs1/buckets/17/3-abc", "cairn/rs3/quarantine/0/buckets/17/3-abc", "cairn/rs2/backups/17/3-abc",
+                "cairn/rs2/buckets/x/3-abc", "cairn/rs2", "cairn//buckets/17/3-abc", "other/rs2/buckets/17/3-abc", "cairnx/rs2/buckets/17/3-abc"}) {
+            assertThat(ArchiveSweep.ofRemovedReplicaset("cairn", key, 0, live, NOW, GUARD).action()).as(key).isEqualTo(Action.KEEP);
+        }
+        assertThat(ArchiveSweep.ofRemovedReplicaset("cairn", "cairn/rs2/buckets/17/3-abc", 0, java.util.Set.of(), NOW, GUARD).action())
+                .as("no topology known: nothing looks removed").isEqualTo(Action.KEEP);
+        assertThat(ArchiveSweep.replicasetOf("cairn", "cairn/rs2/buckets/17/3-abc")).isEqualTo("rs2");
+        assertThat(ArchiveSweep.removedPrefixSweeperOf(java.util.List.of("rs3", "rs1", "rs2"))).as("one sweeper, the same on every node").isEqualTo("rs1");
+        assertThat(ArchiveSweep.removedPrefixSweeperOf(java.util.List.of())).isNull();
+    }
 }

@@ -83,7 +83,8 @@ public final class ConfigLoader {
                     Map.entry("copyAhead", true),
                     Map.entry("maxBytesPerSecond", 0L),
                     Map.entry("stepLatencyTargetMs", 10L)),
-            // The archive tier (ArchiveSettings documents each key): a folder under the data folder, idle archiving off.
+            // The archive tier (ArchiveSettings documents each key): a folder under the data folder, idle archiving off
+            // (on by default with store: s3, defaultIdleArchivingByStore).
             "archive", Map.ofEntries(
                     Map.entry("store", ArchiveSettings.FOLDER),
                     Map.entry("folder", ""),
@@ -100,7 +101,8 @@ public final class ConfigLoader {
                     Map.entry("maxQueuedRestores", io.cairn.storage.BucketArchives.Settings.DEFAULT_MAX_QUEUED_RESTORES),
                     Map.entry("restoreThreads", io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS),
                     Map.entry("sweepAgeGuardMs", ArchiveSettings.DEFAULT_SWEEP_AGE_GUARD_MS),
-                    Map.entry("sweepIntervalMs", ArchiveSettings.DEFAULT_SWEEP_INTERVAL_MS)));
+                    Map.entry("sweepIntervalMs", ArchiveSettings.DEFAULT_SWEEP_INTERVAL_MS),
+                    Map.entry("eagerRestore", false)));
     private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
             "router", "rebalancer", "archive", "security");
 
@@ -138,6 +140,7 @@ public final class ConfigLoader {
             ObjectNode router = section(root, "router", problems);
             ObjectNode rebalancer = section(root, "rebalancer", problems);
             ObjectNode archive = section(root, "archive", problems);
+            defaultIdleArchivingByStore(archive, root.get("archive"));
             ObjectNode securityNode = section(root, "security", problems);
             if (!problems.isEmpty()) throw invalid(file, problems);
             ClusterConfig.StorageSettings s = convert(storage, ClusterConfig.StorageSettings.class, "storage");
@@ -233,6 +236,17 @@ public final class ConfigLoader {
             }
         }
         return merged;
+    }
+
+    /**
+     * {@code archive.afterIdleMs} unless given: off with the folder store ({@code cairn up}, one machine: archiving to the
+     * same disk frees nothing and costs a restore), {@link ArchiveSettings#DEFAULT_S3_AFTER_IDLE_MS} with an object store.
+     */
+    private static void defaultIdleArchivingByStore(ObjectNode merged, JsonNode given) {
+        boolean explicit = given != null && given.isObject() && given.has("afterIdleMs");
+        if (!explicit && ArchiveSettings.S3.equals(merged.path("store").asText())) {
+            merged.put("afterIdleMs", ArchiveSettings.DEFAULT_S3_AFTER_IDLE_MS);
+        }
     }
 
     private static CairnException invalid(Path file, List<String> problems) {

@@ -144,6 +144,19 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void idleArchivingIsOnByDefaultOnlyWithAnObjectStore() throws IOException {
+        String s3 = "archive:\n  store: s3\n  s3Bucket: b\n";
+        assertThat(ConfigLoader.load(minimalPlus(s3)).archive().afterIdleMs())
+                .as("an object store archives buckets idle a day").isEqualTo(ArchiveSettings.DEFAULT_S3_AFTER_IDLE_MS).isEqualTo(86_400_000L);
+        assertThat(ConfigLoader.load(minimalPlus(s3 + "  afterIdleMs: 0\n")).archive().afterIdleMs()).as("off when asked").isZero();
+        assertThat(ConfigLoader.load(minimalPlus(s3 + "  afterIdleMs: 60000\n")).archive().afterIdleMs()).isEqualTo(60_000L);
+        assertThat(ConfigLoader.load(minimalPlus("archive:\n  store: folder\n")).archive().afterIdleMs()).as("the folder store: off").isZero();
+        assertThat(ConfigLoader.load(minimalPlus("archive:\n  store: folder\n  afterIdleMs: 5000\n")).archive().afterIdleMs())
+                .as("the folder store: on when asked").isEqualTo(5_000L);
+        assertThat(ConfigLoader.load(minimalPlus("archive:\n  prefix: other\n")).archive().afterIdleMs()).as("no store named: the folder").isZero();
+    }
+
+    @Test
     void badArchiveSettingsAreRefusedByName() throws IOException {
         assertRefused(minimalPlus("archive:\n  store: tape\n"), "archive.store must be folder, s3 or none");
         assertRefused(minimalPlus("archive:\n  store: s3\n"), "archive.s3Bucket is required");
