@@ -83,9 +83,8 @@ final class LiveSettings {
      * @throws IllegalArgumentException for a value that is no whole number or outside 10 ms .. 1 hour
      */
     static long discoveryIntervalMs(ClusterConfig file, Map<String, String> values) {
-        Setting s = Setting.DISCOVERY_INTERVAL_MS;
-        long ms = values.containsKey(s.key) && !values.get(s.key).isEmpty() ? (Long) parse(s, values.get(s.key)) : (Long) s.fromFile.apply(file);
-        if (ms < 10 || ms > 3_600_000) throw new IllegalArgumentException(s.key + " must be between 10 and 3600000, was " + ms);
+        long ms = longValue(Setting.DISCOVERY_INTERVAL_MS, file, values);
+        if (ms < 10 || ms > 3_600_000) throw new IllegalArgumentException(Setting.DISCOVERY_INTERVAL_MS.key + " must be between 10 and 3600000, was " + ms);
         return ms;
     }
 

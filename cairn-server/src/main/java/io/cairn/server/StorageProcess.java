@@ -136,9 +136,7 @@ public final class StorageProcess implements AutoCloseable {
             return null;
         }
         try {
-            long logEnd = StorageNode.logEndBeforeStart(storage);
-            return logEnd >= acknowledged ? null : "restarted on a log that ends at index " + logEnd + ", below the index " + acknowledged
-                    + " it had acknowledged (its folder is an older copy?)";
+            return DiskCheck.olderCopy(StorageNode.logEndBeforeStart(storage), acknowledged);
         } catch (IOException e) {
             log.debug("storage node {}: its log could not be read before the start: {}", self.id(), e.toString());
             return null; // the start reads it again, and says what is wrong

@@ -35,4 +35,13 @@ public final class DiskCheck {
         }
         return null;
     }
+
+    /**
+     * Why a folder whose log ends at {@code logEnd} is an older copy of the node's own, given the highest index the
+     * cluster has on record as acknowledged by the node; null when the log reaches it (an ordinary restart).
+     */
+    public static String olderCopy(long logEnd, long acknowledged) {
+        return logEnd >= acknowledged ? null : "restarted on a log that ends at index " + logEnd + ", below the index " + acknowledged
+                + " it had acknowledged (its folder is an older copy?)";
+    }
 }

@@ -39,4 +39,12 @@ class DiskCheckTest {
         assertThat(DiskCheck.otherDisk("s1", "A", records("A", "B"))).contains("the coordinator records disk B");
         assertThat(DiskCheck.otherDisk("s1", "A", records("B", "A"))).contains("replicaset rs1 records disk B");
     }
+
+    @Test
+    void aLogBelowWhatTheNodeAcknowledgedIsAnOlderCopyAndOneThatReachesItIsARestart() {
+        assertThat(DiskCheck.olderCopy(7, 1007)).isEqualTo(
+                "restarted on a log that ends at index 7, below the index 1007 it had acknowledged (its folder is an older copy?)");
+        assertThat(DiskCheck.olderCopy(1007, 1007)).isNull();
+        assertThat(DiskCheck.olderCopy(2000, 1007)).isNull();
+    }
 }
