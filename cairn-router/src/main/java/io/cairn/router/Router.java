@@ -1,6 +1,5 @@
 package io.cairn.router;
 
-import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.move.MoveQuery;
@@ -14,7 +13,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
