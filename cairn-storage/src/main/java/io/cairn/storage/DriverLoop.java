@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * exception in its future, where nobody looks: a move whose reply handler threw would wait forever
  * without a word. Here it is logged (an error: it is a bug), and the next tick still runs.
  */
-public final class DriverLoop extends ScheduledThreadPoolExecutor {
+public final class DriverLoop extends ScheduledThreadPoolExecutor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DriverLoop.class);
     private static final long CLOSE_WAIT_SECONDS = 5;
 
