@@ -78,7 +78,8 @@ final class RouterSimulation {
         this.random = new Random(seed * 1_000_003 + scenario.ordinal());
         this.bucketCount = 8 + random.nextInt(40);
         this.routes = new RouteMap(bucketCount);
-        int replicasets = 2 + random.nextInt(3);
+        // With a restored replicaset (whose buckets stay put), two others keep moving buckets between them.
+        int replicasets = (scenario == Scenario.RESTORED_REPLICASET ? 3 : 2) + random.nextInt(3);
         for (int i = 0; i < replicasets; i++) stores.put("rs" + i, new Store("rs" + i));
         List<Store> all = new ArrayList<>(stores.values());
         for (int b = 1; b <= bucketCount; b++) all.get((b - 1) % replicasets).put(new BucketRecord(b, BucketState.ACTIVE, 1, 0, "", 0));
