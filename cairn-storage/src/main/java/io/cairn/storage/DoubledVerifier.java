@@ -11,14 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * The I/O edge of {@link DoubledVerification} on a storage node: one driver thread that ticks it
+ * The I/O edge of {@link DoubledVerification} on a storage node: one {@link DriverLoop} that ticks it
  * every {@code tickMs}, hands it routers' Verify requests, reaches the other replicasets through
  * a {@link DataPlaneMovePort}, and logs what it contained. Also the collector of quarantined copies
  * past their retention. Followers do nothing.
@@ -49,7 +46,7 @@ public final class DoubledVerifier implements AutoCloseable {
     private final StorageNode node;
     private final Settings settings;
     private final LongSupplier clock;
-    private final ScheduledExecutorService driver;
+    private final DriverLoop driver;
     private final DataPlaneMovePort port;
     private final DoubledVerification verification;
     private final AtomicLong checked = new AtomicLong();
@@ -62,11 +59,7 @@ public final class DoubledVerifier implements AutoCloseable {
         this.node = node;
         this.settings = settings;
         this.clock = clock;
-        this.driver = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "cairn-doubled-" + node.id());
-            t.setDaemon(true);
-            return t;
-        });
+        this.driver = new DriverLoop("cairn-doubled-" + node.id(), "doubled-bucket verification");
         this.port = new DataPlaneMovePort(driver);
         DoubledVerification.Local local = new DoubledVerification.Local() {
             @Override
@@ -96,7 +89,7 @@ public final class DoubledVerifier implements AutoCloseable {
 
     public DoubledVerifier start() {
         node.onVerifyRequest(this::request);
-        driver.scheduleWithFixedDelay(this::tick, settings.tickMs(), settings.tickMs(), TimeUnit.MILLISECONDS);
+        driver.every(settings.tickMs(), this::tick);
         return this;
     }
 
@@ -109,14 +102,11 @@ public final class DoubledVerifier implements AutoCloseable {
 
     /** A router asks to verify {@code buckets}; they are checked before the self-check's, at once if nothing is in flight. */
     void request(List<Integer> buckets) {
-        try {
-            driver.execute(() -> {
-                verification.request(buckets);
-                tick();
-            });
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
-            // the node is shutting down; the router asks again next round
-        }
+        // false when the node is shutting down; the router asks again next round
+        driver.offer(() -> {
+            verification.request(buckets);
+            tick();
+        });
     }
 
     /** Buckets checked and copies contained by this node while leader, since it started. */
@@ -156,12 +146,7 @@ public final class DoubledVerifier implements AutoCloseable {
 
     @Override
     public void close() {
-        driver.shutdownNow();
-        try {
-            driver.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        driver.close();
         port.close();
     }
 }

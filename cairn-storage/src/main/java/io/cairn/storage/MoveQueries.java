@@ -1,26 +1,25 @@
 package io.cairn.storage;
 
 import io.cairn.core.BucketRecord;
-import io.cairn.core.BucketState;
 import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.HashMeta;
 import io.cairn.core.move.ChunkEntry;
+import io.cairn.core.move.MoveAnswers;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveQuery;
 import io.cairn.core.move.MoveQuery.*;
 import org.rocksdb.RocksIterator;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
- * Answers the move driver's read-only questions from a member's current state. A SENDING
- * bucket refuses writes, so the chunks read here are a stable picture of its data. Chunks read
- * while a bucket is copied ahead may be outdated by later writes; those writes mark their keys,
- * and the changed keys are read again once it is SENDING. A hash, list or set travels as one entry in
- * its move form (metadata, then its elements: {@link CollectionMeta#packForMove}; {@link HashMeta} for hashes), so a key is a key to the move
+ * Answers the move driver's read-only questions from a member's current state, by cairn-core's
+ * {@link MoveAnswers} (the rules the simulator runs too) over this member's RocksDB. A hash, list
+ * or set travels as one entry in its move form (metadata, then its elements:
+ * {@link CollectionMeta#packForMove}; {@link HashMeta} for hashes), so a key is a key to the move
  * whatever its type: counted once, marked once, checksummed with its fields.
  */
 final class MoveQueries {
@@ -47,93 +46,22 @@ final class MoveQueries {
     }
 
     static ChunkPage readChunk(ReadChunk q, ReplicasetState state) {
-        BucketRecord r = state.record(q.bucket());
-        if (!q.allows(r)) {
-            return new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is neither SENDING nor copied at generation " + q.generation() + ": " + r);
-        }
-        return page(q.bucket(), q.afterKey(), q.maxKeys(), q.maxBytes(), state);
+        return MoveAnswers.readChunk(q, new RocksBucketData(state));
     }
 
     /** The keys written since the copy ahead started, as they are now (absent ones as deletions). */
     static ChangesPage readChanges(ReadChanges q, ReplicasetState state) {
-        BucketRecord r = state.record(q.bucket());
-        if (r == null || r.state() != BucketState.SENDING || r.generation() != q.generation()) {
-            ChunkPage refused = new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is not SENDING at generation " + q.generation() + ": " + r);
-            return new ChangesPage(refused, -1, -1);
-        }
-        RocksStore store = state.store();
-        List<ChunkEntry> entries = new ArrayList<>();
-        int[] bytes = {0};
-        boolean[] last = {true};
-        store.forEachChanged(q.bucket(), q.afterKey(), key -> {
-            byte[] stored = store.get(store.data, RocksStore.dataKey(q.bucket(), key));
-            ChunkEntry e = stored == null ? ChunkEntry.deletion(key) : new ChunkEntry(key, moveForm(store, q.bucket(), key, stored));
-            if (!entries.isEmpty() && (entries.size() >= q.maxKeys() || bytes[0] + e.sizeBytes() > q.maxBytes())) {
-                last[0] = false;
-                return false;
-            }
-            entries.add(e);
-            bytes[0] += e.sizeBytes();
-            return true;
-        });
-        ChunkPage page = new ChunkPage(entries, last[0], "");
-        if (!last[0]) return new ChangesPage(page, -1, -1);
-        BucketDigest digest = digest(q.bucket(), state);
-        return new ChangesPage(page, digest.keyCount(), digest.checksum());
+        return MoveAnswers.readChanges(q, new RocksBucketData(state));
     }
 
-    /** Keys of a contained (READONLY) or quarantined doubled copy: both refuse writes, so pages are a stable picture. */
+    /** Keys of a contained (READONLY) or quarantined doubled copy. */
     static ChunkPage exportChunk(ExportChunk q, ReplicasetState state) {
-        BucketRecord r = state.record(q.bucket());
-        boolean exportable = r != null && r.has(BucketRecord.FLAG_DOUBLED) && !r.has(BucketRecord.FLAG_DATA_DROPPED)
-                && (r.state() == BucketState.READONLY || r.state() == BucketState.GARBAGE);
-        if (!exportable) return new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is not a doubled copy here: " + r);
-        return page(q.bucket(), q.afterKey(), Math.max(1, Math.min(q.maxKeys(), 10_000)), Math.max(1, Math.min(q.maxBytes(), 16 << 20)), state);
+        return MoveAnswers.exportChunk(q, new RocksBucketData(state));
     }
 
-    /**
-     * Records of the listed buckets held here (an empty list: every doubled-flagged record),
-     * with key counts and last write stamps when asked. Bounded by {@link MoveQuery#MAX_INSPECT}.
-     */
+    /** Records of the listed buckets held here (an empty list: every doubled-flagged record). */
     static List<BucketReport> inspect(List<Integer> buckets, boolean withCounts, ReplicasetState state) {
-        List<BucketRecord> records = new ArrayList<>();
-        if (buckets.isEmpty()) {
-            for (BucketRecord r : state.records()) if (r.isContainedDouble() || r.has(BucketRecord.FLAG_QUARANTINED)) records.add(r);
-            records.sort(java.util.Comparator.comparingInt(BucketRecord::id));
-        } else {
-            for (int b : buckets) {
-                BucketRecord r = state.record(b);
-                if (r != null) records.add(r);
-            }
-        }
-        List<BucketReport> out = new ArrayList<>();
-        for (BucketRecord r : records.subList(0, Math.min(records.size(), MoveQuery.MAX_INSPECT))) {
-            boolean hasData = !r.has(BucketRecord.FLAG_DATA_DROPPED);
-            long keys = withCounts ? (hasData ? state.store().countKeys(r.id()) : 0) : -1;
-            out.add(new BucketReport(r, keys, withCounts ? state.lastWriteMs(r.id()) : -1));
-        }
-        return out;
-    }
-
-    private static ChunkPage page(int bucket, byte[] afterKey, int maxKeys, int maxBytes, ReplicasetState state) {
-        RocksStore store = state.store();
-        ReadChunk q = new ReadChunk(bucket, 0, afterKey, maxKeys, maxBytes);
-        List<ChunkEntry> entries = new ArrayList<>();
-        int bytes = 0;
-        try (RocksIterator it = store.newIterator(store.data)) {
-            it.seek(RocksStore.dataKey(q.bucket(), q.afterKey()));
-            if (it.isValid() && q.afterKey().length > 0 && Arrays.equals(RocksStore.userKey(it.key()), q.afterKey())) it.next();
-            while (it.isValid() && RocksStore.bucketOf(it.key()) == q.bucket()) {
-                byte[] key = RocksStore.userKey(it.key());
-                ChunkEntry e = new ChunkEntry(key, moveForm(store, q.bucket(), key, it.value()));
-                if (!entries.isEmpty() && (entries.size() >= q.maxKeys() || bytes + e.sizeBytes() > q.maxBytes())) break;
-                entries.add(e);
-                bytes += e.sizeBytes();
-                it.next();
-            }
-            boolean last = !it.isValid() || RocksStore.bucketOf(it.key()) != q.bucket();
-            return new ChunkPage(entries, last, "");
-        }
+        return MoveAnswers.inspect(buckets, withCounts, new RocksBucketData(state));
     }
 
     /** What a move sends for a key: a string's record as stored, a collection's metadata with all its elements. */
@@ -142,17 +70,54 @@ final class MoveQueries {
     }
 
     static BucketDigest digest(int bucket, ReplicasetState state) {
-        RocksStore store = state.store();
-        long keys = 0;
-        long checksum = 0;
-        try (RocksIterator it = store.newIterator(store.data)) {
-            for (it.seek(RocksStore.dataKey(bucket, new byte[0])); it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
-                keys++;
-                byte[] key = RocksStore.userKey(it.key());
-                checksum += new ChunkEntry(key, moveForm(store, bucket, key, it.value())).crc();
-            }
-        }
-        return new BucketDigest(state.record(bucket), keys, checksum);
+        return MoveAnswers.digest(bucket, new RocksBucketData(state));
     }
 
+    /** A member's state as {@link MoveAnswers} reads it: records from the state, keys from RocksDB in their move form. */
+    private record RocksBucketData(ReplicasetState state) implements MoveAnswers.BucketData {
+        @Override
+        public BucketRecord record(int bucket) {
+            return state.record(bucket);
+        }
+
+        @Override
+        public Iterable<BucketRecord> records() {
+            return state.records();
+        }
+
+        @Override
+        public void forEachEntry(int bucket, byte[] afterKey, Predicate<ChunkEntry> visitor) {
+            RocksStore store = state.store();
+            try (RocksIterator it = store.newIterator(store.data)) {
+                it.seek(RocksStore.dataKey(bucket, afterKey));
+                if (it.isValid() && afterKey.length > 0 && Arrays.equals(RocksStore.userKey(it.key()), afterKey)) it.next();
+                for (; it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
+                    byte[] key = RocksStore.userKey(it.key());
+                    if (!visitor.test(new ChunkEntry(key, MoveQueries.moveForm(store, bucket, key, it.value())))) return;
+                }
+            }
+        }
+
+        @Override
+        public void forEachChanged(int bucket, byte[] afterKey, Predicate<byte[]> visitor) {
+            state.store().forEachChanged(bucket, afterKey, visitor);
+        }
+
+        @Override
+        public byte[] moveForm(int bucket, byte[] key) {
+            RocksStore store = state.store();
+            byte[] stored = store.get(store.data, RocksStore.dataKey(bucket, key));
+            return stored == null ? null : MoveQueries.moveForm(store, bucket, key, stored);
+        }
+
+        @Override
+        public long countKeys(int bucket) {
+            return state.store().countKeys(bucket);
+        }
+
+        @Override
+        public long lastWriteMs(int bucket) {
+            return state.lastWriteMs(bucket);
+        }
+    }
 }

@@ -11,6 +11,7 @@ import io.cairn.core.rebalance.PlanLimits;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.storage.DataPlaneMovePort;
+import io.cairn.storage.DriverLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +19,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -42,7 +42,7 @@ public final class MoverService implements AutoCloseable {
 
     private static final long PUBLISH_MS = 100;
 
-    private final ScheduledExecutorService driver = new DriverThread();
+    private final DriverLoop driver = new DriverLoop("cairn-mover", "rebalancer");
     private final DataPlaneMovePort port;
     private volatile io.cairn.storage.ArchiveMoveIo archiveIo;
     private final BooleanSupplier isLeader;
@@ -79,12 +79,12 @@ public final class MoverService implements AutoCloseable {
 
     public MoverService start() {
         long ms = settings.roundInterval().toMillis();
-        driver.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
+        driver.every(ms, this::tick);
         // The one place progress is published: moves end between rounds, and a round's answers
         // arrive after its tick, so progress (and "balanced") is refreshed more often than rounds run.
-        driver.scheduleWithFixedDelay(() -> {
+        driver.every(PUBLISH_MS, () -> {
             if (mover != null) publish(mover.progress());
-        }, PUBLISH_MS, PUBLISH_MS, TimeUnit.MILLISECONDS);
+        });
         return this;
     }
 
@@ -364,44 +364,10 @@ public final class MoverService implements AutoCloseable {
 
     @Override
     public void close() {
-        driver.shutdownNow();
-        try {
-            driver.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        driver.close();
         port.close();
         io.cairn.storage.ArchiveMoveIo archives = archiveIo;
         if (archives != null) archives.close();
-    }
-
-    /**
-     * The single driver thread. A scheduled executor keeps a task's exception in its future, where
-     * nobody looks: a move whose reply handler threw would wait forever without a word. Here it is
-     * logged (an error: it is a bug), and the rebalancer's next round still runs.
-     */
-    private static final class DriverThread extends java.util.concurrent.ScheduledThreadPoolExecutor {
-        DriverThread() {
-            super(1, r -> {
-                Thread t = new Thread(r, "cairn-mover");
-                t.setDaemon(true);
-                return t;
-            });
-        }
-
-        @Override
-        protected void afterExecute(Runnable task, Throwable thrown) {
-            if (thrown == null && task instanceof java.util.concurrent.Future<?> f && f.isDone() && !f.isCancelled()) {
-                try {
-                    f.get();
-                } catch (java.util.concurrent.ExecutionException e) {
-                    thrown = e.getCause();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            if (thrown != null) log.error("rebalancer task failed", thrown);
-        }
     }
 
     /** A port that stops delivering once its mover is retired (calls and answers are dropped). */
