@@ -7,10 +7,12 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.storage.DiscoveryServed;
 import io.cairn.storage.DoubledVerifier;
 import io.cairn.storage.StorageAdmin;
 import io.cairn.storage.StorageConfig;
 import io.cairn.storage.StorageNode;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -20,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 
 /** A storage node with its admin endpoint, bootstrap task and coordinator watch. */
 public final class StorageProcess implements AutoCloseable {
@@ -389,15 +392,10 @@ public final class StorageProcess implements AutoCloseable {
         String rs = replicaset.id();
         Gauge.builder("cairn_storage_leader", node, n -> n.isLeader() ? 1 : 0).tag("replicaset", rs)
                 .description("1 when this node is its replicaset's Raft leader").register(r);
-        String[][] discovery = {{"cairn_storage_discovery_requests", "discovery requests answered"},
-                {"cairn_storage_discovery_records", "bucket records sent to routers"},
-                {"cairn_storage_discovery_resyncs", "answers that told a router to resync fully"},
-                {"cairn_storage_discovery_bytes", "bytes of discovery answers sent to routers"}};
-        for (int i = 0; i < discovery.length; i++) {
-            int index = i;
-            io.micrometer.core.instrument.FunctionCounter.builder(discovery[i][0], node, n -> n.discoveryServed()[index])
-                    .tag("replicaset", rs).description(discovery[i][1]).register(r);
-        }
+        discoveryCounter(r, "requests", "discovery requests answered", DiscoveryServed::requests);
+        discoveryCounter(r, "records", "bucket records sent to routers", DiscoveryServed::records);
+        discoveryCounter(r, "resyncs", "answers that told a router to resync fully", DiscoveryServed::resyncs);
+        discoveryCounter(r, "bytes", "bytes of discovery answers sent to routers", DiscoveryServed::bytes);
         Gauge.builder("cairn_storage_discovery_horizon_bsn", node, StorageNode::horizonBsn).tag("replicaset", rs)
                 .description("tombstones up to this BSN are collected; router cursors below it resync (0: none collected yet)").register(r);
         io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_tombstones_collected", tombstonesCollected,
@@ -432,12 +430,17 @@ public final class StorageProcess implements AutoCloseable {
                 .description("contained doubled copies held here (READONLY; DOUBLED_BUCKETS alert while > 0)").register(r);
         Gauge.builder("cairn_storage_quarantined_buckets", node, n -> DoubledAlerts.quarantined(n.bucketRecords()).size()).tag("replicaset", rs)
                 .description("quarantined copies of resolved doubled buckets whose data is kept").register(r);
-        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_doubled_checked", doubled, d -> d.counters()[0]).tag("replicaset", rs)
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_doubled_checked", doubled, d -> d.counters().bucketsChecked()).tag("replicaset", rs)
                 .description("buckets this node checked for doubles while leader").register(r);
-        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_doubled_contained", doubled, d -> d.counters()[1]).tag("replicaset", rs)
+        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_doubled_contained", doubled, d -> d.counters().copiesContained()).tag("replicaset", rs)
                 .description("copies this node contained as doubled while leader").register(r);
         io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_expired_deleted", expiredDeleted, java.util.concurrent.atomic.LongAdder::sum)
                 .tag("replicaset", rs).description("expired keys deleted by this node's sweeper while leader").register(r);
+    }
+
+    private void discoveryCounter(MeterRegistry r, String name, String help, ToDoubleFunction<DiscoveryServed> count) {
+        FunctionCounter.builder("cairn_storage_discovery_" + name, node, n -> count.applyAsDouble(n.discoveryServed()))
+                .tag("replicaset", replicaset.id()).description(help).register(r);
     }
 
     private Map<String, Object> info() {
@@ -471,8 +474,8 @@ public final class StorageProcess implements AutoCloseable {
         info.put("doubledBuckets", DoubledAlerts.contained(node.bucketRecords()));
         info.put("alerts", alerts());
         info.put("quarantinedBuckets", DoubledAlerts.quarantined(node.bucketRecords()));
-        long[] c = doubled.counters();
-        info.put("doubledChecks", Map.of("bucketsChecked", c[0], "copiesContained", c[1]));
+        DoubledVerifier.Checks c = doubled.counters();
+        info.put("doubledChecks", Map.of("bucketsChecked", c.bucketsChecked(), "copiesContained", c.copiesContained()));
         if (archive != null) info.put("archive", archive.info());
         return info;
     }

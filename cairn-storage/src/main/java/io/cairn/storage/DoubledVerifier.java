@@ -120,9 +120,12 @@ public final class DoubledVerifier implements AutoCloseable {
     }
 
     /** Buckets checked and copies contained by this node while leader, since it started. */
-    public long[] counters() {
-        return new long[] {checked.get(), contained.get()};
+    public Checks counters() {
+        return new Checks(checked.get(), contained.get());
     }
+
+    /** What {@link #counters()} counts: buckets checked for doubles, and copies contained as doubled, while leader. */
+    public record Checks(long bucketsChecked, long copiesContained) {}
 
     private void tick() {
         try {

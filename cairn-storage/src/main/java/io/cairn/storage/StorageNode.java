@@ -316,10 +316,10 @@ public final class StorageNode implements AutoCloseable {
         return engine.snapshotInstalls();
     }
 
-    /** Discovery answers this member served since it started: {requests, records, resync answers, bytes}. */
-    public long[] discoveryServed() {
+    /** Discovery answers this member served since it started. */
+    public DiscoveryServed discoveryServed() {
         ReplicasetState s = engine.state();
-        return s == null ? new long[4] : s.discoveryServed();
+        return s == null ? DiscoveryServed.NONE : s.discoveryServed();
     }
 
     /** This member's own view (may lag the leader's). */

@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -53,7 +55,9 @@ public final class MoverService implements AutoCloseable {
     private volatile boolean bootstrapComplete;
     private Mover mover;
     private SilenceablePort moverPort;
-    private volatile Map<String, Object> progress = Map.of("running", false);
+    /** The last progress published, and its JSON; null and {@link RebalancerProgress#NOT_RUNNING} while this node runs no rebalancer. */
+    private volatile RebalancerProgress running;
+    private volatile Map<String, Object> progress = RebalancerProgress.NOT_RUNNING;
 
     public MoverService(BooleanSupplier isLeader, Settings settings) {
         this.isLeader = isLeader;
@@ -125,9 +129,9 @@ public final class MoverService implements AutoCloseable {
     }
 
     /** Current problems (DOUBLED_BUCKETS, MISSING_BUCKETS, unreachable replicasets) for /alerts. */
-    @SuppressWarnings("unchecked")
-    public java.util.List<String> alerts() {
-        return progress.get("problems") instanceof java.util.List<?> l ? (java.util.List<String>) l : java.util.List.of();
+    public List<String> alerts() {
+        RebalancerProgress p = running;
+        return p == null ? List.of() : p.plan().problems();
     }
 
     /** Waits until the first topology has reached the rebalancer (manual moves need it); false on timeout. */
@@ -184,9 +188,14 @@ public final class MoverService implements AutoCloseable {
         return result.orTimeout(5, TimeUnit.SECONDS);
     }
 
-    /** Rebalancer progress for /info, metrics and `cairn status`. */
+    /** Rebalancer progress as JSON, for /info, /rebalancer and `cairn status`. */
     public Map<String, Object> progress() {
         return progress;
+    }
+
+    /** Rebalancer progress as figures (metrics); empty while this node runs no rebalancer. */
+    public Optional<RebalancerProgress> running() {
+        return Optional.ofNullable(running);
     }
 
     private void tick() {
@@ -207,7 +216,8 @@ public final class MoverService implements AutoCloseable {
         if (mover == null) return;
         moverPort.silence();
         mover = null;
-        progress = Map.of("running", false);
+        running = null;
+        progress = RebalancerProgress.NOT_RUNNING;
         log.info("rebalancer stopped on this coordinator (no longer leader)");
     }
 
@@ -220,51 +230,12 @@ public final class MoverService implements AutoCloseable {
         long[] first = movedSamples.peekFirst();
         double seconds = Math.max(1, now - first[0]) / 1000.0;
         double rate = (p.moved() - first[1]) / seconds;
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("running", true);
-        m.put("epoch", topology.epoch());
-        m.put("planEpoch", p.planEpoch());
-        m.put("balanced", p.balanced());
-        m.put("bucketsPerSecond", Math.round(rate * 10) / 10.0);
-        m.put("etaSeconds", p.bucketsToMove() == 0 ? 0 : rate > 0 ? Math.round(p.bucketsToMove() / rate) : -1);
-        m.put("disbalancePercent", Double.isInfinite(p.disbalancePercent()) ? "inf" : Math.round(p.disbalancePercent() * 100) / 100.0);
-        m.put("bucketsToMove", p.bucketsToMove());
-        m.put("inFlight", p.inFlight());
-        m.put("moved", p.moved());
-        m.put("rolledBack", p.rolledBack());
-        m.put("keysMoved", p.keysMoved());
-        m.put("copyBytesPerSecond", port.copyBytesPerSecond());
-        DataPlaneMovePort.StepLatency steps = port.stepLatency();
-        m.put("stepMedianMs", steps.medianMs());
-        m.put("stepBaseMs", steps.baseMs());
-        m.put("stepRetries", p.stepRetries());
-        DataPlaneMovePort.Backlog backlog = port.backlog();
-        m.put("unsentBytes", backlog.unsentBytes());
-        m.put("deferredAttempts", backlog.deferredAttempts());
-        Map<String, Object> held = new LinkedHashMap<>();
-        held.put("moves", p.writesHeld().samples());
-        held.put("p50", p.writesHeld().p50Ms());
-        held.put("p99", p.writesHeld().p99Ms());
-        held.put("max", p.writesHeld().maxMs());
-        m.put("writesHeldMs", held);
+        long eta = p.bucketsToMove() == 0 ? 0 : rate > 0 ? Math.round(p.bucketsToMove() / rate) : -1;
         io.cairn.storage.ArchiveMoveIo archives = archiveIo;
-        if (archives != null) {
-            io.cairn.storage.ArchiveMoveIo.Counts c = archives.counts();
-            // Moves of archived buckets: server-side copies, durable checks (HEAD), objects found missing and copied again.
-            m.put("archiveMoves", Map.of("copies", c.copies(), "durableChecks", c.durableChecks(), "missingObjects", c.missingObjects(),
-                    "deletes", c.deletes(), "bytesRead", c.bytesRead(), "bytesWritten", c.bytesWritten()));
-        }
-        m.put("targets", p.targets());
-        Map<String, Object> sets = new LinkedHashMap<>();
-        p.phases().forEach((id, phase) -> {
-            int buckets = p.held().getOrDefault(id, 0);
-            sets.put(id, Map.of("state", phase.name(), "buckets", buckets,
-                    "bucketsLeft", io.cairn.core.rebalance.ReplicasetPhase.bucketsLeft(phase, buckets, p.targets().getOrDefault(id, -1))));
-        });
-        m.put("replicasets", sets);
-        m.put("moves", movesInFlight());
-        m.put("problems", p.problems());
-        progress = m;
+        RebalancerProgress published = new RebalancerProgress(p, topology.epoch(), Math.round(rate * 10) / 10.0, eta, port.copyBytesPerSecond(),
+                port.stepLatency(), port.backlog(), archives == null ? null : archives.counts(), movesInFlight());
+        running = published;
+        progress = published.toJson();
         logProblemChanges(p.problems(), now);
     }
 
@@ -272,12 +243,11 @@ public final class MoverService implements AutoCloseable {
     private static final int MAX_LISTED_MOVES = 256;
 
     /** Driver thread: the moves in flight, lowest bucket first, at most {@link #MAX_LISTED_MOVES}. */
-    private List<Map<String, Object>> movesInFlight() {
-        List<Map<String, Object>> moves = new java.util.ArrayList<>();
-        new java.util.TreeMap<>(mover.inFlight()).entrySet().stream().limit(MAX_LISTED_MOVES).forEach(e -> moves.add(Map.of(
-                "bucket", e.getKey(), "from", e.getValue().source(), "to", e.getValue().destination(),
-                "phase", String.valueOf(e.getValue().phase()), "keysSent", e.getValue().keysSent())));
-        return moves;
+    private List<RebalancerProgress.MoveInFlight> movesInFlight() {
+        return new TreeMap<>(mover.inFlight()).entrySet().stream().limit(MAX_LISTED_MOVES)
+                .map(e -> new RebalancerProgress.MoveInFlight(e.getKey(), e.getValue().source(), e.getValue().destination(),
+                        String.valueOf(e.getValue().phase()), e.getValue().keysSent()))
+                .toList();
     }
 
     /** A problem shorter than this (a leader election, a shutdown) is not logged. */
