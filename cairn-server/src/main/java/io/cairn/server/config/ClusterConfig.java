@@ -3,6 +3,7 @@ package io.cairn.server.config;
 import io.cairn.core.topology.Topology;
 import io.cairn.router.RouterConfig;
 import io.cairn.router.resp.RespConfig;
+import io.cairn.storage.DataPlaneMovePort;
 import io.cairn.storage.StorageConfig;
 
 import java.nio.file.Path;
@@ -64,10 +65,8 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
             if (!tlsCaFile.isEmpty() && tlsCertFile.isEmpty()) {
                 throw new IllegalArgumentException("security.tlsCaFile needs security.tlsCertFile and tlsKeyFile (TLS on the RESP port)");
             }
-            if (authMaxFailures < 1 || authMaxFailures > 1_000_000) {
-                throw new IllegalArgumentException("security.authMaxFailures must be 1..1000000, was " + authMaxFailures);
-            }
-            if (authFailureWindowMs < 1) throw new IllegalArgumentException("security.authFailureWindowMs must be positive, was " + authFailureWindowMs);
+            Setting.SECURITY_AUTH_MAX_FAILURES.check(authMaxFailures);
+            Setting.SECURITY_AUTH_FAILURE_WINDOW_MS.check(authFailureWindowMs);
         }
 
         /** TLS for the RESP port, files relative to {@code configDir}; null when not configured. */
@@ -187,17 +186,13 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      */
     public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries, long tombstoneRetentionMs,
                                   int doubledSelfCheckBucketsPerSecond, long quarantineRetentionHours, String engine) {
-        public static final long DEFAULT_TOMBSTONE_RETENTION_MS = 24 * 3600_000L;
+        public static final long DEFAULT_TOMBSTONE_RETENTION_MS = (Long) Setting.STORAGE_TOMBSTONE_RETENTION_MS.defaultValue();
 
         public StorageSettings {
-            if (tombstoneRetentionMs < io.cairn.storage.StorageConfig.MIN_TOMBSTONE_RETENTION_MS) {
-                throw new IllegalArgumentException("storage.tombstoneRetentionMs must be at least " + io.cairn.storage.StorageConfig.MIN_TOMBSTONE_RETENTION_MS
-                        + " (longer than the longest move call, so a late chunk still meets its bucket's fence), was " + tombstoneRetentionMs);
-            }
-            if (doubledSelfCheckBucketsPerSecond < 0 || doubledSelfCheckBucketsPerSecond > 100_000) {
-                throw new IllegalArgumentException("storage.doubledSelfCheckBucketsPerSecond must be 0..100000, was " + doubledSelfCheckBucketsPerSecond);
-            }
-            if (quarantineRetentionHours < 0) throw new IllegalArgumentException("storage.quarantineRetentionHours must be >= 0, was " + quarantineRetentionHours);
+            Setting.STORAGE_MAX_VALUE_BYTES.check(maxValueBytes);
+            Setting.STORAGE_TOMBSTONE_RETENTION_MS.check(tombstoneRetentionMs);
+            Setting.STORAGE_DOUBLED_SELF_CHECK.check(doubledSelfCheckBucketsPerSecond);
+            Setting.STORAGE_QUARANTINE_RETENTION_HOURS.check(quarantineRetentionHours);
             io.cairn.storage.ReplicationEngine.parse(engine);
         }
 
@@ -231,17 +226,12 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
                                  int outputHighWaterBytes, long outputHardLimitBytes, long outputSoftLimitBytes,
                                  long outputSoftLimitMs, int clientMemoryHeapPercent) {
         public RouterSettings {
-            if (maxValueBytes < 1 || maxValueBytes > 512 << 20) {
-                throw new IllegalArgumentException("router.maxValueBytes must be between 1 and 536870912, was " + maxValueBytes);
-            }
-            if (maxKeyBytes < 1 || maxKeyBytes > 64 << 20) {
-                throw new IllegalArgumentException("router.maxKeyBytes must be between 1 and 67108864, was " + maxKeyBytes);
-            }
-            if (idleTimeoutMs < 0) throw new IllegalArgumentException("router.idleTimeoutMs must be >= 0 (0: none), was " + idleTimeoutMs);
-            if (outputSoftLimitMs < 0) throw new IllegalArgumentException("router.outputSoftLimitMs must be >= 0, was " + outputSoftLimitMs);
-            if (clientMemoryHeapPercent < 0 || clientMemoryHeapPercent > 90) {
-                throw new IllegalArgumentException("router.clientMemoryHeapPercent must be 0..90 (0: no limit), was " + clientMemoryHeapPercent);
-            }
+            Setting.ROUTER_DISCOVERY_INTERVAL_MS.check(discoveryIntervalMs);
+            Setting.ROUTER_MAX_VALUE_BYTES.check(maxValueBytes);
+            Setting.ROUTER_MAX_KEY_BYTES.check(maxKeyBytes);
+            Setting.ROUTER_IDLE_TIMEOUT_MS.check(idleTimeoutMs);
+            Setting.ROUTER_OUTPUT_SOFT_LIMIT_MS.check(outputSoftLimitMs);
+            Setting.ROUTER_CLIENT_MEMORY_HEAP_PERCENT.check(clientMemoryHeapPercent);
         }
 
         /**
@@ -291,17 +281,16 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
     public record RebalancerSettings(boolean auto, double thresholdPercent, int maxSendingPerReplicaset,
                                      int maxReceivingPerReplicaset, int maxMovesPerRound, int chunkKeys, int chunkBytes,
                                      long roundIntervalMs, boolean copyAhead, long maxBytesPerSecond,
-                                     long stepLatencyTargetMs) {
+                                     long stepLatencyTargetMs, int entriesInFlight, int maxCommandsPerEntry, int maxEntryBytes) {
         public RebalancerSettings {
-            if (chunkKeys < 1 || chunkKeys > 100_000) throw new IllegalArgumentException("rebalancer.chunkKeys must be 1..100000, was " + chunkKeys);
-            if (chunkBytes < 1024 || chunkBytes > 32 << 20) {
-                throw new IllegalArgumentException("rebalancer.chunkBytes must be 1024..33554432, was " + chunkBytes);
-            }
-            if (maxBytesPerSecond < 0) throw new IllegalArgumentException("rebalancer.maxBytesPerSecond must be >= 0 (0: no limit), was " + maxBytesPerSecond);
-            if (stepLatencyTargetMs < 0 || stepLatencyTargetMs > 60_000) {
-                throw new IllegalArgumentException("rebalancer.stepLatencyTargetMs must be 0..60000 (0: fixed budget), was " + stepLatencyTargetMs);
-            }
-            if (roundIntervalMs < 10) throw new IllegalArgumentException("rebalancer.roundIntervalMs must be at least 10, was " + roundIntervalMs);
+            Setting.REBALANCER_CHUNK_KEYS.check(chunkKeys);
+            Setting.REBALANCER_CHUNK_BYTES.check(chunkBytes);
+            Setting.REBALANCER_MAX_BYTES_PER_SECOND.check(maxBytesPerSecond);
+            Setting.REBALANCER_STEP_LATENCY_TARGET_MS.check(stepLatencyTargetMs);
+            Setting.REBALANCER_ROUND_INTERVAL_MS.check(roundIntervalMs);
+            Setting.REBALANCER_ENTRIES_IN_FLIGHT.check(entriesInFlight);
+            Setting.REBALANCER_MAX_COMMANDS_PER_ENTRY.check(maxCommandsPerEntry);
+            Setting.REBALANCER_MAX_ENTRY_BYTES.check(maxEntryBytes);
             try {
                 new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound);
             } catch (IllegalArgumentException e) {
@@ -312,7 +301,8 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
         public io.cairn.server.move.MoverService.Settings moverSettings() {
             return new io.cairn.server.move.MoverService.Settings(java.time.Duration.ofMillis(roundIntervalMs),
                     new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound),
-                    new io.cairn.core.move.SendMove.Limits(chunkKeys, chunkBytes, 200, copyAhead), auto, maxBytesPerSecond, stepLatencyTargetMs);
+                    new io.cairn.core.move.SendMove.Limits(chunkKeys, chunkBytes, 200, copyAhead), auto, maxBytesPerSecond, stepLatencyTargetMs,
+                    new DataPlaneMovePort.EntryLimits(entriesInFlight, maxCommandsPerEntry, maxEntryBytes));
         }
     }
 

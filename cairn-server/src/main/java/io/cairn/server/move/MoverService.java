@@ -40,7 +40,7 @@ public final class MoverService implements AutoCloseable {
      * copy rate adapts to (0: a fixed rate).
      */
     public record Settings(Duration roundInterval, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance,
-                           long maxBytesPerSecond, long stepLatencyTargetMs) {}
+                           long maxBytesPerSecond, long stepLatencyTargetMs, DataPlaneMovePort.EntryLimits entryLimits) {}
 
     private static final long PUBLISH_MS = 100;
 
@@ -62,7 +62,7 @@ public final class MoverService implements AutoCloseable {
     public MoverService(BooleanSupplier isLeader, Settings settings) {
         this.isLeader = isLeader;
         this.settings = settings;
-        this.port = new DataPlaneMovePort(driver, settings.maxBytesPerSecond(), settings.stepLatencyTargetMs());
+        this.port = new DataPlaneMovePort(driver, settings.maxBytesPerSecond(), settings.stepLatencyTargetMs(), settings.entryLimits());
     }
 
     /**
