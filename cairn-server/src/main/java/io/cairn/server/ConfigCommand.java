@@ -1,5 +1,6 @@
 package io.cairn.server;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.server.admin.AdminServer;
@@ -69,7 +70,7 @@ final class ConfigCommand implements Runnable {
                 throw new CairnException(status == 400 ? ErrorCode.INVALID_CONFIG : ErrorCode.UNAVAILABLE, String.valueOf(r[1]).trim());
             }
             print(spec.commandLine().getOut(), AdminServer.JSON.readValue(String.valueOf(r[1]),
-                    new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {}), false);
+                    new TypeReference<Map<String, Object>>() {}), false);
             return 0;
         }
     }

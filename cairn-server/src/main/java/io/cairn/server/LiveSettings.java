@@ -1,5 +1,6 @@
 package io.cairn.server;
 
+import io.cairn.archive.StoreThrottle;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.server.config.ClusterConfig;
@@ -7,6 +8,7 @@ import io.cairn.server.config.ClusterConfig.RebalancerSettings;
 import io.cairn.server.config.Setting;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -96,9 +98,9 @@ final class LiveSettings {
      *
      * @throws IllegalArgumentException for a value that is no whole number or is negative
      */
-    static io.cairn.archive.StoreThrottle.Rates archiveRates(ClusterConfig file, Map<String, String> values) {
+    static StoreThrottle.Rates archiveRates(ClusterConfig file, Map<String, String> values) {
         try {
-            return new io.cairn.archive.StoreThrottle.Rates(longValue(Live.ARCHIVE_CALLS_PER_SECOND, file, values),
+            return new StoreThrottle.Rates(longValue(Live.ARCHIVE_CALLS_PER_SECOND, file, values),
                     longValue(Live.ARCHIVE_BYTES_PER_SECOND, file, values));
         } catch (CairnException e) {
             throw new IllegalArgumentException(e.getMessage());
@@ -170,7 +172,7 @@ final class LiveSettings {
     }
 
     static String keys() {
-        return String.join(", ", java.util.Arrays.stream(Live.values()).map(s -> s.key).toList());
+        return String.join(", ", Arrays.stream(Live.values()).map(s -> s.key).toList());
     }
 
     private static Live byKey(String key) {

@@ -16,8 +16,10 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -70,7 +72,7 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
     private volatile ArchiveMoveIo archiveIo;
     private final TransferBudget budget;
     /** Replicasets whose chunks wait for the budget with a flush already scheduled (driver thread only). */
-    private final java.util.Set<String> budgetTimers = new java.util.HashSet<>();
+    private final Set<String> budgetTimers = new HashSet<>();
 
     /** A port whose chunks are not paced (the doubled-bucket verifier's, tests'). */
     public DataPlaneMovePort(ScheduledExecutorService driver) {
@@ -223,7 +225,7 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
     }
 
     @Override
-    public void inspect(String replicaset, MoveQuery.Inspect query, Consumer<java.util.List<MoveQuery.BucketReport>> reply) {
+    public void inspect(String replicaset, MoveQuery.Inspect query, Consumer<List<MoveQuery.BucketReport>> reply) {
         call(replicaset, StorageRequest.moveQuery(query), true, MoveCodec::decodeReports, reply);
     }
 

@@ -10,8 +10,11 @@ import io.cairn.core.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,7 +36,7 @@ public final class DoubledVerifier implements AutoCloseable {
      * @param tickMs                    how often the driver looks for work
      * @param quarantineRetention       how long a quarantined copy's data is kept before the collector may drop it
      */
-    public record Settings(int selfCheckBucketsPerSecond, int maxBatch, long tickMs, java.time.Duration quarantineRetention) {
+    public record Settings(int selfCheckBucketsPerSecond, int maxBatch, long tickMs, Duration quarantineRetention) {
         public static final int DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND = 100;
         public static final long DEFAULT_QUARANTINE_RETENTION_HOURS = 7 * 24;
 
@@ -75,7 +78,7 @@ public final class DoubledVerifier implements AutoCloseable {
             }
 
             @Override
-            public java.util.Collection<BucketRecord> records() {
+            public Collection<BucketRecord> records() {
                 return node.bucketRecords();
             }
         };
@@ -114,7 +117,7 @@ public final class DoubledVerifier implements AutoCloseable {
                 verification.request(buckets);
                 tick();
             });
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
+        } catch (RejectedExecutionException closing) {
             // the node is shutting down; the router asks again next round
         }
     }

@@ -8,11 +8,13 @@ import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveQuery;
 import io.cairn.core.move.MoveQuery.*;
+import io.cairn.core.wire.StorageRequest;
 import org.rocksdb.RocksIterator;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -41,7 +43,7 @@ final class MoveQueries {
     /** The buckets of a router's Verify request, or null when {@code request} is something else. */
     static List<Integer> verifyRequest(ByteBuffer request) {
         ByteBuffer b = request.duplicate();
-        if (b.remaining() < 2 || io.cairn.core.wire.StorageRequest.kindOf(b) != io.cairn.core.wire.StorageRequest.Kind.MOVE_QUERY) return null;
+        if (b.remaining() < 2 || StorageRequest.kindOf(b) != StorageRequest.Kind.MOVE_QUERY) return null;
         b.position(b.position() + 1);
         return MoveCodec.decodeQuery(b) instanceof Verify v ? v.buckets() : null;
     }
@@ -99,7 +101,7 @@ final class MoveQueries {
         List<BucketRecord> records = new ArrayList<>();
         if (buckets.isEmpty()) {
             for (BucketRecord r : state.records()) if (r.isContainedDouble() || r.has(BucketRecord.FLAG_QUARANTINED)) records.add(r);
-            records.sort(java.util.Comparator.comparingInt(BucketRecord::id));
+            records.sort(Comparator.comparingInt(BucketRecord::id));
         } else {
             for (int b : buckets) {
                 BucketRecord r = state.record(b);

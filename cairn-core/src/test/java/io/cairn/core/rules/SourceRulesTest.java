@@ -103,6 +103,16 @@ class SourceRulesTest {
         assertThat(broken).as("relative links in README.md and docs/*.md").isEmpty();
     }
 
+    @Test
+    void theRulesSeeCodeAndIgnoreCommentsStringsAndImports() {
+        String source = "package a.b;\nimport java.util.Map;\nclass A {\n  java.util.List<String> x = java.util.List.of(); // java.util.Set\n"
+                + "  /* org.slf4j.Logger */ String s = \"io.cairn.core.X\"; char c = '\"'; long t = io.cairn.core.WireCodes.index(null, null).length;\n}\n";
+        assertThat(qualifiedNames(source)).containsExactly("java.util.List", "java.util.List", "io.cairn.core.WireCodes");
+        String code = codeOnly("long now = System.nanoTime(); LongSupplier c = System::currentTimeMillis; // Thread.sleep(1)\n");
+        assertThat(CORE_FORBIDDEN.get("reads a clock").matcher(code).results().count()).isEqualTo(2);
+        assertThat(CORE_FORBIDDEN.get("starts or parks threads").matcher(code).find()).isFalse();
+    }
+
     /** The inline qualified type names in {@code source}'s code (not its imports, comments or strings). */
     static List<String> qualifiedNames(String source) {
         List<String> found = new ArrayList<>();

@@ -1,17 +1,23 @@
 package io.cairn.server.config;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.tls.ClusterTls;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.RouterSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.topology.TopologyValidator;
+import io.cairn.server.admin.AdminAccess;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.storage.ReplicationEngine;
 
 import java.io.IOException;
@@ -19,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,7 +51,7 @@ public final class ConfigLoader {
         JsonNode root;
         try {
             root = YAML.readTree(file.toFile());
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw invalid(file, List.of("not valid YAML: " + e.getOriginalMessage()));
         } catch (IOException e) {
             throw invalid(file, List.of("cannot read: " + e.getMessage()));
@@ -89,10 +96,10 @@ public final class ConfigLoader {
             ArchiveSettings a = convert(archive, ArchiveSettings.class, "archive");
             ClusterConfig.SecuritySettings security = convert(securityNode, ClusterConfig.SecuritySettings.class, "security")
                     .withTokenFrom(base);
-            io.cairn.server.admin.AdminAccess.useClientToken(security.adminToken());
+            AdminAccess.useClientToken(security.adminToken());
             // one cluster identity per process, as the client token: every transport set up from now on uses it
-            io.cairn.core.tls.ClusterTls.install(security.internalTls().load(base));
-            io.cairn.server.admin.AdminHttps.requireClientCertificates(security.internalTls().adminClientCerts());
+            ClusterTls.install(security.internalTls().load(base));
+            AdminHttps.requireClientCertificates(security.internalTls().adminClientCerts());
             return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b, a, security);
         } catch (CairnException e) {
             throw e;
@@ -115,17 +122,17 @@ public final class ConfigLoader {
     private static <T> T convert(JsonNode node, Class<T> type, String where) {
         try {
             return YAML.treeToValue(node, type);
-        } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
+        } catch (JsonMappingException e) {
             Throwable cause = e.getCause();
             if (cause instanceof IllegalArgumentException own) throw own; // a record's own range check names the key
             String what = cause instanceof NullPointerException ? "a required value is missing" : e.getOriginalMessage();
             throw new IllegalArgumentException(where + path(e) + ": " + what);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(where + ": " + e.getOriginalMessage());
         }
     }
 
-    private static String path(com.fasterxml.jackson.databind.JsonMappingException e) {
+    private static String path(JsonMappingException e) {
         StringBuilder b = new StringBuilder();
         for (var ref : e.getPath()) {
             if (ref.getFieldName() != null) b.append('.').append(ref.getFieldName());
@@ -186,7 +193,7 @@ public final class ConfigLoader {
 
     /** The file as a plain tree, for tools that edit it (e.g. {@code cairn topology add-replicaset}). */
     public static Map<String, Object> readTree(Path file) throws IOException {
-        return YAML.readValue(file.toFile(), new com.fasterxml.jackson.core.type.TypeReference<java.util.LinkedHashMap<String, Object>>() {});
+        return YAML.readValue(file.toFile(), new TypeReference<LinkedHashMap<String, Object>>() {});
     }
 
     /** Writes a config file for a local cluster (used by {@code cairn up}). */

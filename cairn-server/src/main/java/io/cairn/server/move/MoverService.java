@@ -1,5 +1,7 @@
 package io.cairn.server.move;
 
+import io.cairn.core.BucketRecord;
+import io.cairn.core.doubled.DoubledResolver;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MovePort;
 import io.cairn.core.move.MoveQuery;
@@ -10,17 +12,24 @@ import io.cairn.core.move.SendMove;
 import io.cairn.core.rebalance.PlanLimits;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
+import io.cairn.storage.ArchiveMoveIo;
 import io.cairn.storage.DataPlaneMovePort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -46,12 +55,12 @@ public final class MoverService implements AutoCloseable {
 
     private final ScheduledExecutorService driver = new DriverThread();
     private final DataPlaneMovePort port;
-    private volatile io.cairn.storage.ArchiveMoveIo archiveIo;
+    private volatile ArchiveMoveIo archiveIo;
     private final BooleanSupplier isLeader;
     /** Replaced by {@link #applySettings} on the driver thread (run-time settings); read there too. */
     private volatile Settings settings;
     private volatile Topology topology;
-    private final java.util.concurrent.CountDownLatch topologyKnown = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch topologyKnown = new CountDownLatch(1);
     private volatile boolean bootstrapComplete;
     private Mover mover;
     private SilenceablePort moverPort;
@@ -69,15 +78,15 @@ public final class MoverService implements AutoCloseable {
      * Lets moves of archived buckets copy their objects by server-side copy (the coordinator opens the
      * same store the storage nodes use); without it such a move rolls back. Call before {@link #start}.
      */
-    public MoverService withArchiveIo(io.cairn.storage.ArchiveMoveIo io) {
+    public MoverService withArchiveIo(ArchiveMoveIo io) {
         this.archiveIo = io;
         driver.execute(() -> port.setArchiveIo(io));
         return this;
     }
 
     /** Counters of the archive calls moves made (copies, durable checks, missing objects, deletes); null without an archive tier. */
-    public io.cairn.storage.ArchiveMoveIo.Counts archiveCounts() {
-        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+    public ArchiveMoveIo.Counts archiveCounts() {
+        ArchiveMoveIo archives = archiveIo;
         return archives == null ? null : archives.counts();
     }
 
@@ -135,7 +144,7 @@ public final class MoverService implements AutoCloseable {
     }
 
     /** Waits until the first topology has reached the rebalancer (manual moves need it); false on timeout. */
-    public boolean awaitTopology(java.time.Duration timeout) throws InterruptedException {
+    public boolean awaitTopology(Duration timeout) throws InterruptedException {
         return topologyKnown.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -176,8 +185,8 @@ public final class MoverService implements AutoCloseable {
     }
 
     /** The moves in flight (phase, keys sent) and the move port's queues: what a stalled move waits for. */
-    public java.util.concurrent.CompletableFuture<String> describe() {
-        var result = new java.util.concurrent.CompletableFuture<String>();
+    public CompletableFuture<String> describe() {
+        var result = new CompletableFuture<String>();
         driver.execute(() -> {
             StringBuilder out = new StringBuilder();
             if (mover != null) mover.inFlight().forEach((bucket, m) -> out.append("bucket ").append(bucket).append(' ')
@@ -221,7 +230,7 @@ public final class MoverService implements AutoCloseable {
         log.info("rebalancer stopped on this coordinator (no longer leader)");
     }
 
-    private final java.util.ArrayDeque<long[]> movedSamples = new java.util.ArrayDeque<>();
+    private final ArrayDeque<long[]> movedSamples = new ArrayDeque<>();
 
     private void publish(Mover.Progress p) {
         long now = System.currentTimeMillis();
@@ -231,7 +240,7 @@ public final class MoverService implements AutoCloseable {
         double seconds = Math.max(1, now - first[0]) / 1000.0;
         double rate = (p.moved() - first[1]) / seconds;
         long eta = p.bucketsToMove() == 0 ? 0 : rate > 0 ? Math.round(p.bucketsToMove() / rate) : -1;
-        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+        ArchiveMoveIo archives = archiveIo;
         RebalancerProgress published = new RebalancerProgress(p, topology.epoch(), Math.round(rate * 10) / 10.0, eta, port.copyBytesPerSecond(),
                 port.stepLatency(), port.backlog(), archives == null ? null : archives.counts(), movesInFlight());
         running = published;
@@ -273,8 +282,8 @@ public final class MoverService implements AutoCloseable {
      * Every replicaset's record of {@code bucket} (a null value: that replicaset did not answer);
      * completes with null when this node is not the leader.
      */
-    public java.util.concurrent.CompletableFuture<Map<String, io.cairn.core.BucketRecord>> locate(int bucket) {
-        var result = new java.util.concurrent.CompletableFuture<Map<String, io.cairn.core.BucketRecord>>();
+    public CompletableFuture<Map<String, BucketRecord>> locate(int bucket) {
+        var result = new CompletableFuture<Map<String, BucketRecord>>();
         driver.execute(() -> {
             if (!ensureMover()) result.complete(null);
             else mover.locate(bucket, result::complete);
@@ -283,8 +292,8 @@ public final class MoverService implements AutoCloseable {
     }
 
     /** Pins or unpins a bucket where it is; the answer says what happened. Null when not the leader. */
-    public java.util.concurrent.CompletableFuture<String> pin(int bucket, boolean pinned) {
-        var result = new java.util.concurrent.CompletableFuture<String>();
+    public CompletableFuture<String> pin(int bucket, boolean pinned) {
+        var result = new CompletableFuture<String>();
         driver.execute(() -> {
             if (!ensureMover()) result.complete(null);
             else mover.pin(bucket, pinned, result::complete);
@@ -292,13 +301,13 @@ public final class MoverService implements AutoCloseable {
         return result.orTimeout(20, TimeUnit.SECONDS);
     }
 
-    private io.cairn.core.doubled.DoubledResolver resolver() {
-        return new io.cairn.core.doubled.DoubledResolver(port, topology.replicasets().stream().map(ReplicasetSpec::id).toList());
+    private DoubledResolver resolver() {
+        return new DoubledResolver(port, topology.replicasets().stream().map(ReplicasetSpec::id).toList());
     }
 
     /** Doubled buckets with every replicaset's report (docs/doubled-buckets.md); null when not the leader. */
-    public java.util.concurrent.CompletableFuture<Map<Integer, Map<String, io.cairn.core.move.MoveQuery.BucketReport>>> doubled() {
-        var result = new java.util.concurrent.CompletableFuture<Map<Integer, Map<String, io.cairn.core.move.MoveQuery.BucketReport>>>();
+    public CompletableFuture<Map<Integer, Map<String, MoveQuery.BucketReport>>> doubled() {
+        var result = new CompletableFuture<Map<Integer, Map<String, MoveQuery.BucketReport>>>();
         driver.execute(() -> {
             if (!ensureMover()) result.complete(null);
             else resolver().listDoubled(result::complete);
@@ -307,8 +316,8 @@ public final class MoverService implements AutoCloseable {
     }
 
     /** Keeps the copy of {@code bucket} on {@code keep}, quarantining the others; the answer says what happened. Null when not the leader. */
-    public java.util.concurrent.CompletableFuture<String> resolve(int bucket, String keep) {
-        var result = new java.util.concurrent.CompletableFuture<String>();
+    public CompletableFuture<String> resolve(int bucket, String keep) {
+        var result = new CompletableFuture<String>();
         driver.execute(() -> {
             if (!ensureMover()) result.complete(null);
             else resolver().resolve(bucket, keep, answer -> {
@@ -323,8 +332,8 @@ public final class MoverService implements AutoCloseable {
      * One page of a doubled copy's keys for export (stored records: value and expiry), after
      * {@code afterKey}; null when not the leader or no answer.
      */
-    public java.util.concurrent.CompletableFuture<MoveQuery.ChunkPage> exportPage(int bucket, String from, byte[] afterKey, int maxKeys) {
-        var result = new java.util.concurrent.CompletableFuture<MoveQuery.ChunkPage>();
+    public CompletableFuture<MoveQuery.ChunkPage> exportPage(int bucket, String from, byte[] afterKey, int maxKeys) {
+        var result = new CompletableFuture<MoveQuery.ChunkPage>();
         driver.execute(() -> {
             if (!ensureMover()) result.complete(null);
             else port.exportChunk(from, new MoveQuery.ExportChunk(bucket, afterKey, maxKeys, 4 << 20), result::complete);
@@ -341,7 +350,7 @@ public final class MoverService implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         port.close();
-        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+        ArchiveMoveIo archives = archiveIo;
         if (archives != null) archives.close();
     }
 
@@ -350,7 +359,7 @@ public final class MoverService implements AutoCloseable {
      * nobody looks: a move whose reply handler threw would wait forever without a word. Here it is
      * logged (an error: it is a bug), and the rebalancer's next round still runs.
      */
-    private static final class DriverThread extends java.util.concurrent.ScheduledThreadPoolExecutor {
+    private static final class DriverThread extends ScheduledThreadPoolExecutor {
         DriverThread() {
             super(1, r -> {
                 Thread t = new Thread(r, "cairn-mover");
@@ -361,10 +370,10 @@ public final class MoverService implements AutoCloseable {
 
         @Override
         protected void afterExecute(Runnable task, Throwable thrown) {
-            if (thrown == null && task instanceof java.util.concurrent.Future<?> f && f.isDone() && !f.isCancelled()) {
+            if (thrown == null && task instanceof Future<?> f && f.isDone() && !f.isCancelled()) {
                 try {
                     f.get();
-                } catch (java.util.concurrent.ExecutionException e) {
+                } catch (ExecutionException e) {
                     thrown = e.getCause();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
