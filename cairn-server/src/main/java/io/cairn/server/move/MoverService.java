@@ -230,15 +230,18 @@ public final class MoverService implements AutoCloseable {
         log.info("rebalancer stopped on this coordinator (no longer leader)");
     }
 
-    private final ArrayDeque<long[]> movedSamples = new ArrayDeque<>();
+    /** Buckets moved so far, as seen at a publish: the rate is taken over the last 10 s of them. */
+    private record MovedSample(long atMs, long moved) {}
+
+    private final ArrayDeque<MovedSample> movedSamples = new ArrayDeque<>();
 
     private void publish(Mover.Progress p) {
         long now = System.currentTimeMillis();
-        movedSamples.addLast(new long[] {now, p.moved()});
-        while (movedSamples.size() > 2 && movedSamples.peekFirst()[0] < now - 10_000) movedSamples.removeFirst();
-        long[] first = movedSamples.peekFirst();
-        double seconds = Math.max(1, now - first[0]) / 1000.0;
-        double rate = (p.moved() - first[1]) / seconds;
+        movedSamples.addLast(new MovedSample(now, p.moved()));
+        while (movedSamples.size() > 2 && movedSamples.peekFirst().atMs() < now - 10_000) movedSamples.removeFirst();
+        MovedSample first = movedSamples.peekFirst();
+        double seconds = Math.max(1, now - first.atMs()) / 1000.0;
+        double rate = (p.moved() - first.moved()) / seconds;
         long eta = p.bucketsToMove() == 0 ? 0 : rate > 0 ? Math.round(p.bucketsToMove() / rate) : -1;
         ArchiveMoveIo archives = archiveIo;
         RebalancerProgress published = new RebalancerProgress(p, topology.epoch(), Math.round(rate * 10) / 10.0, eta, port.copyBytesPerSecond(),
