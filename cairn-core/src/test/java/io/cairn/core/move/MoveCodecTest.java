@@ -4,12 +4,14 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.move.MoveCommand.*;
 import io.cairn.core.move.MoveQuery.*;
+import io.cairn.core.wire.DiscoveryPage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 
@@ -105,13 +107,15 @@ class MoveCodecTest {
         byte[] older = olderReply(MoveReply.Outcome.REFUSED, BucketLedger.REFS_HELD);
         byte[] newer = MoveCodec.encode(r);
         assertThat(Arrays.copyOf(newer, older.length)).as("the fields an older node reads").isEqualTo(older);
-        assertThat(newer[older.length]).as("its changes flag: none").isZero();
+        assertThat(newer[older.length]).as("then a changes flag an older node reads as none").isZero();
     }
 
-    /** A reply without changes as nodes wrote it before refusals had codes. */
+    /** A reply without changes as nodes wrote it before refusals had codes: outcome, record, expected seq, message. */
     private static byte[] olderReply(MoveReply.Outcome outcome, String message) {
-        byte[] encoded = MoveCodec.encode(new MoveReply(outcome, RECORD, 0, message));
-        return Arrays.copyOf(encoded, encoded.length - 2); // less the changes flag and the refusal code
+        byte[] record = DiscoveryPage.encodeRecord(RECORD);
+        byte[] text = message.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(1 + 1 + record.length + 4 + 4 + text.length)
+                .put(outcome.code()).put((byte) 1).put(record).putInt(0).putInt(text.length).put(text).array();
     }
 
     @Test
