@@ -58,6 +58,16 @@ class SettingsDocsTest {
     }
 
     @Test
+    void cairnConfigSettingsPrintsEverySettingWithItsUnitAndBounds() {
+        Cli cli = Cli.run("config", "settings");
+        assertThat(cli.exitCode()).isZero();
+        String[] lines = cli.out().split("\n");
+        assertThat(lines).hasSize(Setting.values().length + 1);
+        assertThat(cli.out()).contains("rebalancer.chunkKeys").containsPattern("rebalancer\\.chunkKeys\\s+Integer\\s+1000\\s+keys\\s+1\\.\\.100000\\s+keys per transfer chunk");
+        assertThat(cli.out()).containsPattern("router\\.discoveryIntervalMs\\s+Long\\s+1000\\s+ms\\s+10\\.\\.3600000");
+    }
+
+    @Test
     void theRunTimeSettingsTableNamesEverySettingConfigSetTakes() throws IOException {
         String doc = Files.readString(GUIDE);
         String section = doc.substring(doc.indexOf("## Settings that change at run time"));
