@@ -10,6 +10,8 @@ import io.cairn.core.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -30,7 +32,7 @@ public final class DoubledVerifier implements AutoCloseable {
      * @param tickMs                    how often the driver looks for work
      * @param quarantineRetention       how long a quarantined copy's data is kept before the collector may drop it
      */
-    public record Settings(int selfCheckBucketsPerSecond, int maxBatch, long tickMs, java.time.Duration quarantineRetention) {
+    public record Settings(int selfCheckBucketsPerSecond, int maxBatch, long tickMs, Duration quarantineRetention) {
         public static final int DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND = 100;
         public static final long DEFAULT_QUARANTINE_RETENTION_HOURS = 7 * 24;
 
@@ -68,7 +70,7 @@ public final class DoubledVerifier implements AutoCloseable {
             }
 
             @Override
-            public java.util.Collection<BucketRecord> records() {
+            public Collection<BucketRecord> records() {
                 return node.bucketRecords();
             }
         };
@@ -110,9 +112,12 @@ public final class DoubledVerifier implements AutoCloseable {
     }
 
     /** Buckets checked and copies contained by this node while leader, since it started. */
-    public long[] counters() {
-        return new long[] {checked.get(), contained.get()};
+    public Checks counters() {
+        return new Checks(checked.get(), contained.get());
     }
+
+    /** What {@link #counters()} counts: buckets checked for doubles, and copies contained as doubled, while leader. */
+    public record Checks(long bucketsChecked, long copiesContained) {}
 
     private void tick() {
         try {

@@ -3,6 +3,7 @@ package io.cairn.storage;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.KvView;
+import io.cairn.core.move.ArchivePointer;
 import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveQuery;
@@ -11,6 +12,8 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * {@link BucketLedger}'s view of one replicaset member while a MOVE or MOVE_BATCH entry is
@@ -25,7 +28,7 @@ final class MoveLedgerStore implements BucketLedger.Store {
     private final WriteBatch batch;
     private final BatchView view;
     /** System keys written by this entry (an empty array: deleted), not yet in RocksDB. */
-    private final java.util.Map<ByteBuffer, byte[]> pending = new java.util.HashMap<>();
+    private final Map<ByteBuffer, byte[]> pending = new HashMap<>();
 
     MoveLedgerStore(ReplicasetState state, WriteBatch batch, BatchView view) {
         this.state = state;
@@ -156,13 +159,13 @@ final class MoveLedgerStore implements BucketLedger.Store {
     }
 
     @Override
-    public io.cairn.core.move.ArchivePointer archivePointer(int bucket) {
+    public ArchivePointer archivePointer(int bucket) {
         byte[] v = systemValue(ReplicasetState.archivePointerKey(bucket));
-        return v == null ? null : io.cairn.core.move.ArchivePointer.decode(v);
+        return v == null ? null : ArchivePointer.decode(v);
     }
 
     @Override
-    public void putArchivePointer(int bucket, io.cairn.core.move.ArchivePointer pointer) {
+    public void putArchivePointer(int bucket, ArchivePointer pointer) {
         putSystem(ReplicasetState.archivePointerKey(bucket), pointer.encode());
     }
 

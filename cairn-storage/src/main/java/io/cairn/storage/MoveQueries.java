@@ -8,6 +8,7 @@ import io.cairn.core.move.MoveAnswers;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveQuery;
 import io.cairn.core.move.MoveQuery.*;
+import io.cairn.core.wire.StorageRequest;
 import org.rocksdb.RocksIterator;
 
 import java.nio.ByteBuffer;
@@ -40,7 +41,7 @@ final class MoveQueries {
     /** The buckets of a router's Verify request, or null when {@code request} is something else. */
     static List<Integer> verifyRequest(ByteBuffer request) {
         ByteBuffer b = request.duplicate();
-        if (b.remaining() < 2 || io.cairn.core.wire.StorageRequest.kindOf(b) != io.cairn.core.wire.StorageRequest.Kind.MOVE_QUERY) return null;
+        if (b.remaining() < 2 || StorageRequest.kindOf(b) != StorageRequest.Kind.MOVE_QUERY) return null;
         b.position(b.position() + 1);
         return MoveCodec.decodeQuery(b) instanceof Verify v ? v.buckets() : null;
     }

@@ -306,7 +306,7 @@ final class ReplicasetState {
         io.cairn.core.move.MoveReply reply = BucketLedger.apply(command, ledgerStore);
         if (command.takesTurnsWithRefs()) {
             if (reply.isOk()) refs.moveStarted(ledgerStore.batch());
-            else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, ledgerStore.batch());
+            else if (reply.refusedByRefs()) refs.moveRefused(applyingStampMs, ledgerStore.batch());
         }
         boolean adopts = command instanceof MoveCommand.AdoptArchive || command instanceof MoveCommand.AdoptBackup;
         if (adopts && (reply.isOk() || reply.outcome() == io.cairn.core.move.MoveReply.Outcome.COMPLETE)) archivedAccess.adopted(command.bucket());
@@ -501,8 +501,8 @@ final class ReplicasetState {
         return OpCodec.encodeResults(results);
     }
 
-    /** Discovery answers served by this member: {requests, records, resync answers, bytes}. */
-    long[] discoveryServed() {
+    /** Discovery answers served by this member. */
+    DiscoveryServed discoveryServed() {
         return history.served();
     }
 

@@ -58,7 +58,7 @@ final class ArchiveLedger {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not ACTIVE or PINNED and idle at generation " + c.generation());
         }
         // A map-reduce call (KEYS, SCAN, FLUSHALL) lists local data: it must not miss a bucket dropped under it.
-        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, BucketLedger.REFS_HELD);
+        if (store.mapReduceRefsHeld()) return BucketLedger.refsHeld(r);
         return MoveReply.ok(store.put(BucketLedger.withFlags(r, r.flags() | FLAG_ARCHIVING)));
     }
 

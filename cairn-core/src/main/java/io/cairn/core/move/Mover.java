@@ -418,7 +418,7 @@ public final class Mover {
             if (wasManual) placedByHand.put(m.bucket(), m.destination());
             else placedByHand.remove(m.bucket());
             keysMoved += m.keysSent();
-        } else if (m.result() == SendMove.Result.REFUSED && BucketLedger.REFS_HELD.equals(m.detail()) && wasManual) {
+        } else if (m.result() == SendMove.Result.REFUSED && m.refusal() == MoveReply.Refusal.REFS_HELD && wasManual) {
             requestMove(m.bucket(), m.destination()); // a map-reduce call held the bucket; try again next round
         } else if (m.result() == SendMove.Result.ROLLED_BACK) {
             rolledBack++;
