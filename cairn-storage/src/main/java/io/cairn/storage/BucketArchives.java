@@ -98,6 +98,9 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
      * leader carries on); bounded by the bucket count. Empty unless {@link Settings#eagerRestore}.
      */
     private final java.util.Set<Integer> adoptedToRestore = ConcurrentHashMap.newKeySet();
+    /** The state and leadership the list was last read from the replicated state for (the leader's tick thread only). */
+    private ReplicasetState eagerListOf;
+    private long eagerListAtMs = -1;
     private final LongAdder deletedDirectly = new LongAdder();
     private final LongAdder archived = new LongAdder(), archivedBytes = new LongAdder(), restored = new LongAdder(),
             restoredBytes = new LongAdder(), archiveFailures = new LongAdder(), restoreFailures = new LongAdder(), queueFull = new LongAdder();
@@ -368,6 +371,12 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
     public int tick(long nowMs, long leaderSinceMs) {
         ReplicasetState state = node.state();
         if (closed || state == null || !node.isLeader()) return 0;
+        if (settings.eagerRestore() && (state != eagerListOf || leaderSinceMs != eagerListAtMs)) {
+            // a new leader, a restarted member or an installed snapshot: the list comes from the replicated state
+            adoptedToRestore.addAll(state.adoptedArchived());
+            eagerListOf = state;
+            eagerListAtMs = leaderSinceMs;
+        }
         for (BucketRecord r : state.records()) {
             if (r.has(BucketRecord.FLAG_ARCHIVING) && !archiving.containsKey(r.id())) cancel(r.id(), r.generation());
         }

@@ -166,6 +166,11 @@ final class MoveLedgerStore implements BucketLedger.Store {
         putSystem(ReplicasetState.archivePointerKey(bucket), pointer.encode());
     }
 
+    /** Notes (or forgets) in this entry's batch that {@code bucket} was adopted archived and owes an eager restore. */
+    void markAdopted(int bucket, boolean adopted) {
+        putSystem(ReplicasetState.adoptedKey(bucket), adopted ? new byte[] {1} : null);
+    }
+
     @Override
     public void clearArchivePointer(int bucket) {
         putSystem(ReplicasetState.archivePointerKey(bucket), null);

@@ -171,4 +171,33 @@ class ArchivedBucketStateTest {
             assertThat(sm.state().archivePointer(BUCKET)).isNull();
         }
     }
+
+    @Test
+    void aBucketAdoptedArchivedStaysOnTheEagerRestoreListAcrossARestartAndASnapshotUntilRestored() throws Exception {
+        int empty = 4; // bootstrapped, never written
+        ArchivePointer fromBackup = new ArchivePointer("cairn/rs1/buckets/4/7-bb", 7, 0, 0, 60, "bb");
+        Path checkpoint = dir.resolve("snapshots").resolve("y");
+        Files.createDirectories(checkpoint.getParent());
+        try (ReplicasetStateMachine sm = loaded("db")) {
+            archive(sm); // archived idle: owes no eager restore
+            MoveReply adopted = move(sm, new MoveCommand.AdoptBackup(empty, 1, fromBackup));
+            assertThat(adopted.isOk()).as(adopted.message()).isTrue();
+            assertThat(sm.state().adoptedArchived()).containsExactly(empty);
+            sm.checkpoint(checkpoint, index);
+        }
+        try (ReplicasetStateMachine restarted = new ReplicasetStateMachine(dir.resolve("db"), 1 << 20, () -> 5_000);
+             ReplicasetStateMachine fromSnapshot = new ReplicasetStateMachine(dir.resolve("other"), 1 << 20, () -> 5_000)) {
+            assertThat(restarted.state().adoptedArchived()).as("after a restart").containsExactly(empty);
+            fromSnapshot.restore(checkpoint, index);
+            assertThat(fromSnapshot.state().adoptedArchived()).as("after installing a snapshot").containsExactly(empty);
+
+            assertThat(move(restarted, new MoveCommand.RestoreChunk(empty, 1, 0, List.of())).isOk()).isTrue();
+            MoveReply served = move(restarted, new MoveCommand.FinishRestore(empty, 1, 0, 0));
+            assertThat(served.isOk()).as(served.message()).isTrue();
+            assertThat(restarted.state().adoptedArchived()).as("restored: nothing owed").isEmpty();
+        }
+        try (ReplicasetStateMachine again = new ReplicasetStateMachine(dir.resolve("db"), 1 << 20, () -> 5_000)) {
+            assertThat(again.state().adoptedArchived()).isEmpty();
+        }
+    }
 }
