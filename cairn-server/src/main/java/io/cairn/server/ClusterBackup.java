@@ -172,6 +172,10 @@ final class ClusterBackup {
         List<Entry> its = m.buckets().stream().filter(e -> e.replicaset().equals(rsId)).toList();
         if (its.isEmpty()) throw new CairnException(ErrorCode.INVALID_CONFIG, "backup " + id + " holds no bucket of " + rsId + "; nothing was changed");
         requireWiped(rs);
+        for (ReplicasetSpec other : config.topology().replicasets()) {
+            // the containment asks every replicaset for its copy: one that does not answer is left out of the verdict
+            if (!other.id().equals(rsId)) leader(other);
+        }
         Map<Integer, Entry> byBucket = new HashMap<>();
         for (Entry e : its) byBucket.put(e.bucket(), e);
         // every bucket, empty ones included: a bucket without a record here would be owned by no one
