@@ -197,6 +197,9 @@ final class StorageArchiveTier implements AutoCloseable {
         try {
             boolean served = done.get(ADMIN_RESTORE_WAIT_MS, TimeUnit.MILLISECONDS);
             String failure = archives.failures().get(bucket);
+            if (!served && failure == null && archives.awaitsOwnerCheck(bucket)) {
+                failure = "it was rebuilt from a backup and waits until the doubled-bucket check confirms this copy (or contains it); try again";
+            }
             AdminServer.send(ex, served ? 200 : 409, "text/plain", served ? "bucket " + bucket + " is served (restored or never archived)\n"
                     : "bucket " + bucket + " stays archived: " + failure + "\n");
         } catch (java.util.concurrent.TimeoutException e) {

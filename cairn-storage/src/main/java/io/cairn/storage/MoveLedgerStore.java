@@ -171,6 +171,11 @@ final class MoveLedgerStore implements BucketLedger.Store {
         putSystem(ReplicasetState.adoptedKey(bucket), adopted ? new byte[] {1} : null);
     }
 
+    /** Notes (or forgets) in this entry's batch that {@code bucket} was rebuilt from a backup and awaits the doubled-bucket check. */
+    void markRebuilt(int bucket, boolean rebuilt) {
+        putSystem(ReplicasetState.rebuiltKey(bucket), rebuilt ? new byte[] {1} : null);
+    }
+
     @Override
     public void clearArchivePointer(int bucket) {
         putSystem(ReplicasetState.archivePointerKey(bucket), null);

@@ -110,6 +110,18 @@ final class ReplicasetState {
         return ByteBuffer.allocate(ADOPTED_PREFIX.length + 4).put(ADOPTED_PREFIX).putInt(bucket).array();
     }
 
+    private static final byte[] REBUILT_PREFIX = RocksStore.bytes("rebuilt-unconfirmed/");
+
+    /** Marks a bucket rebuilt from a backup (AdoptRestored) until it is restored, archived again or dropped. */
+    static byte[] rebuiltKey(int bucket) {
+        return ByteBuffer.allocate(REBUILT_PREFIX.length + 4).put(REBUILT_PREFIX).putInt(bucket).array();
+    }
+
+    /** Whether {@code bucket} was rebuilt from a backup and not restored since: its restore waits for the doubled-bucket check. */
+    boolean rebuiltFromBackup(int bucket) {
+        return store.get(store.system, rebuiltKey(bucket)) != null;
+    }
+
     /**
      * Buckets adopted archived here and still archived (the eager-restore list, docs/archive.md): read
      * from the replicated state, so a restarted member or one that installed a snapshot knows them too.
@@ -341,8 +353,11 @@ final class ReplicasetState {
         if (adopts && accepted && reply.record() != null && reply.record().isArchived()) {
             ledgerStore.markAdopted(command.bucket(), true); // replicated, so eager restore survives restarts and snapshots
             archivedAccess.adopted(command.bucket());
+        } else if (command instanceof MoveCommand.AdoptRestored && reply.isOk() && reply.record().state().servesWrites()) {
+            ledgerStore.markRebuilt(command.bucket(), true); // restored only once the doubled-bucket check confirms this copy
         } else if (accepted && endsAdoption(command)) {
             ledgerStore.markAdopted(command.bucket(), false);
+            ledgerStore.markRebuilt(command.bucket(), false);
         }
         return MoveCodec.encode(reply);
     }

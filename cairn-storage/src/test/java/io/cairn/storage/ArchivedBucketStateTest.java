@@ -200,4 +200,24 @@ class ArchivedBucketStateTest {
             assertThat(again.state().adoptedArchived()).isEmpty();
         }
     }
+
+    @Test
+    void aBucketRebuiltFromABackupIsMarkedUntilItsRestoreAndNeverOverARecord() throws Exception {
+        int lost = 42; // not bootstrapped here: as on a replicaset that lost its disk
+        ArchivePointer fromBackup = new ArchivePointer("cairn/rs1/buckets/42/2-cc", 2, 0, 0, 60, "cc");
+        try (ReplicasetStateMachine sm = loaded("db")) {
+            MoveReply over = move(sm, new MoveCommand.AdoptRestored(BUCKET, 1, new ArchivePointer("cairn/rs1/buckets/3/1-cc", 1, 0, 0, 60, "cc")));
+            assertThat(over.isOk()).as("a bucket this replicaset holds").isFalse();
+            assertThat(sm.state().rebuiltFromBackup(BUCKET)).isFalse();
+            assertThat(read(sm, "k1").bytes()).isEqualTo(utf8("v1"));
+
+            MoveReply rebuilt = move(sm, new MoveCommand.AdoptRestored(lost, 2, fromBackup));
+            assertThat(rebuilt.isOk()).as(rebuilt.message()).isTrue();
+            assertThat(sm.state().rebuiltFromBackup(lost)).isTrue();
+            assertThat(sm.state().adoptedArchived()).as("never restored eagerly: it may have moved away since").isEmpty();
+            assertThat(move(sm, new MoveCommand.RestoreChunk(lost, 2, 0, List.of())).isOk()).isTrue();
+            assertThat(move(sm, new MoveCommand.FinishRestore(lost, 2, 0, 0)).isOk()).isTrue();
+            assertThat(sm.state().rebuiltFromBackup(lost)).as("restored after the check confirmed it").isFalse();
+        }
+    }
 }
