@@ -175,7 +175,7 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
      * the backup, and its stale data must never be served as writable), and the check is asked for. The
      * request is answered TRYAGAIN meanwhile, as for any restore; a contained copy is never restored.
      */
-    boolean awaitsOwnerCheck(int bucket) {
+    public boolean awaitsOwnerCheck(int bucket) {
         ReplicasetState state = node.state();
         if (state == null || confirmedOwners.contains(bucket) || !state.rebuiltFromBackup(bucket)) return false;
         ownerCheck.accept(bucket);
