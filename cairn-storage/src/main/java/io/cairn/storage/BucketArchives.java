@@ -184,7 +184,11 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
 
     /** The doubled-bucket check found this copy of {@code bucket} the legitimate owner (its leader's driver thread). */
     public void confirmedOwner(int bucket) {
-        confirmedOwners.add(bucket);
+        ReplicasetState state = node.state();
+        if (confirmedOwners.add(bucket) && state != null && state.rebuiltFromBackup(bucket)) {
+            log.info("replicaset {}: bucket {}, rebuilt from a backup, is confirmed as its owner (no newer copy elsewhere); its restore can start",
+                    node.replicaset().id(), bucket);
+        }
     }
 
     /** Who asks the doubled-bucket check about a rebuilt bucket (set once, at wiring). */
