@@ -159,9 +159,11 @@ final class ClusterBackup {
      * at the backup's generation (docs/archive.md, "Restoring one replicaset"). A bucket that moved away
      * since is then held twice, here at the older generation, and the doubled-bucket check contains
      * this copy; the rest serve the backup's data (writes made to them after the backup are lost with
-     * the disks). Only into a replicaset that owns no bucket and holds no key or archive.
+     * the disks). Only into a replicaset that owns no bucket and holds no key or archive, unless
+     * {@code resume}: then the buckets rebuilt by an interrupted run are skipped (each adopt is
+     * idempotent) and any other bucket it holds a record of stops the command (the ledger refuses it).
      */
-    Manifest restoreReplicaset(String id, String rsId, Consumer<String> progress) {
+    Manifest restoreReplicaset(String id, String rsId, boolean resume, Consumer<String> progress) {
         Manifest m = read(id);
         if (m.bucketCount() != config.topology().bucketCount()) {
             throw new CairnException(ErrorCode.INVALID_CONFIG, "backup " + id + " has " + m.bucketCount() + " buckets, this cluster "
@@ -171,7 +173,7 @@ final class ClusterBackup {
                 .orElseThrow(() -> new CairnException(ErrorCode.INVALID_CONFIG, "no replicaset " + rsId + " in this cluster's topology"));
         List<Entry> its = m.buckets().stream().filter(e -> e.replicaset().equals(rsId)).toList();
         if (its.isEmpty()) throw new CairnException(ErrorCode.INVALID_CONFIG, "backup " + id + " holds no bucket of " + rsId + "; nothing was changed");
-        requireWiped(rs);
+        if (!resume) requireWiped(rs);
         for (ReplicasetSpec other : config.topology().replicasets()) {
             // the containment asks every replicaset for its copy: one that does not answer is left out of the verdict
             if (!other.id().equals(rsId)) leader(other);
@@ -197,7 +199,8 @@ final class ClusterBackup {
         }
         if (k.longValue() > 0 || o.longValue() > 0 || n.longValue() > 0) {
             throw new CairnException(ErrorCode.ILLEGAL_TRANSITION, "replicaset " + rs.id() + " still holds data (" + o + " buckets, " + k + " keys, "
-                    + n + " archived buckets): only a replicaset that lost its data is rebuilt from a backup; nothing was changed");
+                    + n + " archived buckets): only a replicaset that lost its data is rebuilt from a backup (--resume continues an"
+                    + " interrupted rebuild); nothing was changed");
         }
     }
 

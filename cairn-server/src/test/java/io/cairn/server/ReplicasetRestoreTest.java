@@ -110,6 +110,13 @@ class ReplicasetRestoreTest {
             Cli again = Cli.run("backup", "restore", id, "--replicaset", "rs1", "--config", file);
             assertThat(again.exitCode()).as("rs1 holds data now").isNotZero();
             assertThat(again.err()).contains("still holds data").contains("nothing was changed");
+            Cli resumed = Cli.run("backup", "restore", id, "--replicaset", "rs1", "--resume", "--config", file);
+            assertThat(resumed.exitCode()).as("every bucket rebuilt already: " + resumed.err()).isZero();
+            for (int b : moved) assertThat(record(rs1, b).isContainedDouble()).as("still contained").isTrue();
+            try (Jedis jedis = TestClusters.jedis(cluster)) {
+                assertThat(jedis.get(keys.get(stayed.get(0)).get(1))).as("a resumed rebuild changes nothing").isEqualTo("written-after-restore");
+                assertThat(jedis.get(keys.get(moved.get(0)).get(0))).isEqualTo("after-restore");
+            }
         }
     }
 

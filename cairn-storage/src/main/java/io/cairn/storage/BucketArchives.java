@@ -186,7 +186,8 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
     public void confirmedOwner(int bucket) {
         ReplicasetState state = node.state();
         if (confirmedOwners.add(bucket) && state != null && state.rebuiltFromBackup(bucket)) {
-            log.info("replicaset {}: bucket {}, rebuilt from a backup, is confirmed as its owner (no newer copy elsewhere); its restore can start",
+            // debug: a rebuilt replicaset confirms all its buckets at once, and each restore logs its own line
+            log.debug("replicaset {}: bucket {}, rebuilt from a backup, is confirmed as its owner (no newer copy elsewhere); its restore can start",
                     node.replicaset().id(), bucket);
         }
     }
