@@ -1,6 +1,7 @@
 package io.cairn.server;
 
 import io.cairn.core.BucketRecord;
+import io.cairn.core.BucketState;
 import io.cairn.core.ErrorCode;
 import io.cairn.server.config.ClusterConfig;
 import org.junit.jupiter.api.Test;
@@ -38,9 +39,24 @@ class ReplicasetRestoreTest {
 
     @Test
     void aWipedReplicasetRebuiltFromAnOldBackupHasItsMovedBucketsContainedAndTheRestServedAsBackedUp() throws Exception {
+        rebuildScenario(true);
+    }
+
+    /**
+     * With router verification and the storage self-check both off, nothing looks at the rebuilt buckets
+     * until one is accessed: the restore that access asks for waits for the doubled-bucket check (and
+     * asks for it), so a moved bucket is never served from the backup, and is contained by that check.
+     */
+    @Test
+    void withBothDetectorsOffTheFirstAccessOfARebuiltBucketWaitsForTheCheckThatContainsIt() throws Exception {
+        rebuildScenario(false);
+    }
+
+    private void rebuildScenario(boolean detectorsOn) throws Exception {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("rebalancer", Map.of("auto", false));
-        extra.put("router", Map.of("discoveryIntervalMs", 200));
+        extra.put("router", Map.of("discoveryIntervalMs", 200, "verifyDoubled", detectorsOn));
+        if (!detectorsOn) extra.put("storage", Map.of("doubledSelfCheckBucketsPerSecond", 0));
         ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, extra);
         try (LocalCluster cluster = new LocalCluster(config).start()) {
             assertThat(cluster.awaitReady(WAIT)).isTrue();
@@ -84,6 +100,13 @@ class ReplicasetRestoreTest {
             assertThat(restored.out()).contains("replicaset rs1 rebuilt from backup " + id + ": 32 buckets");
 
             StorageProcess rs1 = cluster.storage("s1-1");
+            if (!detectorsOn) {
+                int b = moved.get(0);
+                assertThat(record(rs1, b).state()).as("nothing checked it yet").isEqualTo(BucketState.ACTIVE);
+                // the first access: its restore waits for the check (which it asks for); nothing is applied
+                assertThat(writeDirect(config, "rs1", b, keys.get(b).get(0), "stale-write")).isEqualTo(ErrorCode.BUCKET_RESTORING);
+                for (int other : moved.subList(1, moved.size())) writeDirect(config, "rs1", other, keys.get(other).get(0), "stale-write");
+            }
             await().atMost(WAIT).untilAsserted(() -> {
                 for (int b : moved) assertThat(record(rs1, b).isContainedDouble()).as("moved bucket %d on rs1", b).isTrue();
             });
