@@ -115,6 +115,7 @@ public final class StorageProcess implements AutoCloseable {
             node.close();
             throw e;
         }
+        if (archive != null) doubled.confirmsRestoresOf(archive.archives()); // a rebuilt bucket restores only once confirmed its owner
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-storage-" + nodeId + "-timer");
             t.setDaemon(true);

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -53,6 +54,8 @@ public final class DoubledVerifier implements AutoCloseable {
     private final DoubledVerification verification;
     private final AtomicLong checked = new AtomicLong();
     private final AtomicLong contained = new AtomicLong();
+    private volatile IntConsumer ownerConfirmed = bucket -> {};
+    private volatile Topology topology;
     /** Last time the quarantine collector looked (driver thread). */
     private long lastCollectMs;
 
@@ -86,6 +89,11 @@ public final class DoubledVerifier implements AutoCloseable {
                     public void containRefused(int bucket, String why) {
                         log.info("containing doubled bucket {} on {} did not happen: {}", bucket, replicaset, why);
                     }
+
+                    @Override
+                    public void confirmedOwner(int bucket, long generation) {
+                        ownerConfirmed.accept(bucket);
+                    }
                 });
     }
 
@@ -95,7 +103,22 @@ public final class DoubledVerifier implements AutoCloseable {
         return this;
     }
 
+    /**
+     * A bucket rebuilt from a backup is restored by {@code archives} only after this check confirmed the
+     * copy here as its legitimate owner (docs/archive.md, "Restoring one replicaset"); in a cluster of
+     * one replicaset there is no one to ask, and it is confirmed at once.
+     */
+    public void confirmsRestoresOf(BucketArchives archives) {
+        ownerConfirmed = archives::confirmedOwner;
+        archives.ownerCheck(bucket -> {
+            Topology t = topology;
+            if (t != null && t.replicasets().size() == 1) archives.confirmedOwner(bucket);
+            else request(List.of(bucket));
+        });
+    }
+
     public void setTopology(Topology topology) {
+        this.topology = topology;
         driver.execute(() -> {
             port.setTopology(topology);
             verification.setOthers(topology.replicasets().stream().map(ReplicasetSpec::id).toList());

@@ -169,6 +169,16 @@ final class MoveLedgerStore implements BucketLedger.Store {
         putSystem(ReplicasetState.archivePointerKey(bucket), pointer.encode());
     }
 
+    /** Notes (or forgets) in this entry's batch that {@code bucket} was adopted archived and owes an eager restore. */
+    void markAdopted(int bucket, boolean adopted) {
+        putSystem(ReplicasetState.adoptedKey(bucket), adopted ? new byte[] {1} : null);
+    }
+
+    /** Notes (or forgets) in this entry's batch that {@code bucket} was rebuilt from a backup and awaits the doubled-bucket check. */
+    void markRebuilt(int bucket, boolean rebuilt) {
+        putSystem(ReplicasetState.rebuiltKey(bucket), rebuilt ? new byte[] {1} : null);
+    }
+
     @Override
     public void clearArchivePointer(int bucket) {
         putSystem(ReplicasetState.archivePointerKey(bucket), null);

@@ -15,10 +15,12 @@ import io.cairn.core.wire.DiscoveryPage;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.core.wire.StorageStats;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -99,6 +101,44 @@ final class ReplicasetState {
 
     static byte[] archivePointerKey(int bucket) {
         return ByteBuffer.allocate(ARCHIVE_POINTER_PREFIX.length + 4).put(ARCHIVE_POINTER_PREFIX).putInt(bucket).array();
+    }
+
+    private static final byte[] ADOPTED_PREFIX = RocksStore.bytes("adopted-archive/");
+
+    /** Marks a bucket adopted archived (AdoptArchive, AdoptBackup) until it is restored, archived again or dropped. */
+    static byte[] adoptedKey(int bucket) {
+        return ByteBuffer.allocate(ADOPTED_PREFIX.length + 4).put(ADOPTED_PREFIX).putInt(bucket).array();
+    }
+
+    private static final byte[] REBUILT_PREFIX = RocksStore.bytes("rebuilt-unconfirmed/");
+
+    /** Marks a bucket rebuilt from a backup (AdoptRestored) until it is restored, archived again or dropped. */
+    static byte[] rebuiltKey(int bucket) {
+        return ByteBuffer.allocate(REBUILT_PREFIX.length + 4).put(REBUILT_PREFIX).putInt(bucket).array();
+    }
+
+    /** Whether {@code bucket} was rebuilt from a backup and not restored since: its restore waits for the doubled-bucket check. */
+    boolean rebuiltFromBackup(int bucket) {
+        return store.get(store.system, rebuiltKey(bucket)) != null;
+    }
+
+    /**
+     * Buckets adopted archived here and still archived (the eager-restore list, docs/archive.md): read
+     * from the replicated state, so a restarted member or one that installed a snapshot knows them too.
+     * At most one key per bucket.
+     */
+    List<Integer> adoptedArchived() {
+        List<Integer> out = new ArrayList<>();
+        try (RocksIterator it = store.newIterator(store.system)) {
+            for (it.seek(ADOPTED_PREFIX); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (key.length != ADOPTED_PREFIX.length + 4 || !Arrays.equals(key, 0, ADOPTED_PREFIX.length, ADOPTED_PREFIX, 0, ADOPTED_PREFIX.length)) break;
+                int bucket = ByteBuffer.wrap(key, ADOPTED_PREFIX.length, 4).getInt();
+                BucketRecord r = buckets.get(bucket);
+                if (r != null && r.isArchived()) out.add(bucket); // a FLUSHALL may have emptied it since: then nothing is owed
+            }
+        }
+        return out;
     }
 
     /** The bucket's archive object: the current one while it is archived, else the last one (or null). */
@@ -309,8 +349,22 @@ final class ReplicasetState {
             else if (reply.refusedByRefs()) refs.moveRefused(applyingStampMs, ledgerStore.batch());
         }
         boolean adopts = command instanceof MoveCommand.AdoptArchive || command instanceof MoveCommand.AdoptBackup;
-        if (adopts && (reply.isOk() || reply.outcome() == io.cairn.core.move.MoveReply.Outcome.COMPLETE)) archivedAccess.adopted(command.bucket());
+        boolean accepted = reply.isOk() || reply.outcome() == io.cairn.core.move.MoveReply.Outcome.COMPLETE;
+        if (adopts && accepted && reply.record() != null && reply.record().isArchived()) {
+            ledgerStore.markAdopted(command.bucket(), true); // replicated, so eager restore survives restarts and snapshots
+            archivedAccess.adopted(command.bucket());
+        } else if (command instanceof MoveCommand.AdoptRestored && reply.isOk() && reply.record().state().servesWrites()) {
+            ledgerStore.markRebuilt(command.bucket(), true); // restored only once the doubled-bucket check confirms this copy
+        } else if (accepted && endsAdoption(command)) {
+            ledgerStore.markAdopted(command.bucket(), false);
+            ledgerStore.markRebuilt(command.bucket(), false);
+        }
         return MoveCodec.encode(reply);
+    }
+
+    /** A restore that served the bucket, a new archive of it, or its data dropped after a move: no eager restore is owed any more. */
+    private static boolean endsAdoption(MoveCommand command) {
+        return command instanceof MoveCommand.FinishRestore || command instanceof MoveCommand.FinishArchive || command instanceof MoveCommand.DropData;
     }
 
     /** Several move commands, applied in order into the same batch, each seeing what the earlier ones wrote, as if each were its own entry. */

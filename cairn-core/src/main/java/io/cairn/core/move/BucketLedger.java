@@ -143,7 +143,7 @@ public final class BucketLedger {
         if (command instanceof DropQuarantined c) return DoubledLedger.dropQuarantined(c, r, store);
         if (command instanceof BeginArchive || command instanceof FinishArchive || command instanceof CancelArchive
                 || command instanceof RestoreChunk || command instanceof FinishRestore || command instanceof AdoptArchive
-                || command instanceof AdoptBackup) {
+                || command instanceof AdoptBackup || command instanceof AdoptRestored) {
             return ArchiveLedger.apply(command, r, store);
         }
         throw new IllegalArgumentException("unknown command " + command);

@@ -73,6 +73,7 @@ public final class MoveCodec {
         else if (command instanceof FinishRestore c) o.b(24).i(c.bucket()).l(c.generation()).l(c.keyCount()).l(c.checksum());
         else if (command instanceof AdoptArchive c) o.b(25).i(c.bucket()).str(c.source()).l(c.generation()).bytes(c.pointer().encode());
         else if (command instanceof AdoptBackup c) o.b(26).i(c.bucket()).l(c.generation()).bytes(c.pointer().encode());
+        else if (command instanceof AdoptRestored c) o.b(27).i(c.bucket()).l(c.generation()).bytes(c.pointer().encode());
         else throw new IllegalArgumentException("unknown move command " + command);
         sink.writeBytes(o.done());
     }
@@ -106,6 +107,7 @@ public final class MoveCodec {
             case 24 -> new FinishRestore(bucket, in.getLong(), in.getLong(), in.getLong());
             case 25 -> new AdoptArchive(bucket, str(in), in.getLong(), ArchivePointer.decode(OpCodec.readPresentBytes(in, "archive pointer")));
             case 26 -> new AdoptBackup(bucket, in.getLong(), ArchivePointer.decode(OpCodec.readPresentBytes(in, "archive pointer")));
+            case 27 -> new AdoptRestored(bucket, in.getLong(), ArchivePointer.decode(OpCodec.readPresentBytes(in, "archive pointer")));
             default -> throw new IllegalArgumentException("unknown move command type " + type);
         };
     }

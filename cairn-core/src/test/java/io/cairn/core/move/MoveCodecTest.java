@@ -63,7 +63,8 @@ class MoveCodecTest {
                 new CancelCopy(17, 7, false),
                 new ReceiveChunk(18, "rs-a", 9, 5, List.of(ChunkEntry.deletion(bytes("gone")), ENTRIES.get(0))),
                 new AdoptArchive(19, "rs-a", 9, new ArchivePointer("cairn/rs-b/buckets/19/8-ab", 8, 10, 200, 300, "ab")),
-                new AdoptBackup(20, 4, new ArchivePointer("cairn/rs-b/buckets/20/8-ab", 8, 10, 200, 300, "ab")));
+                new AdoptBackup(20, 4, new ArchivePointer("cairn/rs-b/buckets/20/8-ab", 8, 10, 200, 300, "ab")),
+                new AdoptRestored(21, 8, new ArchivePointer("cairn/rs-b/buckets/21/8-ab", 8, 10, 200, 300, "ab")));
         for (MoveCommand c : commands) assertThat(roundTrip(c)).isEqualTo(c);
     }
 
