@@ -16,18 +16,24 @@ import static org.assertj.core.api.Assertions.assertThat;
  * just moved: `cairn bucket move` was undone within a round (seen in InternalTlsClusterTest).
  */
 class MoverKeepsManualMovesTest {
-    @Test
-    void aBucketMovedByHandIsNotTheOneTheRebalancerSendsBack() {
-        InMemoryReplicaset a = new InMemoryReplicaset("a");
-        InMemoryReplicaset b = new InMemoryReplicaset("b");
+    /** Buckets 1-4 on a, 5-8 on b, the rebalancer on. */
+    private final InMemoryReplicaset a = new InMemoryReplicaset("a");
+    private final InMemoryReplicaset b = new InMemoryReplicaset("b");
+    private final FakeMovePort port;
+    private final Mover mover;
+
+    MoverKeepsManualMovesTest() {
         for (int bucket = 1; bucket <= 4; bucket++) a.bootstrap(bucket, 2, 1);
         for (int bucket = 5; bucket <= 8; bucket++) b.bootstrap(bucket, 2, 1);
-        FakeMovePort port = new FakeMovePort(a, b);
-        Mover mover = new Mover(port, new PlanLimits(1.0, 1, 1, 1), SendMove.Limits.defaults(), true);
+        port = new FakeMovePort(a, b);
+        mover = new Mover(port, new PlanLimits(1.0, 1, 1, 1), SendMove.Limits.defaults(), true);
         mover.setLayout(new Mover.Layout(1, 8, Map.of("a", 1.0, "b", 1.0)));
+    }
 
+    @Test
+    void aBucketMovedByHandIsNotTheOneTheRebalancerSendsBack() {
         mover.requestMove(1, "b");
-        settle(mover, port);
+        settle();
 
         assertThat(state(b, 1)).as("the bucket moved by hand is on its destination").isEqualTo(BucketState.ACTIVE);
         assertThat(a.status(100).active()).as("the rebalancer evened the counts with another bucket").isEqualTo(4);
@@ -36,18 +42,10 @@ class MoverKeepsManualMovesTest {
 
     @Test
     void aLaterManualMoveOfTheSameBucketIsStillObeyed() {
-        InMemoryReplicaset a = new InMemoryReplicaset("a");
-        InMemoryReplicaset b = new InMemoryReplicaset("b");
-        for (int bucket = 1; bucket <= 4; bucket++) a.bootstrap(bucket, 2, 1);
-        for (int bucket = 5; bucket <= 8; bucket++) b.bootstrap(bucket, 2, 1);
-        FakeMovePort port = new FakeMovePort(a, b);
-        Mover mover = new Mover(port, new PlanLimits(1.0, 1, 1, 1), SendMove.Limits.defaults(), true);
-        mover.setLayout(new Mover.Layout(1, 8, Map.of("a", 1.0, "b", 1.0)));
-
         mover.requestMove(1, "b");
-        settle(mover, port);
+        settle();
         mover.requestMove(1, "a");
-        settle(mover, port);
+        settle();
 
         assertThat(state(a, 1)).as("sent back by hand").isEqualTo(BucketState.ACTIVE);
         assertThat(a.status(100).active() + b.status(100).active()).isEqualTo(8);
@@ -56,24 +54,17 @@ class MoverKeepsManualMovesTest {
 
     @Test
     void aReplicasetDrainedAfterwardsLetsGoOfTheBucketMovedThereByHand() {
-        InMemoryReplicaset a = new InMemoryReplicaset("a");
-        InMemoryReplicaset b = new InMemoryReplicaset("b");
-        for (int bucket = 1; bucket <= 4; bucket++) a.bootstrap(bucket, 2, 1);
-        for (int bucket = 5; bucket <= 8; bucket++) b.bootstrap(bucket, 2, 1);
-        FakeMovePort port = new FakeMovePort(a, b);
-        Mover mover = new Mover(port, new PlanLimits(1.0, 1, 1, 1), SendMove.Limits.defaults(), true);
-        mover.setLayout(new Mover.Layout(1, 8, Map.of("a", 1.0, "b", 1.0)));
         mover.requestMove(1, "b");
-        settle(mover, port);
+        settle();
 
         mover.setLayout(new Mover.Layout(2, 8, Map.of("a", 1.0, "b", 0.0)));
-        settle(mover, port);
+        settle();
 
         assertThat(b.status(100).active()).as("b drained, the bucket moved there by hand too").isZero();
         assertThat(state(a, 1)).isEqualTo(BucketState.ACTIVE);
     }
 
-    private static void settle(Mover mover, FakeMovePort port) {
+    private void settle() {
         for (int round = 0; round < 200; round++) {
             mover.round();
             port.runTimers(50);
