@@ -3,16 +3,11 @@ package io.cairn.sim;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.doubled.DoubledVerification;
 import io.cairn.core.doubled.SelfCheckSchedule;
-import io.cairn.core.move.MoveCommand;
-import io.cairn.core.move.MovePort;
-import io.cairn.core.move.MoveQuery;
-import io.cairn.core.move.MoveReply;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Random;
-import java.util.function.Consumer;
 
 /**
  * The storage leaders' doubled-bucket verification under the simulator: one production
@@ -43,7 +38,7 @@ final class SimVerifier {
     void start() {
         List<String> ids = replicasets.stream().map(rs -> rs.id).toList();
         for (SimReplicaset rs : replicasets) {
-            DoubledVerification v = new DoubledVerification(rs.id, new Port(rs.id), local(rs),
+            DoubledVerification v = new DoubledVerification(rs.id, new SimCommandPort(scheduler, network, rs.id, "verifier of " + rs.id), local(rs),
                     new SelfCheckSchedule(SELF_CHECK_BUCKETS_PER_SECOND, MAX_BATCH), MAX_BATCH, NO_EVENTS);
             v.setOthers(ids);
             verifications.add(v);
@@ -92,54 +87,4 @@ final class SimVerifier {
         @Override
         public void containRefused(int bucket, String why) {}
     };
-
-    /** The verifier's port: Contain as a log entry of its own replicaset, Inspect as a query; nothing else. */
-    private final class Port implements MovePort {
-        private final String owner;
-
-        Port(String owner) {
-            this.owner = owner;
-        }
-
-        @Override
-        public void submit(String replicaset, MoveCommand command, Consumer<MoveReply> reply) {
-            network.propose(owner, replicaset, "verifier of " + owner + " " + command, SimEntry.move(0, command), reply, () -> true);
-        }
-
-        @Override
-        public void inspect(String replicaset, MoveQuery.Inspect query, Consumer<List<MoveQuery.BucketReport>> reply) {
-            network.query(owner, replicaset, "verifier of " + owner + " inspects " + query.buckets() + " on " + replicaset,
-                    s -> s.inspect(query), reply, () -> true);
-        }
-
-        @Override
-        public void readChunk(String replicaset, MoveQuery.ReadChunk query, Consumer<MoveQuery.ChunkPage> reply) {
-            throw new UnsupportedOperationException("the verifier reads no chunks");
-        }
-
-        @Override
-        public void readChanges(String replicaset, MoveQuery.ReadChanges query, Consumer<MoveQuery.ChangesPage> reply) {
-            throw new UnsupportedOperationException("the verifier reads no chunks");
-        }
-
-        @Override
-        public void digest(String replicaset, int bucket, Consumer<MoveQuery.BucketDigest> reply) {
-            throw new UnsupportedOperationException("the verifier asks for no digests");
-        }
-
-        @Override
-        public void status(String replicaset, int maxCandidates, Consumer<MoveQuery.MoveStatus> reply) {
-            throw new UnsupportedOperationException("the verifier asks for no statuses");
-        }
-
-        @Override
-        public void after(long delayMs, Runnable task) {
-            scheduler.after(delayMs, "verifier timer", task);
-        }
-
-        @Override
-        public long nowMs() {
-            return scheduler.nowMs();
-        }
-    }
 }
