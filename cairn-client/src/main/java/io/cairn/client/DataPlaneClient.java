@@ -6,7 +6,6 @@ import io.cairn.core.tls.ClusterTls;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.DataPlane;
-import io.cairn.core.wire.InProcessDataPlane;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;

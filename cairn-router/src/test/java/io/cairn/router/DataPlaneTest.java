@@ -13,7 +13,7 @@ import io.cairn.storage.ReplicationEngine;
 import io.cairn.core.wire.DiscoveryCursor;
 import io.cairn.core.wire.KeyPage;
 import io.cairn.core.wire.KeyQuery;
-import io.cairn.core.wire.InProcessDataPlane;
+import io.cairn.client.InProcessDataPlane;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.storage.StorageNode;
 import org.apache.ratis.client.RaftClient;

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * data-plane connections, and in a local cluster the storage nodes' data-plane listeners too.
  * On a single loop a GET and its reply never change threads: the loop decodes it, hands the
  * data-plane request to the leader's listener (same JVM, in process:
- * {@link io.cairn.core.wire.InProcessDataPlane}), serves it under the lease and answers the
+ * {@link io.cairn.client.InProcessDataPlane}), serves it under the lease and answers the
  * client. Each hand-off between threads cost a wake-up, most of a small read's CPU
  * (docs/benchmarks.md, stop 14); the loopback socket in between cost most of the rest (stop 16).
  */

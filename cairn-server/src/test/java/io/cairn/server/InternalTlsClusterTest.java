@@ -5,7 +5,7 @@ import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.tls.ClusterTls;
 import io.cairn.core.tls.LocalCertificateAuthority;
 import io.cairn.core.tls.ReloadingFiles;
-import io.cairn.core.wire.InProcessDataPlane;
+import io.cairn.client.InProcessDataPlane;
 import io.cairn.server.admin.AdminHttps;
 import io.cairn.server.config.ClusterConfig;
 import org.junit.jupiter.api.AfterEach;

@@ -2,7 +2,7 @@ package io.cairn.storage;
 
 import io.cairn.core.tls.ClusterTls;
 import io.cairn.core.wire.DataPlane;
-import io.cairn.core.wire.InProcessDataPlane;
+import io.cairn.client.InProcessDataPlane;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;

@@ -129,7 +129,7 @@ public final class StorageNode implements AutoCloseable {
         return dataPlane.endpoint();
     }
 
-    /** Routers of this JVM connected to this member without a socket ({@link io.cairn.core.wire.InProcessDataPlane}). */
+    /** Routers of this JVM connected to this member without a socket ({@link io.cairn.client.InProcessDataPlane}). */
     public int inProcessSessions() {
         return dataPlane.inProcessSessions();
     }

@@ -44,8 +44,7 @@ class SourceRulesTest {
             "io/cairn/core/tls/ClusterTls.java", "loads the cluster's PEM files and reloads them on change (its default clock is injectable)",
             "io/cairn/core/tls/PemFiles.java", "reads PEM files",
             "io/cairn/core/tls/ReloadingFiles.java", "watches certificate files for changes",
-            "io/cairn/core/tls/LocalCertificateAuthority.java", "writes cairn up's local CA and certificates; their validity starts now",
-            "io/cairn/core/wire/InProcessDataPlane.java", "a JVM-wide registry switched off by a system property (issue 27 item 1 moves it out of core)");
+            "io/cairn/core/tls/LocalCertificateAuthority.java", "writes cairn up's local CA and certificates; their validity starts now");
 
     private static final Pattern QUALIFIED_NAME = Pattern.compile(
             "(?<![\\w.])(?:java|javax|jdk|io|org|com|net|picocli|software)(?:\\.[a-z_][a-z0-9_]*)+\\.[A-Z]\\w*");

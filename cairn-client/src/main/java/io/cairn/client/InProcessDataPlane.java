@@ -1,4 +1,6 @@
-package io.cairn.core.wire;
+package io.cairn.client;
+
+import io.cairn.core.wire.DataPlane;
 
 import java.util.Map;
 import java.util.UUID;
