@@ -12,7 +12,7 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.StorageRequest;
-import io.cairn.storage.DataPlaneMovePort;
+import io.cairn.rebalancer.DataPlaneMovePort;
 import io.cairn.storage.StorageNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

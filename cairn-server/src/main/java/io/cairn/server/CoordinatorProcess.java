@@ -11,13 +11,13 @@ import io.cairn.core.CairnException;
 import io.cairn.core.move.Mover;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.storage.StorageAdmin;
-import io.cairn.server.move.MoverService;
+import io.cairn.rebalancer.MoverService;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.server.admin.AdminAccess;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.admin.AlertMetrics;
 import io.cairn.server.config.ClusterConfig;
-import io.cairn.storage.ArchiveMoveIo;
+import io.cairn.rebalancer.ArchiveMoveIo;
 import io.micrometer.core.instrument.Gauge;
 
 import java.io.IOException;

@@ -7,7 +7,7 @@ import io.cairn.core.kv.StoredValue;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveQuery;
 import io.cairn.server.admin.AdminServer;
-import io.cairn.server.move.MoverService;
+import io.cairn.rebalancer.MoverService;
 
 import java.io.IOException;
 import java.net.URLDecoder;

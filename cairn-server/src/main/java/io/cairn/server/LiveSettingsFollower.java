@@ -7,7 +7,7 @@ import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
-import io.cairn.server.move.MoverService;
+import io.cairn.rebalancer.MoverService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,8 +1,8 @@
 package io.cairn.server;
 
 import io.cairn.core.rebalance.ReplicasetPhase;
-import io.cairn.server.move.MoverService;
-import io.cairn.server.move.RebalancerProgress;
+import io.cairn.rebalancer.MoverService;
+import io.cairn.rebalancer.RebalancerProgress;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 

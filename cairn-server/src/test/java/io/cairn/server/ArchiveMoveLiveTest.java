@@ -8,7 +8,7 @@ import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
 import io.cairn.server.ArchiveScenarios.Loaded;
 import io.cairn.server.config.ClusterConfig;
-import io.cairn.storage.ArchiveMoveIo;
+import io.cairn.rebalancer.ArchiveMoveIo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;

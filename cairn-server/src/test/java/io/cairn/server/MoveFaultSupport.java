@@ -4,7 +4,7 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.move.MoveQuery.BucketDigest;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.Topology;
-import io.cairn.storage.DataPlaneMovePort;
+import io.cairn.rebalancer.DataPlaneMovePort;
 import io.cairn.core.wire.StorageStats;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;

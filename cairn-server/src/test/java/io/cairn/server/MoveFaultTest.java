@@ -8,7 +8,7 @@ import io.cairn.core.topology.Topology;
 import io.cairn.server.MoveFaultSupport.Records;
 import io.cairn.server.MoveFaultSupport.RecordingWriter;
 import io.cairn.server.config.ClusterConfig;
-import io.cairn.server.move.MoverService;
+import io.cairn.rebalancer.MoverService;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,7 +60,7 @@ class MoveFaultTest {
     Path dir;
 
     private static final ch.qos.logback.classic.Logger MOVE_PORT_LOG =
-            (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.cairn.storage.DataPlaneMovePort");
+            (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.cairn.rebalancer.DataPlaneMovePort");
     private static ch.qos.logback.classic.Level movePortLevel;
 
     /** Diagnostics: the move port logs every failed Raft call at DEBUG (restored after this class). */

@@ -8,7 +8,7 @@ import io.cairn.server.MoveFaultSupport.Records;
 import io.cairn.server.MoveFaultSupport.RecordingWriter;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
-import io.cairn.server.move.MoverService;
+import io.cairn.rebalancer.MoverService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

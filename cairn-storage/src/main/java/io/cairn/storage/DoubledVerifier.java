@@ -1,5 +1,7 @@
 package io.cairn.storage;
 
+import io.cairn.rebalancer.DriverLoop;
+import io.cairn.rebalancer.DataPlaneMovePort;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.doubled.DoubledVerification;
 import io.cairn.core.doubled.SelfCheckSchedule;

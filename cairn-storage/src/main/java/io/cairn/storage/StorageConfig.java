@@ -1,5 +1,6 @@
 package io.cairn.storage;
 
+import io.cairn.rebalancer.DataPlaneMovePort;
 import java.nio.file.Path;
 import java.time.Duration;
 

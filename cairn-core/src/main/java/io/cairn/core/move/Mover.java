@@ -18,7 +18,9 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -115,7 +117,7 @@ public final class Mover {
      * settings, cairn config set). Moves in flight go on; a lower limit only stops new ones.
      */
     public void setPlanning(PlanLimits limits, boolean auto) {
-        this.planLimits = java.util.Objects.requireNonNull(limits);
+        this.planLimits = Objects.requireNonNull(limits);
         this.autoRebalance = auto;
     }
 
@@ -140,7 +142,7 @@ public final class Mover {
         Plan p = lastPlan;
         boolean balanced = p != null && inFlight.isEmpty() && RebalancePlanner.converged(p, planLimits);
         Map<String, Integer> targets = p == null ? Map.of() : p.targets();
-        Map<String, ReplicasetPhase> phases = new java.util.TreeMap<>();
+        Map<String, ReplicasetPhase> phases = new TreeMap<>();
         for (var e : layout.weights().entrySet()) {
             Integer h = held.get(e.getKey());
             if (h != null) phases.put(e.getKey(), ReplicasetPhase.of(e.getValue(), h, targets.getOrDefault(e.getKey(), -1), balanced));

@@ -10,8 +10,8 @@ import io.cairn.router.resp.RespAuth;
 import io.cairn.router.resp.RespConfig;
 import io.cairn.router.resp.RespTls;
 import io.cairn.server.admin.AdminAccess;
-import io.cairn.server.move.MoverService;
-import io.cairn.storage.DataPlaneMovePort;
+import io.cairn.rebalancer.MoverService;
+import io.cairn.rebalancer.DataPlaneMovePort;
 import io.cairn.storage.DoubledVerifier;
 import io.cairn.storage.ReplicationEngine;
 import io.cairn.storage.StorageConfig;
@@ -280,7 +280,7 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
     }
 
     /**
-     * The rebalancer on the coordinator leader (see {@link io.cairn.server.move.MoverService}).
+     * The rebalancer on the coordinator leader (see {@link io.cairn.rebalancer.MoverService}).
      *
      * @param auto            move buckets by weight automatically; manual moves work either way
      * @param thresholdPercent no automatic moves while the disbalance is at or below this

@@ -6,7 +6,7 @@ import io.cairn.core.move.MoveQuery.BucketDigest;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.server.config.ClusterConfig;
-import io.cairn.storage.DataPlaneMovePort;
+import io.cairn.rebalancer.DataPlaneMovePort;
 
 import java.util.ArrayList;
 import java.util.Collection;

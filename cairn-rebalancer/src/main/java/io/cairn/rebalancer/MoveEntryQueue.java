@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.rebalancer;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

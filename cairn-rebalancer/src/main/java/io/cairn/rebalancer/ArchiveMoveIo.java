@@ -1,10 +1,12 @@
-package io.cairn.storage;
+package io.cairn.rebalancer;
 
 import io.cairn.archive.ArchiveRef;
 import io.cairn.archive.BucketArchiver;
+import io.cairn.archive.StoreThrottle;
 import io.cairn.archive.ThrottledObjectStore;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.RetryClass;
 import io.cairn.core.move.ArchivePointer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,11 +14,13 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The object-store calls of moves of archived buckets, made by the move driver's port
@@ -53,7 +57,7 @@ public final class ArchiveMoveIo implements AutoCloseable {
     }
 
     /** The throttle of the store this uses (its rates change at run time: {@code cairn config set archive.bytesPerSecond}). */
-    public io.cairn.archive.StoreThrottle throttle() {
+    public StoreThrottle throttle() {
         return store.throttle();
     }
 
@@ -100,11 +104,11 @@ public final class ArchiveMoveIo implements AutoCloseable {
     /** A value or the store's refusal; {@code retryable} when asking again later may succeed. */
     record Result<T>(T value, CairnException failure) {
         boolean retryable() {
-            return failure != null && failure.code().retry != io.cairn.core.RetryClass.FATAL;
+            return failure != null && failure.code().retry != RetryClass.FATAL;
         }
     }
 
-    private <T> void run(Consumer<Result<T>> done, java.util.function.Supplier<T> call) {
+    private <T> void run(Consumer<Result<T>> done, Supplier<T> call) {
         try {
             pool.execute(() -> {
                 Result<T> r;
@@ -117,7 +121,7 @@ public final class ArchiveMoveIo implements AutoCloseable {
                 }
                 done.accept(r);
             });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             done.accept(new Result<>(null, new CairnException(ErrorCode.OBJECT_STORE_UNAVAILABLE, "too many archive calls queued")));
         }
     }

@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.rebalancer;
 
 import io.cairn.client.DataPlaneClient;
 import io.cairn.core.move.ArchiveMoves;
@@ -44,7 +44,7 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
 
     private final ScheduledExecutorService driver;
     /** How long one call may take, its re-sends to other members included. */
-    static final long CALL_BUDGET_MS = 15_000;
+    public static final long CALL_BUDGET_MS = 15_000;
     private final Map<String, DataPlaneClient> clients = new HashMap<>();
     /** Commands waiting for each replicaset's next entry (driver thread only). */
     private final Map<String, MoveEntryQueue<Queued>> queues = new HashMap<>();

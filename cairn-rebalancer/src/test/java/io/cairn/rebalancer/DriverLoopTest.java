@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.rebalancer;
 
 import org.junit.jupiter.api.Test;
 

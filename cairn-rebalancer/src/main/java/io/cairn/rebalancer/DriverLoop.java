@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.rebalancer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,9 +1,7 @@
-package io.cairn.server.move;
+package io.cairn.rebalancer;
 
 import io.cairn.core.move.Mover;
 import io.cairn.core.rebalance.ReplicasetPhase;
-import io.cairn.storage.ArchiveMoveIo;
-import io.cairn.storage.DataPlaneMovePort;
 
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,9 +1,8 @@
-package io.cairn.server.move;
+package io.cairn.rebalancer;
 
 import io.cairn.core.move.Mover;
 import io.cairn.core.move.RecentDurations;
 import io.cairn.core.rebalance.ReplicasetPhase;
-import io.cairn.storage.DataPlaneMovePort;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

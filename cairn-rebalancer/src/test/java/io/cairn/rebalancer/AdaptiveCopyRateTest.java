@@ -1,8 +1,8 @@
-package io.cairn.storage;
+package io.cairn.rebalancer;
 
 import org.junit.jupiter.api.Test;
 
-import static io.cairn.storage.AdaptiveCopyRate.WINDOW_MS;
+import static io.cairn.rebalancer.AdaptiveCopyRate.WINDOW_MS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The copy rate follows the delay the copy adds to move steps (LEDBAT-like), between a floor and the cap. */

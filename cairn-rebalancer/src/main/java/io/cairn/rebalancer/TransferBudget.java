@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.rebalancer;
 
 /**
  * The bytes per second bucket data may be copied at, shared by every move the driver runs. A

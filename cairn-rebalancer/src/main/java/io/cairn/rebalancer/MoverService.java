@@ -1,4 +1,4 @@
-package io.cairn.server.move;
+package io.cairn.rebalancer;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.doubled.DoubledResolver;
@@ -12,9 +12,6 @@ import io.cairn.core.move.SendMove;
 import io.cairn.core.rebalance.PlanLimits;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
-import io.cairn.storage.ArchiveMoveIo;
-import io.cairn.storage.DataPlaneMovePort;
-import io.cairn.storage.DriverLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
