@@ -6,8 +6,8 @@ import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.StoredValue;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveQuery;
-import io.cairn.server.admin.AdminServer;
 import io.cairn.rebalancer.MoverService;
+import io.cairn.server.admin.AdminServer;
 
 import java.io.IOException;
 import java.net.URLDecoder;

@@ -5,9 +5,9 @@ import io.cairn.archive.StoreThrottle;
 import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.rebalancer.MoverService;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
-import io.cairn.rebalancer.MoverService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

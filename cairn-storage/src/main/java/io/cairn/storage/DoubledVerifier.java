@@ -1,7 +1,5 @@
 package io.cairn.storage;
 
-import io.cairn.rebalancer.DriverLoop;
-import io.cairn.rebalancer.DataPlaneMovePort;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.doubled.DoubledVerification;
 import io.cairn.core.doubled.SelfCheckSchedule;
@@ -9,6 +7,8 @@ import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveQuery;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
+import io.cairn.rebalancer.DataPlaneMovePort;
+import io.cairn.rebalancer.DriverLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,9 +1,9 @@
 package io.cairn.server.config;
 
+import io.cairn.rebalancer.DataPlaneMovePort;
 import io.cairn.router.resp.RespAuth;
 import io.cairn.router.resp.RespConfig;
 import io.cairn.storage.BucketArchives;
-import io.cairn.rebalancer.DataPlaneMovePort;
 import io.cairn.storage.DoubledVerifier;
 import io.cairn.storage.ReplicationEngine;
 import io.cairn.storage.StorageConfig;

@@ -5,8 +5,8 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.move.MoveQuery.BucketDigest;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
-import io.cairn.server.config.ClusterConfig;
 import io.cairn.rebalancer.DataPlaneMovePort;
+import io.cairn.server.config.ClusterConfig;
 
 import java.util.ArrayList;
 import java.util.Collection;
