@@ -56,7 +56,8 @@ class WireCodesTest {
         for (int i = 0; i < types.length; i++) expected.put(types[i], i);
         String[] stringEdits = {"GETEX", "SETRANGE", "INCRBYFLOAT", "SETBIT", "MSETNX", "BUCKET_VERSION", "TX_GUARD", "RENAME", "RENAMENX", "COPY"};
         for (int i = 0; i < stringEdits.length; i++) expected.put(stringEdits[i], 75 + i);
-        String[] zsetAlgebra = {"ZUNION", "ZINTER", "ZDIFF", "ZINTERCARD", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZRANGESTORE", "OBJECT", "DUMP", "RESTORE"};
+        String[] zsetAlgebra = {"ZUNION", "ZINTER", "ZDIFF", "ZINTERCARD", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZRANGESTORE", "OBJECT", "DUMP", "RESTORE",
+                "ZLEXCOUNT", "ZRANDMEMBER", "ZMPOP"};
         for (int i = 0; i < zsetAlgebra.length; i++) expected.put(zsetAlgebra[i], 85 + i);
         assertThat(codes(io.cairn.core.kv.KvOp.Type.values(), io.cairn.core.kv.KvOp.Type::code)).containsExactlyEntriesOf(expected);
         assertThat(codes(io.cairn.core.kv.OpResult.Kind.values(), io.cairn.core.kv.OpResult.Kind::code)).containsExactlyEntriesOf(ordered(

@@ -56,7 +56,7 @@ public final class KvApplier {
         try {
             if (KvOp.LIST_TYPES.contains(op.type())) return lists.apply(op, raw, stored, view, nowMs);
             if (KvOp.SET_TYPES.contains(op.type())) return sets.apply(op, raw, stored, view, nowMs);
-            if (KvOp.ZSET_TYPES.contains(op.type())) return zsets.apply(op, raw, stored, view);
+            if (KvOp.ZSET_TYPES.contains(op.type())) return zsets.apply(op, raw, stored, view, nowMs);
             if (KvOp.ZSET_ALGEBRA.contains(op.type())) return zsetAlgebra.apply(op, raw, view, nowMs);
         } catch (IllegalArgumentException | java.nio.BufferUnderflowException malformed) {
             // The collections check their arguments before they write anything: refused alike on every replica.

@@ -123,7 +123,15 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
          * DUMP and RESTORE ({@link DumpApplier}): RESTORE's packed list is the TTL as the client gave it and the payload,
          * with {@link #FLAG_XX} for REPLACE and {@link #FLAG_EXPIRE_ABS} for ABSTTL.
          */
-        DUMP(94, true), RESTORE(95, false);
+        DUMP(94, true), RESTORE(95, false),
+        /**
+         * ZLEXCOUNT: min, max as ZRANGEBYLEX reads them. ZRANDMEMBER: its 8-byte seed (chosen by the router, so every
+         * replica agrees), {@code arg} the count with {@link #FLAG_COUNT}, {@link #FLAG_WITHVALUES} for WITHSCORES.
+         * ZMPOP: pops up to {@code arg} members from the first non-empty of the key and the packed keys, highest first
+         * with {@link #FLAG_REV} (ZMPOP MAX), answering [key, member, score, ...] or nil; every BZPOPMIN, BZPOPMAX and
+         * BZMPOP attempt is one.
+         */
+        ZLEXCOUNT(96, true), ZRANDMEMBER(97, true), ZMPOP(98, false);
 
         public final boolean readOnly;
         private final byte code;
@@ -168,7 +176,13 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final java.util.Set<Type> SET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.SCARD, Type.SDIFFSTORE));
 
     /** The sorted set commands ({@link ZSetApplier}'s). */
-    public static final java.util.Set<Type> ZSET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZCARD, Type.ZPOPMAX));
+    public static final java.util.Set<Type> ZSET_TYPES = java.util.Collections.unmodifiableSet(zsetTypes());
+
+    private static java.util.EnumSet<Type> zsetTypes() {
+        java.util.EnumSet<Type> types = java.util.EnumSet.range(Type.ZCARD, Type.ZPOPMAX);
+        types.addAll(java.util.EnumSet.range(Type.ZLEXCOUNT, Type.ZMPOP));
+        return types;
+    }
 
     /** The sorted-set algebra ({@link ZSetAlgebraApplier}'s). */
     public static final java.util.Set<Type> ZSET_ALGEBRA = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZUNION, Type.ZRANGESTORE));

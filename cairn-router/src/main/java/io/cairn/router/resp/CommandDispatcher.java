@@ -57,6 +57,7 @@ final class CommandDispatcher {
         register(new BlockingListCommands(collections).specs());
         register(new SetCommands(collections).specs());
         register(new ZSetCommands(collections).specs());
+        register(new BlockingZSetCommands(collections).specs());
         register(new ZSetAlgebraCommands(collections).specs());
         register(new ObjectCommands(collections).specs());
         register(new DumpCommands(collections).specs());
