@@ -23,6 +23,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -278,6 +279,7 @@ final class ReplicasetState {
                     : op.type() == KvOp.Type.BUCKET_VERSION ? OpResult.integer(bucketVersion(op.bucket()))
                     : applier.apply(op, view, nowMs);
             results.add(result);
+            if (op.type() == KvOp.Type.DEL_IF_EXPIRED && !result.isError() && result.number() == 1) expiredKeys.increment();
             if (!op.readOnly() && !result.isError() && op.type() != KvOp.Type.TX_GUARD) written.add(op.bucket());
         }
         // One small system key per bucket written in this entry: cheap, lets an operator compare doubled copies, and versions the bucket for WATCH.
@@ -492,13 +494,25 @@ final class ReplicasetState {
                 OpResult refusal = refusal(op);
                 if (refusal != null) results.add(refusal);
                 else if (op.type() == KvOp.Type.BUCKET_VERSION) results.add(OpResult.integer(bucketVersion(op.bucket())));
-                else if (KvOp.HASH_TYPES.contains(op.type())) results.add(store.consistent(o -> applier.apply(op, new ReadOnlyView(store, o), nowMs)));
-                else results.add(applier.apply(op, direct, nowMs));
+                else if (KvOp.HASH_TYPES.contains(op.type())) results.add(store.consistent(o -> applyCounted(op, new ReadOnlyView(store, o), nowMs)));
+                else results.add(applyCounted(op, direct, nowMs));
             } finally {
                 ref.unlock();
             }
         }
         return OpCodec.encodeResults(results);
+    }
+
+    /** A read of one key, counted as a keyspace hit or miss as Redis counts its lookups (INFO stats; not replicated state). */
+    private OpResult applyCounted(KvOp op, KvView view, long nowMs) {
+        if (!KeyspaceLookups.counts(op)) return applier.apply(op, view, nowMs);
+        LookupView lookup = new LookupView(view);
+        OpResult result = applier.apply(op, lookup, nowMs);
+        if (!result.isError() || result.error() == ErrorCode.WRONG_TYPE) {
+            if (lookup.foundLive(nowMs)) keyspaceHits.increment();
+            else keyspaceMisses.increment();
+        }
+        return result;
     }
 
     /** Discovery answers served by this member: {requests, records, resync answers, bytes}. */
@@ -517,8 +531,17 @@ final class ReplicasetState {
             if (r.isHeld()) held++;
         }
         ExpiryScanner.Tally expiry = expiryTally;
-        return new StorageStats(keyCount, owned, lastBsn, appliedIndex, incarnation, bootstrapped, held, expiry.expiringKeys(), expiry.avgTtlMs());
+        return new StorageStats(keyCount, owned, lastBsn, appliedIndex, incarnation, bootstrapped, held, expiry.expiringKeys(), expiry.avgTtlMs(),
+                keyspaceHits.sum(), keyspaceMisses.sum(), expiredKeys.sum());
     }
+
+    /**
+     * INFO stats' keyspace_hits and keyspace_misses (reads this member served) and expired_keys (expired keys its
+     * applied entries deleted): since this process started, not replicated state; INFO sums the leaders'.
+     */
+    private final LongAdder keyspaceHits = new LongAdder();
+    private final LongAdder keyspaceMisses = new LongAdder();
+    private final LongAdder expiredKeys = new LongAdder();
 
     /** Keys with a TTL and their average TTL in ms, from the leader's expiry sweeper (not replicated state: INFO only). */
     private volatile ExpiryScanner.Tally expiryTally = new ExpiryScanner.Tally(0, 0);

@@ -44,6 +44,12 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_REV = 16384;
     /** LMPOP: pop from the right end (else the left). */
     public static final int FLAG_RIGHT = 32768;
+    /**
+     * A read the router makes for itself, not a client's lookup (a blocked pop polling LLEN or ZCARD): not
+     * counted in INFO's keyspace_hits and keyspace_misses, as Redis's LOOKUP_NOSTATS. A high bit, clear of the
+     * per-command flags below it.
+     */
+    public static final int FLAG_NO_STATS = 1 << 30;
     /** OBJECT's {@code arg}: the encoding Redis would report. */
     public static final long OBJECT_ENCODING = 0;
     /** OBJECT's {@code arg}: the reference count Redis would report. */

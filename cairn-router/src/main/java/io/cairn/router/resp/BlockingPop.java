@@ -23,7 +23,8 @@ import java.util.function.Function;
  *
  * <p>Redis parks a blocked client and serves it when a push lands; here the router tries the pop
  * (one operation, so Redis's answers for missing and wrong-type keys hold), and while every
- * collection is empty it asks their lengths (LLEN or ZCARD: reads, no Raft entry) every
+ * collection is empty it asks their lengths (LLEN or ZCARD: reads, no Raft entry, not counted as
+ * keyspace hits or misses) every
  * {@link #POLL_MS} until one is not, then tries again, until the timeout (0: forever) answers a
  * nil array. Every attempt goes through the router like any command, so a wait outlives bucket
  * moves and leader changes: a retryable refusal (bucket moving, no leader) counts as "still empty".
@@ -105,7 +106,7 @@ final class BlockingPop {
             }
             CompletableFuture.runAsync(() -> {
                 List<KvOp> lengths = new ArrayList<>(keys.size());
-                for (byte[] key : keys) lengths.add(ops.op(lengthType, key, List.of(), 0, 0));
+                for (byte[] key : keys) lengths.add(ops.op(lengthType, key, List.of(), 0, KvOp.FLAG_NO_STATS));
                 ops.executeAll(lengths).whenComplete((results, failure) -> {
                     // A fatal error (WRONGTYPE) counts as filled: the pop answers it as Redis would.
                     boolean filled = failure == null && results.stream().anyMatch(r -> r.isError() && r.error().retry == RetryClass.FATAL || r.number() > 0);
