@@ -4,6 +4,7 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.HashMeta;
+import io.cairn.core.kv.MovePiece;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveQuery;
@@ -21,7 +22,8 @@ import java.util.List;
  * while a bucket is copied ahead may be outdated by later writes; those writes mark their keys,
  * and the changed keys are read again once it is SENDING. A hash, list or set travels as one entry in
  * its move form (metadata, then its elements: {@link CollectionMeta#packForMove}; {@link HashMeta} for hashes), so a key is a key to the move
- * whatever its type: counted once, marked once, checksummed with its fields.
+ * whatever its type: counted once, marked once, checksummed with its fields. A collection bigger than the chunk bound
+ * travels in {@link MovePiece}s ({@link CollectionPieces}), the driver's cursor then pointing inside it.
  */
 final class MoveQueries {
     private MoveQueries() {}
@@ -51,7 +53,7 @@ final class MoveQueries {
         if (!q.allows(r)) {
             return new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is neither SENDING nor copied at generation " + q.generation() + ": " + r);
         }
-        return page(q.bucket(), q.afterKey(), q.maxKeys(), q.maxBytes(), state);
+        return page(q.bucket(), q.afterKey(), q.afterElement(), q.maxKeys(), q.maxBytes(), true, state);
     }
 
     /** The keys written since the copy ahead started, as they are now (absent ones as deletions). */
@@ -65,16 +67,27 @@ final class MoveQueries {
         List<ChunkEntry> entries = new ArrayList<>();
         int[] bytes = {0};
         boolean[] last = {true};
+        if (q.afterElement().length > 0) {
+            // The rest of a big collection sent in pieces (the data is frozen while SENDING, so it is still there).
+            byte[] stored = store.get(store.data, RocksStore.dataKey(q.bucket(), q.afterKey()));
+            if (CollectionMeta.isCollection(stored)) {
+                ChunkEntry e = CollectionPieces.next(store, q.bucket(), q.afterKey(), stored, q.afterElement(), q.maxBytes());
+                entries.add(e);
+                bytes[0] += e.sizeBytes();
+                if (e.keys() == 0) return new ChangesPage(new ChunkPage(entries, false, ""), -1, -1);
+            }
+        }
         store.forEachChanged(q.bucket(), q.afterKey(), key -> {
             byte[] stored = store.get(store.data, RocksStore.dataKey(q.bucket(), key));
-            ChunkEntry e = stored == null ? ChunkEntry.deletion(key) : new ChunkEntry(key, moveForm(store, q.bucket(), key, stored));
-            if (!entries.isEmpty() && (entries.size() >= q.maxKeys() || bytes[0] + e.sizeBytes() > q.maxBytes())) {
+            ChunkEntry e = stored == null ? ChunkEntry.deletion(key) : entry(store, q.bucket(), key, stored, q.maxBytes() - bytes[0]);
+            if (!entries.isEmpty() && (entries.size() >= q.maxKeys() || e.isPiece() || bytes[0] + e.sizeBytes() > q.maxBytes())) {
                 last[0] = false;
                 return false;
             }
             entries.add(e);
             bytes[0] += e.sizeBytes();
-            return true;
+            if (e.keys() == 0) last[0] = false; // a piece that is not the last ends the page; the next resumes inside the key
+            return e.keys() != 0;
         });
         ChunkPage page = new ChunkPage(entries, last[0], "");
         if (!last[0]) return new ChangesPage(page, -1, -1);
@@ -88,7 +101,7 @@ final class MoveQueries {
         boolean exportable = r != null && r.has(BucketRecord.FLAG_DOUBLED) && !r.has(BucketRecord.FLAG_DATA_DROPPED)
                 && (r.state() == BucketState.READONLY || r.state() == BucketState.GARBAGE);
         if (!exportable) return new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is not a doubled copy here: " + r);
-        return page(q.bucket(), q.afterKey(), Math.max(1, Math.min(q.maxKeys(), 10_000)), Math.max(1, Math.min(q.maxBytes(), 16 << 20)), state);
+        return page(q.bucket(), q.afterKey(), new byte[0], Math.max(1, Math.min(q.maxKeys(), 10_000)), Math.max(1, Math.min(q.maxBytes(), 16 << 20)), false, state);
     }
 
     /**
@@ -115,25 +128,44 @@ final class MoveQueries {
         return out;
     }
 
-    private static ChunkPage page(int bucket, byte[] afterKey, int maxKeys, int maxBytes, ReplicasetState state) {
+    /**
+     * The next keys after {@code afterKey} (inside it after {@code afterElement}), within the bounds; with {@code pieces}
+     * a collection too big for the bound travels as {@link MovePiece}s, one that does not fit what is left of a
+     * page starts the next page, and a piece that is not the last ends its page (exports send whole keys).
+     */
+    private static ChunkPage page(int bucket, byte[] afterKey, byte[] afterElement, int maxKeys, int maxBytes, boolean pieces,
+                                  ReplicasetState state) {
         RocksStore store = state.store();
-        ReadChunk q = new ReadChunk(bucket, 0, afterKey, maxKeys, maxBytes);
         List<ChunkEntry> entries = new ArrayList<>();
         int bytes = 0;
+        boolean resume = pieces && afterElement.length > 0;
         try (RocksIterator it = store.newIterator(store.data)) {
-            it.seek(RocksStore.dataKey(q.bucket(), q.afterKey()));
-            if (it.isValid() && q.afterKey().length > 0 && Arrays.equals(RocksStore.userKey(it.key()), q.afterKey())) it.next();
-            while (it.isValid() && RocksStore.bucketOf(it.key()) == q.bucket()) {
+            it.seek(RocksStore.dataKey(bucket, afterKey));
+            if (!resume && it.isValid() && afterKey.length > 0 && Arrays.equals(RocksStore.userKey(it.key()), afterKey)) it.next();
+            while (it.isValid() && RocksStore.bucketOf(it.key()) == bucket) {
                 byte[] key = RocksStore.userKey(it.key());
-                ChunkEntry e = new ChunkEntry(key, moveForm(store, q.bucket(), key, it.value()));
-                if (!entries.isEmpty() && (entries.size() >= q.maxKeys() || bytes + e.sizeBytes() > q.maxBytes())) break;
+                ChunkEntry e;
+                if (!pieces) {
+                    e = new ChunkEntry(key, moveForm(store, bucket, key, it.value()));
+                } else {
+                    byte[] inside = resume && Arrays.equals(key, afterKey) ? afterElement : new byte[0];
+                    e = CollectionMeta.isCollection(it.value()) ? CollectionPieces.next(store, bucket, key, it.value(), inside, maxBytes - bytes)
+                            : new ChunkEntry(key, it.value());
+                }
+                if (!entries.isEmpty() && (entries.size() >= maxKeys || e.isPiece() || bytes + e.sizeBytes() > maxBytes)) break;
                 entries.add(e);
                 bytes += e.sizeBytes();
+                if (e.keys() == 0) return new ChunkPage(entries, false, "");
                 it.next();
             }
-            boolean last = !it.isValid() || RocksStore.bucketOf(it.key()) != q.bucket();
+            boolean last = !it.isValid() || RocksStore.bucketOf(it.key()) != bucket;
             return new ChunkPage(entries, last, "");
         }
+    }
+
+    private static ChunkEntry entry(RocksStore store, int bucket, byte[] key, byte[] stored, int budgetBytes) {
+        return CollectionMeta.isCollection(stored) ? CollectionPieces.next(store, bucket, key, stored, new byte[0], budgetBytes)
+                : new ChunkEntry(key, stored);
     }
 
     /** What a move sends for a key: a string's record as stored, a collection's metadata with all its elements. */
@@ -149,7 +181,9 @@ final class MoveQueries {
             for (it.seek(RocksStore.dataKey(bucket, new byte[0])); it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
                 keys++;
                 byte[] key = RocksStore.userKey(it.key());
-                checksum += new ChunkEntry(key, moveForm(store, bucket, key, it.value())).crc();
+                // A collection's CRC is computed a page of elements at a time: the same value, never the whole key in memory.
+                checksum += CollectionMeta.isCollection(it.value()) ? CollectionPieces.wholeCrc(store, bucket, key, it.value())
+                        : new ChunkEntry(key, it.value()).crc();
             }
         }
         return new BucketDigest(state.record(bucket), keys, checksum);

@@ -9,9 +9,14 @@ import java.util.List;
 public sealed interface MoveQuery {
     /**
      * The next keys of a SENDING bucket, or of one being copied ahead, after {@code afterKey}
-     * (empty = from the start), bounded by count and bytes.
+     * (empty = from the start), bounded by count and bytes; with {@code afterElement} (not empty)
+     * the page resumes inside the collection {@code afterKey}, after that element ({@link ChunkEntry#resumeElement}).
      */
-    record ReadChunk(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {
+    record ReadChunk(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes, byte[] afterElement) implements MoveQuery {
+        public ReadChunk(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) {
+            this(bucket, generation, afterKey, maxKeys, maxBytes, new byte[0]);
+        }
+
         /** Whether the bucket's record allows this read: SENDING at {@code generation}, or being copied ahead for it. */
         public boolean allows(BucketRecord r) {
             if (r == null) return false;
@@ -22,9 +27,13 @@ public sealed interface MoveQuery {
 
     /**
      * The next keys written since a copy ahead started (deletions included), of a bucket SENDING
-     * at {@code generation}; the last page carries the bucket's digest.
+     * at {@code generation}; the last page carries the bucket's digest. {@code afterElement} as in {@link ReadChunk}.
      */
-    record ReadChanges(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {
+    record ReadChanges(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes, byte[] afterElement) implements MoveQuery {
+        public ReadChanges(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) {
+            this(bucket, generation, afterKey, maxKeys, maxBytes, new byte[0]);
+        }
+
         /** The first page at the default chunk bounds: what SendCopied's answer carries. */
         public static ReadChanges first(int bucket, long generation) {
             SendMove.Limits d = SendMove.Limits.defaults();

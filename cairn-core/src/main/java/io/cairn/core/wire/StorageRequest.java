@@ -134,7 +134,8 @@ public final class StorageRequest {
                 : command instanceof io.cairn.core.move.MoveCommand.ReceiveLastChunk l ? l.entries()
                 : command instanceof io.cairn.core.move.MoveCommand.RestoreChunk r ? r.entries() : java.util.List.of();
         for (io.cairn.core.move.ChunkEntry e : entries) {
-            if (!e.isDeletion()) io.cairn.core.kv.CollectionMeta.checkMoveForm(e.stored());
+            if (e.isPiece()) io.cairn.core.kv.MovePiece.check(e.stored());
+            else if (!e.isDeletion()) io.cairn.core.kv.CollectionMeta.checkMoveForm(e.stored());
         }
     }
 
