@@ -57,16 +57,8 @@ final class CollectionPieces {
 
     /** What {@link ChunkEntry#crc()} of the key's whole move form is, computed a page at a time. */
     static long wholeCrc(RocksStore store, int bucket, byte[] key, byte[] stored) {
-        MovePiece.Crc crc = new MovePiece.Crc(key, stored, CollectionMeta.entryCount(stored));
-        byte[] from = new byte[0];
         try (ReadOptions latest = new ReadOptions()) {
-            while (true) {
-                List<KvView.Field> page = store.fieldsFrom(bucket, key, from, READ_PAGE, latest);
-                for (KvView.Field f : page) crc.field(f);
-                if (page.size() < READ_PAGE) return crc.value();
-                byte[] last = page.get(page.size() - 1).name();
-                from = Arrays.copyOf(last, last.length + 1);
-            }
+            return MovePiece.wholeCrc(key, stored, (from, limit) -> store.fieldsFrom(bucket, key, from, limit, latest));
         }
     }
 }

@@ -12,8 +12,6 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.List;
 
 /**
  * {@link BucketLedger}'s view of one replicaset member while a MOVE or MOVE_BATCH entry is
@@ -104,18 +102,8 @@ final class MoveLedgerStore implements BucketLedger.Store {
         // The whole key as held here (this entry's writes included), read a page at a time.
         byte[] meta = view.get(bucket, piece.key());
         if (!CollectionMeta.isCollection(meta)) return 0; // no FIRST piece arrived: the CRC cannot match the source's
-        MovePiece.Crc crc = new MovePiece.Crc(piece.key(), meta, CollectionMeta.entryCount(meta));
-        byte[] from = new byte[0];
-        while (true) {
-            List<KvView.Field> page = view.fieldsFrom(bucket, piece.key(), from, CRC_PAGE);
-            for (KvView.Field f : page) crc.field(f);
-            if (page.size() < CRC_PAGE) return crc.value();
-            byte[] last = page.get(page.size() - 1).name();
-            from = Arrays.copyOf(last, last.length + 1);
-        }
+        return MovePiece.wholeCrc(piece.key(), meta, (from, limit) -> view.fieldsFrom(bucket, piece.key(), from, limit));
     }
-
-    private static final int CRC_PAGE = 1024;
 
     @Override
     public byte[] deleteData(int bucket, byte[] key) {

@@ -77,15 +77,51 @@ public final class MovePiece {
         CollectionMeta.checkMoveForm(form);
     }
 
+    /** A collection's elements in name order, a page at a time: the {@code limit} first at or after {@code from}. */
+    @FunctionalInterface
+    public interface Pages {
+        List<KvView.Field> from(byte[] from, int limit);
+    }
+
+    private static final int CRC_PAGE = 1024;
+
+    /**
+     * What {@code ChunkEntry.crc()} of a key's whole move form ({@link CollectionMeta#packForMove} of
+     * {@code meta} and every element) is, read a page at a time: one pass counts the elements (the
+     * move form's length prefix), a second feeds them.
+     */
+    public static long wholeCrc(byte[] key, byte[] meta, Pages pages) {
+        long fields = 0;
+        for (byte[] from = new byte[0]; from != null; ) {
+            List<KvView.Field> page = pages.from(from, CRC_PAGE);
+            fields += page.size();
+            from = next(page);
+        }
+        Crc crc = new Crc(key, meta, fields);
+        for (byte[] from = new byte[0]; from != null; ) {
+            List<KvView.Field> page = pages.from(from, CRC_PAGE);
+            for (KvView.Field f : page) crc.field(f);
+            from = next(page);
+        }
+        return crc.value();
+    }
+
+    /** The smallest name after a full page's last one; null after the last page. */
+    private static byte[] next(List<KvView.Field> page) {
+        if (page.size() < CRC_PAGE) return null;
+        byte[] last = page.get(page.size() - 1).name();
+        return Arrays.copyOf(last, last.length + 1);
+    }
+
     /**
      * A CRC computed as {@code ChunkEntry.crc()} computes one over a key and its whole move form,
      * fed element by element so a big collection is never held whole in memory.
      */
-    public static final class Crc {
+    static final class Crc {
         private final CRC32C crc = new CRC32C();
 
         /** Starts with the key, the metadata's bytes and the number of packed elements (2 per field). */
-        public Crc(byte[] key, byte[] meta, long fieldCount) {
+        Crc(byte[] key, byte[] meta, long fieldCount) {
             ByteBuffer len = ByteBuffer.allocate(4);
             crc.update(key.length >>> 24);
             crc.update(key.length >>> 16);
@@ -96,7 +132,7 @@ public final class MovePiece {
             crc.update(len.putInt(0, (int) (2 * fieldCount)).array());
         }
 
-        public void field(KvView.Field f) {
+        void field(KvView.Field f) {
             element(f.name());
             element(f.value());
         }
@@ -106,7 +142,7 @@ public final class MovePiece {
             if (e != null) crc.update(e);
         }
 
-        public long value() {
+        long value() {
             return crc.getValue();
         }
     }
