@@ -25,12 +25,15 @@ import static org.awaitility.Awaitility.await;
  * A bucket holding one big hash moves while a client keeps writing other keys of that bucket and
  * reading the big key (issue 24, item 4): no acknowledged write is lost, the hash arrives whole,
  * and the slowest foreground request is reported. 100,000 fields in the normal build (the hash
- * moves as one chunk entry); {@code -Dcairn.bigkey.fields=1000000} for the million-field run
- * recorded in docs/benchmarks.md.
+ * moves in pieces of the 1 MiB chunk bound); {@code -Dcairn.bigkey.fields=1000000} for the
+ * million-field runs recorded in docs/benchmarks.md, with {@code -Dcairn.bigkey.valueBytes=64}
+ * for a hash above a Raft entry's 64 MiB bound.
  */
 class BigKeyMoveTest {
     private static final int BUCKETS = 300;
     private static final int FIELDS = Integer.getInteger("cairn.bigkey.fields", 100_000);
+    /** Bytes of each field's value ({@code -Dcairn.bigkey.valueBytes=64}: a million fields pass a Raft entry's 64 MiB); 0 keeps "v123". */
+    private static final int VALUE_BYTES = Integer.getInteger("cairn.bigkey.valueBytes", 0);
 
     @TempDir
     Path dir;
@@ -74,11 +77,16 @@ class BigKeyMoveTest {
                 }
                 assertThat(jedis.hlen("{big}hash")).isEqualTo(FIELDS);
                 for (int i = 0; i < FIELDS; i += Math.max(1, FIELDS / 1_000)) {
-                    assertThat(jedis.hget("{big}hash", "f" + i)).isEqualTo("v" + i);
+                    assertThat(jedis.hget("{big}hash", "f" + i)).isEqualTo(value(i));
                 }
-                assertThat(jedis.hget("{big}hash", "f" + (FIELDS - 1))).isEqualTo("v" + (FIELDS - 1));
+                assertThat(jedis.hget("{big}hash", "f" + (FIELDS - 1))).isEqualTo(value(FIELDS - 1));
             }
         }
+    }
+
+    private static String value(int i) {
+        String v = "v" + i;
+        return VALUE_BYTES <= v.length() ? v : "x".repeat(VALUE_BYTES - v.length()) + v;
     }
 
     /** HSET in pipelined batches of 1,000 fields. */
@@ -86,7 +94,7 @@ class BigKeyMoveTest {
         Pipeline pipe = jedis.pipelined();
         for (int from = 0; from < FIELDS; from += 1_000) {
             Map<String, String> batch = new HashMap<>();
-            for (int i = from; i < Math.min(FIELDS, from + 1_000); i++) batch.put("f" + i, "v" + i);
+            for (int i = from; i < Math.min(FIELDS, from + 1_000); i++) batch.put("f" + i, value(i));
             pipe.hset("{big}hash", batch);
             if ((from / 1_000) % 50 == 49) pipe.sync();
         }
@@ -130,7 +138,7 @@ class BigKeyMoveTest {
                         String field = jedis.hget("{big}hash", "f" + (i % FIELDS));
                         slowestNs.accumulateAndGet(System.nanoTime() - start, Math::max);
                         reads.incrementAndGet();
-                        if (length != FIELDS || !("v" + (i % FIELDS)).equals(field)) {
+                        if (length != FIELDS || !value(i % FIELDS).equals(field)) {
                             failure.compareAndSet(null, "HLEN " + length + ", f" + (i % FIELDS) + " = " + field);
                         }
                     } catch (redis.clients.jedis.exceptions.JedisException e) {

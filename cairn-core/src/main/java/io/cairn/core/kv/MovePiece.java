@@ -83,7 +83,8 @@ public final class MovePiece {
         List<KvView.Field> from(byte[] from, int limit);
     }
 
-    private static final int CRC_PAGE = 1024;
+    /** Elements per page: large, since the destination reads them through its entry's batch, whose overlay each page merges. */
+    private static final int CRC_PAGE = 65_536;
 
     /**
      * What {@code ChunkEntry.crc()} of a key's whole move form ({@link CollectionMeta#packForMove} of
