@@ -68,9 +68,10 @@ class BigKeyMoveTest {
                 client.join(30_000);
 
                 System.out.printf("big key move: a hash of %,d fields filled in %d ms, moved %s -> %s in %d ms (%,.0f fields/s); "
-                                + "foreground: %,d writes and %,d reads acknowledged, %,d errors retried, slowest request %d ms%n",
+                                + "foreground: %,d writes and %,d reads acknowledged, %,d errors retried, slowest request %d ms; writes held %s%n",
                         FIELDS, fillMs, from, to, moveMs, FIELDS * 1000.0 / Math.max(1, moveMs), load.acknowledged.size(),
-                        load.reads.get(), load.errors.get(), load.slowestNs.get() / 1_000_000);
+                        load.reads.get(), load.errors.get(), load.slowestNs.get() / 1_000_000,
+                        cluster.coordinator().mover().progress().get("writesHeldMs"));
                 assertThat(load.failure.get()).as("the big key read wrong during the move").isNull();
                 for (Map.Entry<String, String> w : load.acknowledged.entrySet()) {
                     assertThat(jedis.get(w.getKey())).as("acknowledged write %s", w.getKey()).isEqualTo(w.getValue());

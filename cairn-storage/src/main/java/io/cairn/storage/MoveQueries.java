@@ -26,6 +26,8 @@ import java.util.List;
  * travels in {@link MovePiece}s ({@link CollectionPieces}), the driver's cursor then pointing inside it.
  */
 final class MoveQueries {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MoveQueries.class);
+
     private MoveQueries() {}
 
     static byte[] answer(ByteBuffer request, ReplicasetState state) {
@@ -175,6 +177,7 @@ final class MoveQueries {
 
     static BucketDigest digest(int bucket, ReplicasetState state) {
         RocksStore store = state.store();
+        long start = System.nanoTime();
         long keys = 0;
         long checksum = 0;
         try (RocksIterator it = store.newIterator(store.data)) {
@@ -186,6 +189,8 @@ final class MoveQueries {
                         : new ChunkEntry(key, it.value()).crc();
             }
         }
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        if (ms >= 500) log.info("bucket {}: the digest of {} keys took {} ms", bucket, keys, ms);
         return new BucketDigest(state.record(bucket), keys, checksum);
     }
 

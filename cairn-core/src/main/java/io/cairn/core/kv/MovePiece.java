@@ -88,23 +88,29 @@ public final class MovePiece {
 
     /**
      * What {@code ChunkEntry.crc()} of a key's whole move form ({@link CollectionMeta#packForMove} of
-     * {@code meta} and every element) is, read a page at a time: one pass counts the elements (the
-     * move form's length prefix), a second feeds them.
+     * {@code meta} and every element) is, read a page at a time. The move form starts with its
+     * element count: the metadata's count is taken first, and only when the elements turn out to be
+     * another number (a copy ahead mixing pieces read at different times) is a second pass made.
      */
     public static long wholeCrc(byte[] key, byte[] meta, Pages pages) {
+        long expected = CollectionMeta.entryCount(meta);
+        Crc crc = new Crc(key, meta, expected);
+        long fields = feed(crc, pages);
+        if (fields == expected) return crc.value();
+        Crc again = new Crc(key, meta, fields);
+        feed(again, pages);
+        return again.value();
+    }
+
+    private static long feed(Crc crc, Pages pages) {
         long fields = 0;
         for (byte[] from = new byte[0]; from != null; ) {
             List<KvView.Field> page = pages.from(from, CRC_PAGE);
+            for (KvView.Field f : page) crc.field(f);
             fields += page.size();
             from = next(page);
         }
-        Crc crc = new Crc(key, meta, fields);
-        for (byte[] from = new byte[0]; from != null; ) {
-            List<KvView.Field> page = pages.from(from, CRC_PAGE);
-            for (KvView.Field f : page) crc.field(f);
-            from = next(page);
-        }
-        return crc.value();
+        return fields;
     }
 
     /** The smallest name after a full page's last one; null after the last page. */
