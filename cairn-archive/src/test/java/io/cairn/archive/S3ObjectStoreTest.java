@@ -39,7 +39,7 @@ class S3ObjectStoreTest extends ObjectStoreContract {
                 "cairn-contract", S3ProxyServer.ACCESS_KEY, "not-the-secret"))) {
             assertThatThrownBy(() -> wrong.put("creds/x", ObjectBody.of(new byte[1]), Map.of()))
                     .isInstanceOfSatisfying(CairnException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.OBJECT_STORE_REFUSED);
+                        assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.OBJECT_STORE_REFUSED);
                         assertThat(e.getMessage()).contains("cairn-contract").contains("403");
                     });
         }

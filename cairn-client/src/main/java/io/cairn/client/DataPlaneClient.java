@@ -2,6 +2,7 @@ package io.cairn.client;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.tls.ClusterTls;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.DataPlane;
@@ -23,6 +24,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
@@ -35,10 +37,14 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 
 /**
  * A data-plane connection to one replicaset (a router's, a mover's, an admin tool's) ({@link DataPlane} frames to the
@@ -102,7 +108,7 @@ public final class DataPlaneClient implements AutoCloseable {
     public record Reply(long logIndex, ByteBuffer body) {}
 
     /** Cluster TLS when the client is made (issue 26): presents this process's certificate; null: plain TCP. */
-    private final io.cairn.core.tls.ClusterTls tls = io.cairn.core.tls.ClusterTls.current();
+    private final ClusterTls tls = ClusterTls.current();
     private final String replicasetId;
     private final EventLoopGroup loops;
     private final List<String> members;
@@ -119,8 +125,8 @@ public final class DataPlaneClient implements AutoCloseable {
     private final AtomicLong deferredAttempts = new AtomicLong();
     private final AtomicLong peakUnsentBytes = new AtomicLong();
     /** The topology epoch every request carries; 0 sends none (a caller without a coordinator). */
-    private volatile java.util.function.LongSupplier epoch = () -> 0;
-    private volatile java.util.function.LongConsumer onStaleEpoch = e -> { };
+    private volatile LongSupplier epoch = () -> 0;
+    private volatile LongConsumer onStaleEpoch = e -> { };
 
     /**
      * @param budgetMs how long a call may take, all attempts included
@@ -131,7 +137,7 @@ public final class DataPlaneClient implements AutoCloseable {
         this.loops = loops != null ? loops : DefaultLoop.GROUP;
         this.members = spec.nodes().stream().map(NodeAddress::id).toList();
         this.namedEndpoints = spec.nodes().stream().filter(n -> n.dataAddress() != null)
-                .collect(java.util.stream.Collectors.toUnmodifiableMap(NodeAddress::id, NodeAddress::dataAddress));
+                .collect(Collectors.toUnmodifiableMap(NodeAddress::id, NodeAddress::dataAddress));
         this.budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
         this.lookup = namedEndpoints.size() == members.size() ? null : new EndpointLookup(spec);
     }
@@ -141,7 +147,7 @@ public final class DataPlaneClient implements AutoCloseable {
      * one refuses it at once (nothing submitted), {@code onStaleEpoch} hears the member's epoch so the
      * caller refreshes its topology, and the call goes again, with the same ids, within its deadline.
      */
-    public DataPlaneClient withEpoch(java.util.function.LongSupplier epoch, java.util.function.LongConsumer onStaleEpoch) {
+    public DataPlaneClient withEpoch(LongSupplier epoch, LongConsumer onStaleEpoch) {
         this.epoch = epoch;
         this.onStaleEpoch = onStaleEpoch;
         return this;
@@ -262,7 +268,7 @@ public final class DataPlaneClient implements AutoCloseable {
         }
         try {
             loops.schedule(() -> dispatch(call, target), delayMs, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+        } catch (RejectedExecutionException shuttingDown) {
             fail(call, "router closed");
         }
     }
@@ -373,7 +379,7 @@ public final class DataPlaneClient implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        if (tls != null) ch.pipeline().addLast(new io.netty.handler.ssl.SslHandler(tls.clientEngine(address.getHostString(), address.getPort())));
+                        if (tls != null) ch.pipeline().addLast(new SslHandler(tls.clientEngine(address.getHostString(), address.getPort())));
                         ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(DataPlane.MAX_FRAME_BYTES, 0, 4, 0, 4),
                                 new ResponseHandler(conn));
                     }
@@ -383,7 +389,7 @@ public final class DataPlaneClient implements AutoCloseable {
                         result.completeExceptionally(f.cause());
                         return;
                     }
-                    io.netty.handler.ssl.SslHandler ssl = f.channel().pipeline().get(io.netty.handler.ssl.SslHandler.class);
+                    SslHandler ssl = f.channel().pipeline().get(SslHandler.class);
                     if (ssl == null) {
                         connected(conn, f.channel(), result);
                         return;
@@ -428,7 +434,7 @@ public final class DataPlaneClient implements AutoCloseable {
     public void closeAfterCallsInFlight() {
         try {
             loops.schedule(this::close, TimeUnit.NANOSECONDS.toMillis(budgetNs) + 1_000, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+        } catch (RejectedExecutionException shuttingDown) {
             close();
         }
     }

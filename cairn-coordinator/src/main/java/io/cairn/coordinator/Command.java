@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.cairn.core.topology.Topology;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * A message to the coordinator group. On the wire each command is one UTF-8 JSON object whose
@@ -69,7 +70,7 @@ sealed interface Command {
      * restarted on a folder whose log ends below its record was restored from an older copy, and
      * must catch up before it votes. Kept per node, only ever raised.
      */
-    record ReportAcknowledged(String replicasetId, java.util.Map<String, Long> acknowledged) implements Command {}
+    record ReportAcknowledged(String replicasetId, Map<String, Long> acknowledged) implements Command {}
 
     /** Read the highest log index {@code nodeId} is on record as holding (0 when none). */
     record Acknowledged(String nodeId) implements Command {}
@@ -90,7 +91,7 @@ sealed interface Command {
      * coordinator's admin port, which knows which settings are live); the coordinator keeps text, so
      * a node that does not know a name ignores it rather than failing to apply.
      */
-    record SetSettings(java.util.Map<String, String> changes, String actor) implements Command {}
+    record SetSettings(Map<String, String> changes, String actor) implements Command {}
 
     /** Read the run-time settings. */
     record Settings() implements Command {}

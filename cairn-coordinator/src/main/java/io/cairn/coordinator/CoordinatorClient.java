@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -111,7 +112,7 @@ public final class CoordinatorClient implements AutoCloseable {
 
     /** The kept topologies (up to the last 100 epochs), oldest first, the current one last. */
     /** Records, for each member of {@code replicasetId}, the highest log index its leader knows it holds (only raised). */
-    public void reportAcknowledged(String replicasetId, java.util.Map<String, Long> acknowledged) {
+    public void reportAcknowledged(String replicasetId, Map<String, Long> acknowledged) {
         write(new Command.ReportAcknowledged(replicasetId, acknowledged));
     }
 
@@ -127,9 +128,9 @@ public final class CoordinatorClient implements AutoCloseable {
     }
 
     /** The disk recorded for each storage node. */
-    public java.util.Map<String, String> disks() {
-        java.util.Map<String, String> disks = read(new Command.Disks()).disks();
-        return disks == null ? java.util.Map.of() : disks;
+    public Map<String, String> disks() {
+        Map<String, String> disks = read(new Command.Disks()).disks();
+        return disks == null ? Map.of() : disks;
     }
 
     public List<Topology> history() {
@@ -140,15 +141,15 @@ public final class CoordinatorClient implements AutoCloseable {
      * Sets run-time settings through the Raft log (an empty value drops one: the config file's value
      * applies again); answers every run-time setting after the change. Validate names and values first.
      */
-    public java.util.Map<String, String> setSettings(java.util.Map<String, String> changes) {
-        java.util.Map<String, String> settings = write(new Command.SetSettings(changes, actor)).settings();
-        return settings == null ? java.util.Map.of() : settings;
+    public Map<String, String> setSettings(Map<String, String> changes) {
+        Map<String, String> settings = write(new Command.SetSettings(changes, actor)).settings();
+        return settings == null ? Map.of() : settings;
     }
 
     /** The run-time settings operators set (name -> value); empty when none. */
-    public java.util.Map<String, String> settings() {
-        java.util.Map<String, String> settings = read(new Command.Settings()).settings();
-        return settings == null ? java.util.Map.of() : settings;
+    public Map<String, String> settings() {
+        Map<String, String> settings = read(new Command.Settings()).settings();
+        return settings == null ? Map.of() : settings;
     }
 
     /**

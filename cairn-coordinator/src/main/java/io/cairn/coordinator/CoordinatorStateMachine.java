@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
@@ -186,11 +187,11 @@ final class CoordinatorStateMachine extends BaseStateMachine {
         return ledger.history();
     }
 
-    private synchronized java.util.Map<String, String> disks() {
+    private synchronized Map<String, String> disks() {
         return ledger.disks();
     }
 
-    private synchronized java.util.Map<String, String> settings() {
+    private synchronized Map<String, String> settings() {
         return ledger.settings();
     }
 

@@ -5,6 +5,7 @@ import io.cairn.core.ErrorCode;
 import io.cairn.core.topology.Topology;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * The answer to a {@link Command}. A refusal is a value ({@code error} and {@code message} set),
@@ -12,8 +13,8 @@ import java.util.List;
  * Unused fields are null and left out of the JSON.
  */
 record Reply(ErrorCode error, String message, CoordinatorState state, BootstrapClaim claim,
-             List<Topology> history, Long acknowledged, java.util.Map<String, String> disks,
-             java.util.Map<String, String> settings) {
+             List<Topology> history, Long acknowledged, Map<String, String> disks,
+             Map<String, String> settings) {
 
     static Reply ok(CoordinatorState state) {
         return new Reply(null, null, state, null, null, null, null, null);
@@ -31,12 +32,12 @@ record Reply(ErrorCode error, String message, CoordinatorState state, BootstrapC
         return new Reply(null, null, null, null, null, index, null, null);
     }
 
-    static Reply ofDisks(java.util.Map<String, String> disks) {
-        return new Reply(null, null, null, null, null, null, java.util.Map.copyOf(disks), null);
+    static Reply ofDisks(Map<String, String> disks) {
+        return new Reply(null, null, null, null, null, null, Map.copyOf(disks), null);
     }
 
-    static Reply ofSettings(java.util.Map<String, String> settings) {
-        return new Reply(null, null, null, null, null, null, null, java.util.Map.copyOf(settings));
+    static Reply ofSettings(Map<String, String> settings) {
+        return new Reply(null, null, null, null, null, null, null, Map.copyOf(settings));
     }
 
     static Reply refused(ErrorCode error, String message) {

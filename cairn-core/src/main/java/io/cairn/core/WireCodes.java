@@ -1,5 +1,6 @@
 package io.cairn.core;
 
+import java.util.Arrays;
 import java.util.function.Function;
 
 /**
@@ -15,8 +16,8 @@ public final class WireCodes {
     public static <E extends Enum<E>> E[] index(E[] constants, Function<E, Byte> code) {
         int max = 0;
         for (E e : constants) max = Math.max(max, code.apply(e));
-        E[] table = java.util.Arrays.copyOf(constants, max + 1);
-        java.util.Arrays.fill(table, null);
+        E[] table = Arrays.copyOf(constants, max + 1);
+        Arrays.fill(table, null);
         for (E e : constants) {
             int c = code.apply(e);
             if (c < 0 || table[c] != null) throw new IllegalStateException("bad or duplicate code " + c + " for " + e);

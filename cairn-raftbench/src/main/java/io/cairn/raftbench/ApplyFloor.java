@@ -1,5 +1,7 @@
 package io.cairn.raftbench;
 
+import com.sun.management.OperatingSystemMXBean;
+
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,6 +53,6 @@ final class ApplyFloor {
     }
 
     private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 }

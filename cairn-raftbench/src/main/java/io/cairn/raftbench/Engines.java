@@ -1,5 +1,10 @@
 package io.cairn.raftbench;
 
+import io.cairn.raftbench.jgroupsraft.JGroupsRaftEngine;
+import io.cairn.raftbench.microraft.MicroRaftEngine;
+import io.cairn.raftbench.ratis.RatisEngine;
+import io.cairn.raftbench.sofajraft.SofaJraftEngine;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -9,12 +14,12 @@ final class Engines {
     private static final Map<String, Supplier<Engine>> KNOWN = new LinkedHashMap<>();
 
     static {
-        KNOWN.put("ratis", io.cairn.raftbench.ratis.RatisEngine::new);
-        KNOWN.put("ratis-tuned", io.cairn.raftbench.ratis.RatisEngine.Tuned::new);
-        KNOWN.put("ratis-netty", io.cairn.raftbench.ratis.RatisEngine.Netty::new);
-        KNOWN.put("sofajraft", io.cairn.raftbench.sofajraft.SofaJraftEngine::new);
-        KNOWN.put("microraft", io.cairn.raftbench.microraft.MicroRaftEngine::new);
-        KNOWN.put("jgroups-raft", io.cairn.raftbench.jgroupsraft.JGroupsRaftEngine::new);
+        KNOWN.put("ratis", RatisEngine::new);
+        KNOWN.put("ratis-tuned", RatisEngine.Tuned::new);
+        KNOWN.put("ratis-netty", RatisEngine.Netty::new);
+        KNOWN.put("sofajraft", SofaJraftEngine::new);
+        KNOWN.put("microraft", MicroRaftEngine::new);
+        KNOWN.put("jgroups-raft", JGroupsRaftEngine::new);
     }
 
     private Engines() {

@@ -1,5 +1,7 @@
 package io.cairn.raftbench;
 
+import com.sun.management.OperatingSystemMXBean;
+
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -42,7 +44,7 @@ final class InJvmGroup implements Group {
 
     @Override
     public Duration cpu() {
-        return Duration.ofNanos(((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime());
+        return Duration.ofNanos(((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime());
     }
 
     @Override

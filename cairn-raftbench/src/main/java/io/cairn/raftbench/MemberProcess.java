@@ -1,6 +1,8 @@
 package io.cairn.raftbench;
 
 import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +21,7 @@ public final class MemberProcess {
 
     public static void main(String[] args) throws Exception {
         // Engines may print to standard output; answers go to the stream saved here only.
-        PrintStream answers = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
+        PrintStream answers = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         System.setOut(System.err);
         Engine engine = Engines.byName(args[0]);
         int index = Integer.parseInt(args[1]);

@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 final class Ports {
@@ -40,7 +41,7 @@ final class Ports {
     }
 
     static List<InetSocketAddress> parse(String peers) {
-        return java.util.Arrays.stream(peers.split(",")).map(p -> {
+        return Arrays.stream(peers.split(",")).map(p -> {
             int colon = p.lastIndexOf(':');
             return new InetSocketAddress(p.substring(0, colon), Integer.parseInt(p.substring(colon + 1)));
         }).toList();

@@ -8,6 +8,7 @@ import org.rocksdb.WriteOptions;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -22,7 +23,7 @@ public final class RocksApplier implements AutoCloseable {
         RocksDB.loadLibrary();
     }
 
-    private static final byte[] APPLIED_KEY = "applied-index".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] APPLIED_KEY = "applied-index".getBytes(StandardCharsets.US_ASCII);
 
     private final Options options;
     private final RocksDB db;

@@ -1,5 +1,6 @@
 package io.cairn.replication;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -53,7 +54,7 @@ public interface Replica extends AutoCloseable {
      * On the leader: the highest log index each member is known to hold, its own log end and each
      * follower's match index, for the record {@link #confirmAcknowledged} is checked against. Leader only.
      */
-    CompletableFuture<java.util.Map<String, Long>> acknowledged();
+    CompletableFuture<Map<String, Long>> acknowledged();
 
     /**
      * From now on this member neither votes nor stands for election, whatever it catches up: it runs on a

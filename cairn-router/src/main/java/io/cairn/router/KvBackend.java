@@ -3,7 +3,9 @@ package io.cairn.router;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.wire.KeyPage;
+import io.cairn.core.wire.StorageStats;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -43,9 +45,9 @@ public interface KvBackend {
         }
 
         /** Over replicasets: counts add up, the average TTL is weighted by each one's keys with a TTL. */
-        public static KeyspaceStats sum(java.util.Collection<io.cairn.core.wire.StorageStats> replicasets) {
+        public static KeyspaceStats sum(Collection<StorageStats> replicasets) {
             long keys = 0, expires = 0, ttlSum = 0, hits = 0, misses = 0, expired = 0;
-            for (io.cairn.core.wire.StorageStats s : replicasets) {
+            for (StorageStats s : replicasets) {
                 keys += s.keyCount();
                 expires += s.expiringKeys();
                 ttlSum += s.expiringKeys() * s.avgTtlMs();

@@ -1,6 +1,5 @@
 package io.cairn.router;
 
-import io.cairn.core.ErrorCode;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.move.MoveQuery;
@@ -14,7 +13,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,29 +32,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * deadline. A failure whose outcome is unknown (a write that timed out inside Ratis) is
  * reported, never blindly retried, so a non-idempotent INCR is not applied twice.
  *
- * <p>Threads: one scheduler thread for discovery rounds and retry timers; replies arrive on
- * the data-plane event loops.
+ * <p>Threads: one scheduler thread ({@link RouterClock}) for discovery rounds, their answers and
+ * retry timers; replies to requests arrive on the data-plane event loops.
  */
 public final class Router implements KvBackend, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Router.class);
-    private static final long MIN_BACKOFF_MS = 5;
-    private static final long MAX_BACKOFF_MS = 200;
-    /**
-     * The longest pause while only moving buckets refused: their new owner can take over at any
-     * moment and the discovery that finds it runs every 20 ms, so a long pause would only add to
-     * the client's wait.
-     */
-    private static final long MAX_LOCKED_BACKOFF_MS = 20;
     private static final long UNKNOWN_BUCKETS_ROUND_MS = 50;
     /** Delay of the round that confirms or clears a new doubled-bucket suspicion ({@link SuspectRounds}). */
     private static final long CONFIRMING_ROUND_MS = 10;
-    /**
-     * A bucket that refuses requests while it moves (BUCKET_LOCKED) is looked for elsewhere at
-     * most this often: a copied bucket's new owner takes over before its old one is SENT, and
-     * only discovery tells.
-     */
-    private static final long LOCKED_DISCOVERY_MS = 20;
-
     private final RouterConfig config;
     /** The discovery round period in force: the config's, until {@link #discoveryInterval(Duration)} changes it at run time. */
     private volatile Duration discoveryInterval;
@@ -67,15 +50,16 @@ public final class Router implements KvBackend, AutoCloseable {
     /** Map-reduce calls (storage refs, key listings), over each replicaset client's data plane. */
     private final Map<String, MapReduceClient> mapReduceClients = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler;
+    /** Time and the scheduler thread, as retries and discovery see them (a simulator's in tests). */
+    private final RouterClock clock;
     private final Keyspace keyspace;
     private final AtomicLong requests = new AtomicLong();
-    private final AtomicLong retries = new AtomicLong();
     private volatile Topology topology;
     private volatile java.util.function.Supplier<Topology> topologySource;
     private final java.util.concurrent.atomic.AtomicBoolean refreshing = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.LongAdder staleEpochBounces = new java.util.concurrent.atomic.LongAdder();
     private volatile boolean closed;
-    private final AtomicLong lockedDiscoveryAtNs = new AtomicLong(System.nanoTime());
+    private final Dispatcher dispatcher;
 
     public Router(Topology topology, RouterConfig config) {
         this(topology, config, null);
@@ -97,8 +81,14 @@ public final class Router implements KvBackend, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.clock = RouterClock.of(scheduler);
+        Dispatcher.Replicasets owners = (replicaset, unit, deadlineNs) -> {
+            ReplicasetClient client = clients.get(replicaset);
+            return client == null ? null : client.submit(unit, deadlineNs);
+        };
+        this.dispatcher = new Dispatcher(routes, owners, clock, config.requestTimeout(), this::triggerDiscovery, () -> closed);
         this.keyspace = new Keyspace(routes, mapReduceClients, scheduler, this::triggerDiscovery,
-                () -> System.nanoTime() + config.requestTimeout().toNanos());
+                () -> clock.nanoTime() + config.requestTimeout().toNanos());
         updateTopology(topology);
     }
 
@@ -116,7 +106,7 @@ public final class Router implements KvBackend, AutoCloseable {
 
     /** Starts discovery; requests before the first round completes wait for it (within their deadline). */
     public Router start() {
-        scheduler.execute(this::discoveryLoop);
+        clock.execute(this::discoveryLoop);
         return this;
     }
 
@@ -173,7 +163,9 @@ public final class Router implements KvBackend, AutoCloseable {
                 ReplicasetClient replaced = clients.put(rs.id(), client);
                 if (replaced != null) replaced.retire();
                 mapReduceClients.put(rs.id(), client.mapReduce());
-                discoveries.put(rs.id(), new Discovery(client, routes, config.discoveryPageLimit(), config.requestTimeout().multipliedBy(2)));
+                Discovery.PageSource pages = (after, limit) -> client.query(StorageRequest.discover(after, limit));
+                discoveries.put(rs.id(), new Discovery(rs.id(), pages, routes, config.discoveryPageLimit(),
+                        config.requestTimeout().multipliedBy(2), clock));
             }
         }
         if (current != null) {
@@ -201,98 +193,7 @@ public final class Router implements KvBackend, AutoCloseable {
     @Override
     public CompletableFuture<List<OpResult>> execute(List<KvOp> ops) {
         requests.incrementAndGet();
-        OpResult[] results = new OpResult[ops.size()];
-        int[] all = new int[ops.size()];
-        Arrays.setAll(all, i -> i);
-        long deadline = System.nanoTime() + config.requestTimeout().toNanos();
-        CompletableFuture<List<OpResult>> done = new CompletableFuture<>();
-        attempt(ops, all, results, deadline, 0, done);
-        return done;
-    }
-
-    private void attempt(List<KvOp> ops, int[] pending, OpResult[] results, long deadline, int attemptNo,
-                         CompletableFuture<List<OpResult>> done) {
-        Map<String, List<Integer>> byOwner = new LinkedHashMap<>();
-        String[] sentTo = new String[ops.size()];
-        for (int i : pending) {
-            if (!ops.get(i).readOnly() && routes.writesRefused(ops.get(i).bucket())) {
-                results[i] = OpResult.error(ErrorCode.BUCKET_READONLY, "bucket " + ops.get(i).bucket()
-                        + " is claimed by two replicasets at the same generation (suspected doubled); writes are refused");
-                continue;
-            }
-            String owner = routes.owner(ops.get(i).bucket());
-            ReplicasetClient client = owner == null ? null : clients.get(owner);
-            if (client == null) {
-                results[i] = OpResult.error(ErrorCode.NO_ROUTE, "no known owner for bucket " + ops.get(i).bucket());
-            } else {
-                byOwner.computeIfAbsent(owner, k -> new ArrayList<>()).add(i);
-                sentTo[i] = owner;
-            }
-        }
-        List<CompletableFuture<Void>> sent = new ArrayList<>();
-        for (Map.Entry<String, List<Integer>> e : byOwner.entrySet()) {
-            List<Integer> idx = e.getValue();
-            List<KvOp> unit = idx.stream().map(ops::get).toList();
-            sent.add(clients.get(e.getKey()).submit(unit, deadline).thenAccept(rs -> {
-                for (int k = 0; k < idx.size(); k++) results[idx.get(k)] = rs.get(k);
-            }));
-        }
-        CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((v, err) -> {
-            int[] again = retryable(ops, pending, results, sentTo);
-            long now = System.nanoTime();
-            if (again.length == 0 || now >= deadline || closed) {
-                // Out of time while following a moved bucket: the client can only retry, so say TRYAGAIN
-                // (nothing was applied) rather than pass on the internal wrong-owner answer.
-                for (int i : again) {
-                    if (results[i].error() == ErrorCode.WRONG_BUCKET) {
-                        results[i] = OpResult.error(ErrorCode.BUCKET_LOCKED, "bucket " + ops.get(i).bucket()
-                                + " moved and its new owner is not known yet; retry");
-                    }
-                }
-                done.complete(Arrays.asList(results));
-                return;
-            }
-            retries.incrementAndGet();
-            // A restoring bucket is served within milliseconds of its restore: poll it as a locked one, not with the long backoff.
-            boolean onlyLocked = Arrays.stream(again).allMatch(i -> results[i].error() == ErrorCode.BUCKET_LOCKED
-                    || results[i].error() == ErrorCode.BUCKET_RESTORING);
-            long backoffMs = Math.min(onlyLocked ? MAX_LOCKED_BACKOFF_MS : MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attemptNo, 6));
-            long delayNs = Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadline - now);
-            scheduler.schedule(() -> attempt(ops, again, results, deadline, attemptNo + 1, done), delayNs, TimeUnit.NANOSECONDS);
-        });
-    }
-
-    /** Indices whose error guarantees the op was not applied, so sending again is safe. */
-    private int[] retryable(List<KvOp> ops, int[] pending, OpResult[] results, String[] sentTo) {
-        List<Integer> again = new ArrayList<>();
-        boolean rediscover = false;
-        boolean locked = false;
-        for (int i : pending) {
-            OpResult r = results[i];
-            if (r == null || !r.isError()) continue;
-            switch (r.error()) {
-                case WRONG_BUCKET -> {
-                    if (sentTo[i] != null) routes.forgetBucket(ops.get(i).bucket(), sentTo[i]);
-                    rediscover = true;
-                    again.add(i);
-                }
-                case NO_ROUTE -> {
-                    rediscover = true;
-                    again.add(i);
-                }
-                case BUCKET_LOCKED -> {
-                    locked = true;
-                    again.add(i);
-                }
-                case BUCKET_RESTORING -> again.add(i); // an archived bucket: its leader restores it, then serves it
-                case UNAVAILABLE -> {
-                    if (ops.get(i).readOnly()) again.add(i);
-                }
-                default -> { }
-            }
-        }
-        if (rediscover || (locked && lockedDiscoveryDue())) triggerDiscovery();
-        return again.stream().mapToInt(Integer::intValue).toArray();
+        return dispatcher.execute(ops);
     }
 
     @Override
@@ -390,9 +291,9 @@ public final class Router implements KvBackend, AutoCloseable {
 
     /** Blocks until every bucket has a known owner or the timeout passes; true when all known. */
     public boolean awaitRoutes(Duration timeout) throws InterruptedException {
-        long end = System.nanoTime() + timeout.toNanos();
+        long end = clock.nanoTime() + timeout.toNanos();
         while (routes.unknownCount() > 0) {
-            if (System.nanoTime() > end) return false;
+            if (clock.nanoTime() > end) return false;
             Thread.sleep(20);
         }
         return true;
@@ -418,7 +319,7 @@ public final class Router implements KvBackend, AutoCloseable {
         info.put("replication", replication);
         Map<String, String> stats = new LinkedHashMap<>();
         stats.put("router_requests", Long.toString(requests.get()));
-        stats.put("router_retries", Long.toString(retries.get()));
+        stats.put("router_retries", Long.toString(dispatcher.retries()));
         clients.forEach((id, c) -> {
             ReplicasetClient.GroupCommitCounters g = c.groupCommitCounters();
             stats.put("write_batches_" + id, Long.toString(g.writeBatches()));
@@ -428,8 +329,8 @@ public final class Router implements KvBackend, AutoCloseable {
             stats.put("queue_full_" + id, Long.toString(g.queueFullRefusals()));
         });
         discoveries.forEach((id, d) -> {
-            stats.put("discovery_rounds_" + id, Long.toString(d.rounds()));
-            stats.put("discovery_resyncs_" + id, Long.toString(d.resyncs()));
+            stats.put("discovery_rounds_" + id, Long.toString(d.stats().rounds()));
+            stats.put("discovery_resyncs_" + id, Long.toString(d.stats().resyncs()));
         });
         info.put("stats", stats);
         return info;
@@ -461,7 +362,7 @@ public final class Router implements KvBackend, AutoCloseable {
     }
 
     public long retries() {
-        return retries.get();
+        return dispatcher.retries();
     }
 
     /** Read batches served by follower reads, over all replicasets. */
@@ -482,7 +383,7 @@ public final class Router implements KvBackend, AutoCloseable {
     /** Discovery counters per replicaset. */
     public Map<String, DiscoveryStats> discoveryCounters() {
         Map<String, DiscoveryStats> out = new HashMap<>();
-        discoveries.forEach((id, d) -> out.put(id, new DiscoveryStats(d.rounds(), d.records(), d.resyncs(), d.cursor(), d.pages(), d.bytes(), d.lag())));
+        discoveries.forEach((id, d) -> out.put(id, d.stats()));
         return out;
     }
 
@@ -516,9 +417,9 @@ public final class Router implements KvBackend, AutoCloseable {
      */
     private void verifySuspected() {
         List<Integer> confirmed = suspectRounds.confirmed(routes.toVerify());
-        if (!verifyDoubled || confirmed.isEmpty() || System.nanoTime() - lastVerifyNs < discoveryInterval.toNanos()) return;
+        if (!verifyDoubled || confirmed.isEmpty() || clock.nanoTime() - lastVerifyNs < discoveryInterval.toNanos()) return;
         List<Integer> buckets = confirmed.stream().limit(MoveQuery.MAX_INSPECT).toList();
-        lastVerifyNs = System.nanoTime();
+        lastVerifyNs = clock.nanoTime();
         byte[] request = StorageRequest.moveQuery(new MoveQuery.Verify(buckets));
         clients.forEach((id, c) -> {
             verifyRequests.incrementAndGet();
@@ -556,23 +457,15 @@ public final class Router implements KvBackend, AutoCloseable {
             }
             long delay = verifyDoubled && suspectRounds.awaitingConfirmation() ? CONFIRMING_ROUND_MS
                     : routes.unknownCount() > 0 ? UNKNOWN_BUCKETS_ROUND_MS : discoveryInterval.toMillis();
-            try {
-                scheduler.schedule(this::discoveryLoop, delay, TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
-                // shutting down
-            }
+            clock.schedule(TimeUnit.MILLISECONDS.toNanos(delay), this::discoveryLoop);
         });
     }
 
-    /** An extra round now (after a wrong-owner answer), besides the periodic ones. */
-    private boolean lockedDiscoveryDue() {
-        long now = System.nanoTime();
-        long last = lockedDiscoveryAtNs.get();
-        return now - last >= TimeUnit.MILLISECONDS.toNanos(LOCKED_DISCOVERY_MS) && lockedDiscoveryAtNs.compareAndSet(last, now);
-    }
-
+    /** Discovery runs on the scheduler thread only: a trigger from a reply's thread is handed over. */
     private void triggerDiscovery() {
-        for (Discovery d : discoveries.values()) d.round();
+        clock.execute(() -> {
+            for (Discovery d : discoveries.values()) d.round();
+        });
     }
 
     @Override

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A router's ACL users, kept in the coordinator group (issue 26): every user is one run-time
@@ -41,13 +42,13 @@ final class AclFollower implements AclStore, AutoCloseable {
     private volatile boolean unreadLogged;
 
     /** Also told every set of run-time settings read (a router follows {@code router.discoveryIntervalMs} there). */
-    private final java.util.function.Consumer<Map<String, String>> onSettings;
+    private final Consumer<Map<String, String>> onSettings;
 
     AclFollower(String routerId, CoordinatorClient coordinator, RespAuth auth) {
         this(routerId, coordinator, auth, settings -> { });
     }
 
-    AclFollower(String routerId, CoordinatorClient coordinator, RespAuth auth, java.util.function.Consumer<Map<String, String>> onSettings) {
+    AclFollower(String routerId, CoordinatorClient coordinator, RespAuth auth, Consumer<Map<String, String>> onSettings) {
         this.routerId = routerId;
         this.coordinator = coordinator;
         this.auth = auth;

@@ -79,12 +79,24 @@ final class BackupCommand implements Runnable {
     }
 
     @Command(name = "restore", mixinStandardHelpOptions = true,
-            description = "Restore a backup into this fresh, empty cluster: buckets adopted as archived, restored on first access.")
+            description = {"Restore a backup into this fresh, empty cluster: buckets adopted as archived, restored on first access.",
+                    "With --replicaset RS: rebuild only RS, which lost its data, in the live cluster (buckets moved away since the backup are contained as doubled)."})
     static final class Restore extends Base {
         @Parameters(index = "0", description = "backup id (see cairn backup list)") String id;
+        @Option(names = "--replicaset", description = "rebuild only this replicaset (it lost its data) from the backup's copy of its buckets")
+        String replicaset;
+        @Option(names = "--resume", description = "with --replicaset: continue an interrupted rebuild (buckets rebuilt already are skipped)")
+        boolean resume;
 
         @Override
         int run(ClusterConfig c, ClusterBackup backups) {
+            if (replicaset != null) {
+                var m = backups.restoreReplicaset(id, replicaset, resume, out()::println);
+                long n = m.buckets().stream().filter(e -> e.replicaset().equals(replicaset)).count();
+                out().printf("replicaset %s rebuilt from backup %s: %d buckets at their backup generations (served after a restore on first access;"
+                        + " buckets that moved away since are contained as doubled: see cairn bucket doubled)%n", replicaset, m.id(), n);
+                return 0;
+            }
             var m = backups.restore(id, out()::println);
             out().printf("backup %s restored: %d buckets, %d keys (served after a restore on first access)%n", m.id(), m.bucketCount(), m.keys());
             return 0;

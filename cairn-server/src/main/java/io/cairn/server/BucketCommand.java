@@ -2,6 +2,7 @@ package io.cairn.server;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.server.config.ClusterConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -129,7 +130,7 @@ final class BucketCommand implements Runnable {
             var spec = c.topology().replicasets().stream().filter(r -> r.id().equals(rs)).findFirst()
                     .orElseThrow(() -> new CairnException(ErrorCode.UNKNOWN_NODE, "replicaset " + rs + " is not in " + c.source()));
             for (var n : spec.nodes()) {
-                Object[] r = ClusterAccess.post(io.cairn.server.admin.AdminHttps.base(n.host(), n.adminPort()) + "/buckets/" + bucket + "/" + action());
+                Object[] r = ClusterAccess.post(AdminHttps.base(n.host(), n.adminPort()) + "/buckets/" + bucket + "/" + action());
                 if ((int) r[0] == 421 || (int) r[0] == 0) continue; // not the leader, or down: ask the next member
                 System.out.print(r[1]);
                 return (int) r[0] == 200 ? 0 : 1;

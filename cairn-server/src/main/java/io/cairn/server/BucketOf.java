@@ -4,6 +4,7 @@ import io.cairn.core.BucketHasher;
 import io.cairn.core.BucketState;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.server.config.ClusterConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -16,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 
 /**
  * {@code cairn bucket of KEY}: the bucket of a key (as Redis's CLUSTER KEYSLOT gives a slot) and
@@ -25,7 +27,7 @@ import java.util.Optional;
  */
 @Command(name = "of", mixinStandardHelpOptions = true,
         description = "Print the bucket of a key, the replicaset that owns it, its state and that replicaset's leader.")
-final class BucketOf implements java.util.concurrent.Callable<Integer> {
+final class BucketOf implements Callable<Integer> {
     private static final Duration MEMBER_TIMEOUT = Duration.ofSeconds(2);
 
     @Mixin ClusterAccess access;
@@ -74,7 +76,7 @@ final class BucketOf implements java.util.concurrent.Callable<Integer> {
         ReplicasetSpec rs = c.topology().replicasets().stream().filter(r -> r.id().equals(replicaset)).findFirst().orElse(null);
         if (rs == null) return "unknown (replicaset " + replicaset + " is not in the config file; see cairn topology show)";
         for (NodeAddress n : rs.nodes()) {
-            Map<String, Object> info = ClusterAccess.getJson(io.cairn.server.admin.AdminHttps.base(n.host(), n.adminPort()) + "/info", MEMBER_TIMEOUT);
+            Map<String, Object> info = ClusterAccess.getJson(AdminHttps.base(n.host(), n.adminPort()) + "/info", MEMBER_TIMEOUT);
             if (info != null && "LEADER".equals(info.get("raftRole"))) return n.id() + " (" + n.host() + ":" + n.adminPort() + ")";
         }
         return "NONE (no member answers as leader: an election, or a majority down; see cairn status)";

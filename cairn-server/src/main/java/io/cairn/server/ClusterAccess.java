@@ -7,6 +7,8 @@ import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.RouterSpec;
 import io.cairn.core.topology.Topology;
+import io.cairn.server.admin.AdminAccess;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
@@ -18,7 +20,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Options and HTTP calls shared by the operator commands (topology, bucket): which cluster, and its coordinator leader. */
 class ClusterAccess {
@@ -42,19 +48,19 @@ class ClusterAccess {
      * {@code t} that no process of {@code t} uses: where a local cluster's new nodes listen.
      */
     static int freePortsAfterNodes(Topology t, int count) {
-        java.util.Set<Integer> used = new java.util.HashSet<>();
+        Set<Integer> used = new HashSet<>();
         int max = 0;
         for (ReplicasetSpec rs : t.replicasets()) {
             for (NodeAddress n : rs.nodes()) {
-                used.addAll(java.util.List.of(n.raftPort(), n.adminPort(), n.dataPort()));
+                used.addAll(List.of(n.raftPort(), n.adminPort(), n.dataPort()));
                 max = Math.max(max, Math.max(n.dataPort(), Math.max(n.raftPort(), n.adminPort())));
             }
         }
         for (NodeAddress n : t.coordinators()) {
-            used.addAll(java.util.List.of(n.raftPort(), n.adminPort()));
+            used.addAll(List.of(n.raftPort(), n.adminPort()));
             max = Math.max(max, Math.max(n.raftPort(), n.adminPort()));
         }
-        for (RouterSpec r : t.routers()) used.addAll(java.util.List.of(r.respPort(), r.adminPort()));
+        for (RouterSpec r : t.routers()) used.addAll(List.of(r.respPort(), r.adminPort()));
         int first = max + 1;
         for (int p = first; p < first + count; p++) {
             if (used.contains(p)) first = p + 1; // the run starts again after the port in use
@@ -64,7 +70,7 @@ class ClusterAccess {
 
     /** A storage node's entry in the config file. */
     static Map<String, Object> configEntry(NodeAddress n) {
-        Map<String, Object> entry = new java.util.LinkedHashMap<>();
+        Map<String, Object> entry = new LinkedHashMap<>();
         entry.put("id", n.id());
         entry.put("host", n.host());
         entry.put("raftPort", n.raftPort());
@@ -76,7 +82,7 @@ class ClusterAccess {
     /** Base URL of the coordinator that currently leads (and runs the rebalancer). */
     static String coordinatorLeader(ClusterConfig c) {
         for (NodeAddress n : c.topology().coordinators()) {
-            String base = io.cairn.server.admin.AdminHttps.base(n.host(), n.adminPort());
+            String base = AdminHttps.base(n.host(), n.adminPort());
             Map<String, Object> info = getJson(base + "/info");
             if (info != null && Boolean.TRUE.equals(info.get("leader"))) return base;
         }
@@ -90,7 +96,7 @@ class ClusterAccess {
     /** The JSON object at {@code url}, or null when nothing answered 200 within {@code timeout}. */
     static Map<String, Object> getJson(String url, Duration timeout) {
         try {
-            HttpResponse<String> r = io.cairn.server.admin.AdminHttps.client(CONNECT_TIMEOUT).send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(timeout).GET().build(),
+            HttpResponse<String> r = AdminHttps.client(CONNECT_TIMEOUT).send(AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(timeout).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? AdminServer.JSON.readValue(r.body(), new TypeReference<Map<String, Object>>() {}) : null;
         } catch (IOException e) {
@@ -104,7 +110,7 @@ class ClusterAccess {
     /** POSTs and returns {status, body}; status 0 when nothing answered. */
     static Object[] post(String url) {
         try {
-            HttpResponse<String> r = io.cairn.server.admin.AdminHttps.client(CONNECT_TIMEOUT).send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60))
+            HttpResponse<String> r = AdminHttps.client(CONNECT_TIMEOUT).send(AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             return new Object[] {r.statusCode(), r.body()};
         } catch (IOException e) {

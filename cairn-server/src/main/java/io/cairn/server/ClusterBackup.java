@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -150,6 +151,79 @@ final class ClusterBackup {
             return byBucket.get(b);
         }, "restored", progress);
         return m;
+    }
+
+    /**
+     * Rebuilds replicaset {@code rsId}, which lost its data (every member's disk), from backup {@code id}
+     * into the live cluster: every bucket the backup found on it is adopted there, ACTIVE and archived
+     * at the backup's generation (docs/archive.md, "Restoring one replicaset"). A bucket that moved away
+     * since is then held twice, here at the older generation, and the doubled-bucket check contains
+     * this copy; the rest serve the backup's data (writes made to them after the backup are lost with
+     * the disks). Only into a replicaset that owns no bucket and holds no key or archive, unless
+     * {@code resume}: then the buckets rebuilt by an interrupted run are skipped (each adopt is
+     * idempotent) and any other bucket it holds a record of stops the command (the ledger refuses it).
+     */
+    Manifest restoreReplicaset(String id, String rsId, boolean resume, Consumer<String> progress) {
+        Manifest m = read(id);
+        if (m.bucketCount() != config.topology().bucketCount()) {
+            throw new CairnException(ErrorCode.INVALID_CONFIG, "backup " + id + " has " + m.bucketCount() + " buckets, this cluster "
+                    + config.topology().bucketCount() + " (bucket_count never changes)");
+        }
+        ReplicasetSpec rs = config.topology().replicaset(rsId)
+                .orElseThrow(() -> new CairnException(ErrorCode.INVALID_CONFIG, "no replicaset " + rsId + " in this cluster's topology"));
+        List<Entry> its = m.buckets().stream().filter(e -> e.replicaset().equals(rsId)).toList();
+        if (its.isEmpty()) throw new CairnException(ErrorCode.INVALID_CONFIG, "backup " + id + " holds no bucket of " + rsId + "; nothing was changed");
+        if (!resume) requireWiped(rs);
+        for (ReplicasetSpec other : config.topology().replicasets()) {
+            // the containment asks every replicaset for its copy: one that does not answer is left out of the verdict
+            if (!other.id().equals(rsId)) leader(other);
+        }
+        Map<Integer, Entry> byBucket = new HashMap<>();
+        for (Entry e : its) byBucket.put(e.bucket(), e);
+        // every bucket, empty ones included: a bucket without a record here would be owned by no one
+        inParallel(its.stream().map(Entry::bucket).toList(), b -> {
+            onReplicaset(rs, b, "adopt-restored?object=" + enc(BackupObjects.line(byBucket.get(b).ref())));
+            return byBucket.get(b);
+        }, "rebuilt", progress);
+        return m;
+    }
+
+    /** The replicaset owns no bucket and holds no key or archive (its leader's view): it lost its data. */
+    private void requireWiped(ReplicasetSpec rs) {
+        Map<String, Object> info = ClusterAccess.getJson(leader(rs) + "/info");
+        Object keys = info == null ? null : info.get("keys");
+        Object owned = info == null ? null : info.get("bucketsOwned");
+        Object archived = info != null && info.get("archive") instanceof Map<?, ?> a ? a.get("archivedBuckets") : null;
+        if (!(keys instanceof Number k) || !(owned instanceof Number o) || !(archived instanceof Number n)) {
+            throw new CairnException(ErrorCode.UNAVAILABLE, "the leader of " + rs.id() + " did not say what it holds (is the archive tier on?)");
+        }
+        if (k.longValue() > 0 || o.longValue() > 0 || n.longValue() > 0) {
+            throw new CairnException(ErrorCode.ILLEGAL_TRANSITION, "replicaset " + rs.id() + " still holds data (" + o + " buckets, " + k + " keys, "
+                    + n + " archived buckets): only a replicaset that lost its data is rebuilt from a backup (--resume continues an"
+                    + " interrupted rebuild); nothing was changed");
+        }
+    }
+
+    /** POSTs {@code /buckets/B/<action>} to {@code rs}'s leader, asked again after a leader change until {@link #OWNER_WAIT}. */
+    private String onReplicaset(ReplicasetSpec rs, int bucket, String action) {
+        long deadline = System.nanoTime() + OWNER_WAIT.toNanos();
+        String last = "no answer";
+        while (System.nanoTime() < deadline) {
+            try {
+                Object[] r = ClusterAccess.post(leader(rs) + "/buckets/" + bucket + "/" + action);
+                int status = (int) r[0];
+                String body = String.valueOf(r[1]).trim();
+                if (status == 200) return body;
+                if (status != 421 && status != 0) throw new CairnException(ErrorCode.ILLEGAL_TRANSITION, "bucket " + bucket + " on " + rs.id() + ": " + body);
+                leaders.remove(rs.id()); // leader changed or down: found again next time
+                last = body;
+            } catch (CairnException e) {
+                if (e.code() != ErrorCode.UNAVAILABLE) throw e;
+                last = e.getMessage(); // an election
+            }
+            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+        }
+        throw new CairnException(ErrorCode.UNAVAILABLE, "replicaset " + rs.id() + " did not rebuild bucket " + bucket + " (last answer: " + last + ")");
     }
 
     /** No key and no archived bucket on any replicaset (its leader's view): a restore never lands next to live data. */

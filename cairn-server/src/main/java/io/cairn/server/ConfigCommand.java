@@ -1,8 +1,10 @@
 package io.cairn.server;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.server.admin.AdminServer;
+import io.cairn.server.config.Setting;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,7 +25,7 @@ import java.util.concurrent.Callable;
  * keeps them in the coordinator group (a new leader keeps them).
  */
 @Command(name = "config", mixinStandardHelpOptions = true, description = "Show or change the settings that change at run time (rebalancer limits and throttles).",
-        subcommands = {ConfigCommand.Show.class, ConfigCommand.Set.class})
+        subcommands = {ConfigCommand.Show.class, ConfigCommand.Set.class, ConfigCommand.Settings.class})
 final class ConfigCommand implements Runnable {
     @Override
     public void run() {
@@ -69,9 +71,34 @@ final class ConfigCommand implements Runnable {
                 throw new CairnException(status == 400 ? ErrorCode.INVALID_CONFIG : ErrorCode.UNAVAILABLE, String.valueOf(r[1]).trim());
             }
             print(spec.commandLine().getOut(), AdminServer.JSON.readValue(String.valueOf(r[1]),
-                    new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {}), false);
+                    new TypeReference<Map<String, Object>>() {}), false);
             return 0;
         }
+    }
+
+    @Command(name = "settings", mixinStandardHelpOptions = true,
+            description = "Print every setting of the config file: its default, unit, bounds and meaning (no cluster needed).")
+    static final class Settings implements Callable<Integer> {
+        @Spec CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            out.print(table());
+            out.flush();
+            return 0;
+        }
+    }
+
+    /** The settings table ({@link Setting}) as {@code cairn config settings} prints it, one line per setting. */
+    static String table() {
+        StringBuilder out = new StringBuilder(String.format("%-44s %-10s %-12s %-20s %-18s %s%n", "setting", "type", "default", "unit", "bounds", "meaning"));
+        for (Setting s : Setting.values()) {
+            String value = String.valueOf(s.defaultValue());
+            out.append(String.format("%-44s %-10s %-12s %-20s %-18s %s%n", s.key(), s.type().getSimpleName(),
+                    value.isEmpty() ? "\"\"" : value.length() > 12 ? "(see meaning)" : value, s.unit(), s.bounds(), s.meaning()));
+        }
+        return out.toString();
     }
 
     /** One line per setting: name, value, source (with the config file's value when overridden), meaning. */

@@ -1,17 +1,23 @@
 package io.cairn.server;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.cairn.archive.StoreThrottle;
+import io.cairn.archive.ThrottledObjectStore;
 import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.coordinator.CoordinatorServer;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.CairnException;
+import io.cairn.core.move.Mover;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.storage.StorageAdmin;
 import io.cairn.server.move.MoverService;
 import io.cairn.core.topology.NodeAddress;
+import io.cairn.server.admin.AdminAccess;
 import io.cairn.server.admin.AdminServer;
+import io.cairn.server.admin.AlertMetrics;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.storage.ArchiveMoveIo;
 import io.micrometer.core.instrument.Gauge;
 
 import java.io.IOException;
@@ -19,6 +25,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 
 /**
  * A coordinator node with its admin endpoint. The coordinator leader also runs the cluster's
@@ -34,7 +41,7 @@ public final class CoordinatorProcess implements AutoCloseable {
     private final MemberReconciler members;
     private final LiveSettingsFollower settings;
     private AdminServer admin;
-    private final io.cairn.server.admin.AdminAccess adminAccess;
+    private final AdminAccess adminAccess;
 
     public CoordinatorProcess(ClusterConfig config, String nodeId) throws IOException {
         this.adminAccess = config.security().adminAccess();
@@ -43,9 +50,9 @@ public final class CoordinatorProcess implements AutoCloseable {
                 CoordinatorProcess::removalFindings);
         this.topologyWatch = new CoordinatorClient(config.topology().coordinators());
         this.mover = new MoverService(server::isLeader, config.rebalancer().moverSettings());
-        io.cairn.archive.StoreThrottle archiveThrottle = null;
+        StoreThrottle archiveThrottle = null;
         if (config.archive().enabled()) {
-            io.cairn.storage.ArchiveMoveIo io = archiveMoveIo(config, nodeId);
+            ArchiveMoveIo io = archiveMoveIo(config, nodeId);
             archiveThrottle = io.throttle();
             mover.withArchiveIo(io);
         }
@@ -58,10 +65,10 @@ public final class CoordinatorProcess implements AutoCloseable {
      * The coordinator's handle on the archive tier's store: moves of archived buckets copy objects
      * between replicaset prefixes (server-side) and check them (HEAD); no bucket data comes here.
      */
-    private static io.cairn.storage.ArchiveMoveIo archiveMoveIo(ClusterConfig config, String nodeId) {
+    private static ArchiveMoveIo archiveMoveIo(ClusterConfig config, String nodeId) {
         var archive = config.archive();
-        var store = new io.cairn.archive.ThrottledObjectStore(archive.open(config.dataDir()), io.cairn.archive.StoreThrottle.system(archive.rates()));
-        return new io.cairn.storage.ArchiveMoveIo(store, config.nodeDir(nodeId).resolve("archive-staging"), archive::replicasetPrefix, 2);
+        var store = new ThrottledObjectStore(archive.open(config.dataDir()), StoreThrottle.system(archive.rates()));
+        return new ArchiveMoveIo(store, config.nodeDir(nodeId).resolve("archive-staging"), archive::replicasetPrefix, 2);
     }
 
     /** Asks the replicaset's leader what it still holds; the coordinator refuses its removal unless nothing. */
@@ -81,8 +88,8 @@ public final class CoordinatorProcess implements AutoCloseable {
         Gauge.builder("cairn_coordinator_leader", server, s -> s.isLeader() ? 1 : 0)
                 .description("1 when this coordinator node is the Raft leader").register(admin.registry());
         RebalancerMetrics.register(admin.registry(), mover);
-        io.cairn.server.admin.AlertMetrics.register(admin.registry(), mover::alerts, "DOUBLED_BUCKETS", "MISSING_BUCKETS",
-                io.cairn.core.move.Mover.STALLED_MOVE, io.cairn.server.admin.AlertMetrics.REPLICASET_UNREACHABLE);
+        AlertMetrics.register(admin.registry(), mover::alerts, "DOUBLED_BUCKETS", "MISSING_BUCKETS",
+                Mover.STALLED_MOVE, AlertMetrics.REPLICASET_UNREACHABLE);
         admin.route("/moves/", this::moveRequest);
         admin.route("/buckets/", this::bucketRequest);
         admin.route("/doubled", doubledAdmin::list);
@@ -142,7 +149,7 @@ public final class CoordinatorProcess implements AutoCloseable {
             if (answer == null) AdminServer.send(ex, 409, "text/plain", "this coordinator is not the leader; ask the leader\n");
             else if (show) AdminServer.sendJson(ex, 200, answer);
             else AdminServer.send(ex, answer.toString().startsWith("refused") ? 409 : 200, "text/plain", answer + "\n");
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             AdminServer.send(ex, 503, "text/plain", "no answer from the replicasets: " + e.getCause() + "\n");
         }
     }
@@ -175,7 +182,7 @@ public final class CoordinatorProcess implements AutoCloseable {
         Map<String, BucketRecord> where;
         try {
             where = mover.locate(bucket).join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             where = Map.of();
         }
         if (where != null) {

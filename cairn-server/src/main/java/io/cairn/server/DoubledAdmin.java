@@ -1,6 +1,7 @@
 package io.cairn.server;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.cairn.core.BucketRecord;
 import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.StoredValue;
 import io.cairn.core.move.ChunkEntry;
@@ -9,6 +10,9 @@ import io.cairn.server.admin.AdminServer;
 import io.cairn.server.move.MoverService;
 
 import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -54,11 +58,11 @@ final class DoubledAdmin {
 
     private static Map<String, Object> describe(MoveQuery.BucketReport r) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("state", r.record().state().name() + (r.record().has(io.cairn.core.BucketRecord.FLAG_QUARANTINED) ? " (quarantined)" : ""));
+        m.put("state", r.record().state().name() + (r.record().has(BucketRecord.FLAG_QUARANTINED) ? " (quarantined)" : ""));
         m.put("generation", r.record().generation());
-        m.put("doubled", r.record().has(io.cairn.core.BucketRecord.FLAG_DOUBLED));
+        m.put("doubled", r.record().has(BucketRecord.FLAG_DOUBLED));
         m.put("keys", r.keyCount());
-        m.put("lastWrite", r.lastWriteMs() < 0 ? "unknown" : java.time.Instant.ofEpochMilli(r.lastWriteMs()).toString());
+        m.put("lastWrite", r.lastWriteMs() < 0 ? "unknown" : Instant.ofEpochMilli(r.lastWriteMs()).toString());
         return m;
     }
 
@@ -126,7 +130,7 @@ final class DoubledAdmin {
         if (q == null) return null;
         for (String kv : q.split("&")) {
             int eq = kv.indexOf('=');
-            if (eq > 0 && kv.substring(0, eq).equals(name)) return java.net.URLDecoder.decode(kv.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8);
+            if (eq > 0 && kv.substring(0, eq).equals(name)) return URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
         }
         return null;
     }

@@ -2,6 +2,8 @@ package io.cairn.server;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.server.admin.AdminAccess;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.server.config.ClusterConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -89,7 +91,7 @@ final class DoubledCommands {
             long keys = 0;
             while (true) {
                 String url = base + (after == null ? "" : "&after=" + after);
-                HttpResponse<String> r = io.cairn.server.admin.AdminHttps.client(Duration.ofSeconds(2)).send(io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60)).GET().build(),
+                HttpResponse<String> r = AdminHttps.client(Duration.ofSeconds(2)).send(AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60)).GET().build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 200) throw new CairnException(ErrorCode.UNAVAILABLE, "export failed: " + r.body().trim());
                 String next = null;

@@ -4,8 +4,10 @@ import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +33,7 @@ final class FolderLock implements AutoCloseable {
         FileLock lock;
         try {
             lock = channel.tryLock();
-        } catch (java.nio.channels.OverlappingFileLockException heldByThisProcess) {
+        } catch (OverlappingFileLockException heldByThisProcess) {
             lock = null;
         }
         if (lock == null) {
@@ -41,7 +43,7 @@ final class FolderLock implements AutoCloseable {
                     + (holder.isEmpty() ? "" : " (pid " + holder + ")") + "; stop it first or use another --dir");
         }
         channel.truncate(0);
-        channel.write(java.nio.ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)));
+        channel.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)));
         return new FolderLock(channel, lock);
     }
 

@@ -1,16 +1,21 @@
 package io.cairn.server;
 
+import io.cairn.archive.StoreThrottle;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ClusterConfig.RebalancerSettings;
+import io.cairn.server.config.Setting;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * The settings that change at run time, with no restart ({@code cairn config show|set}): their
@@ -24,37 +29,38 @@ import java.util.function.Function;
  * ({@link AclFollower} reads the settings there). A setting without a value set takes the config file's.
  */
 final class LiveSettings {
-    /** A run-time setting: its name (as in the config file), meaning, and value in the file's settings. */
-    enum Setting {
-        AUTO("rebalancer.auto", Boolean.class, "move buckets by weight automatically (true|false); manual moves work either way", c -> c.rebalancer().auto()),
-        THRESHOLD_PERCENT("rebalancer.thresholdPercent", Double.class, "no automatic moves while the disbalance is at or below this (percent)",
-                c -> c.rebalancer().thresholdPercent()),
-        MAX_SENDING("rebalancer.maxSendingPerReplicaset", Integer.class, "concurrent moves out of one replicaset", c -> c.rebalancer().maxSendingPerReplicaset()),
-        MAX_RECEIVING("rebalancer.maxReceivingPerReplicaset", Integer.class, "concurrent moves into one replicaset", c -> c.rebalancer().maxReceivingPerReplicaset()),
-        MAX_MOVES_PER_ROUND("rebalancer.maxMovesPerRound", Integer.class, "moves one planning round may start", c -> c.rebalancer().maxMovesPerRound()),
-        MAX_BYTES_PER_SECOND("rebalancer.maxBytesPerSecond", Long.class, "bucket data copied per second over all moves (0: no limit)",
-                c -> c.rebalancer().maxBytesPerSecond()),
-        STEP_LATENCY_TARGET_MS("rebalancer.stepLatencyTargetMs", Long.class,
-                "the copy slows down while move steps take longer than this to commit, at the median (ms; 0: off)", c -> c.rebalancer().stepLatencyTargetMs()),
-        DISCOVERY_INTERVAL_MS("router.discoveryIntervalMs", Long.class,
-                "each router's discovery round period once every bucket's owner is known (ms, 10 to 3600000); routers follow within about a second",
-                c -> c.router().discoveryIntervalMs()),
-        ARCHIVE_CALLS_PER_SECOND("archive.callsPerSecond", Long.class,
-                "object-store calls per second per process, archive tier (0: no limit); storage and coordinator nodes follow within about a second",
-                c -> c.archive().callsPerSecond()),
-        ARCHIVE_BYTES_PER_SECOND("archive.bytesPerSecond", Long.class,
-                "object-store bytes per second per process, archive tier (0: no limit); storage and coordinator nodes follow within about a second",
-                c -> c.archive().bytesPerSecond());
+    /** A run-time setting: a config file {@link Setting}, and its value in the file's settings. */
+    enum Live {
+        AUTO(Setting.REBALANCER_AUTO, c -> c.rebalancer().auto()),
+        THRESHOLD_PERCENT(Setting.REBALANCER_THRESHOLD_PERCENT, c -> c.rebalancer().thresholdPercent()),
+        MAX_SENDING(Setting.REBALANCER_MAX_SENDING, c -> c.rebalancer().maxSendingPerReplicaset()),
+        MAX_RECEIVING(Setting.REBALANCER_MAX_RECEIVING, c -> c.rebalancer().maxReceivingPerReplicaset()),
+        MAX_MOVES_PER_ROUND(Setting.REBALANCER_MAX_MOVES_PER_ROUND, c -> c.rebalancer().maxMovesPerRound()),
+        MAX_BYTES_PER_SECOND(Setting.REBALANCER_MAX_BYTES_PER_SECOND, c -> c.rebalancer().maxBytesPerSecond()),
+        STEP_LATENCY_TARGET_MS(Setting.REBALANCER_STEP_LATENCY_TARGET_MS, c -> c.rebalancer().stepLatencyTargetMs()),
+        DISCOVERY_INTERVAL_MS(Setting.ROUTER_DISCOVERY_INTERVAL_MS, c -> c.router().discoveryIntervalMs(), "routers follow within about a second"),
+        ARCHIVE_CALLS_PER_SECOND(Setting.ARCHIVE_CALLS_PER_SECOND, c -> c.archive().callsPerSecond(),
+                "storage and coordinator nodes follow within about a second"),
+        ARCHIVE_BYTES_PER_SECOND(Setting.ARCHIVE_BYTES_PER_SECOND, c -> c.archive().bytesPerSecond(),
+                "storage and coordinator nodes follow within about a second");
 
+        final Setting setting;
         final String key;
         final Class<?> type;
         final String doc;
         final Function<ClusterConfig, Object> fromFile;
 
-        Setting(String key, Class<?> type, String doc, Function<ClusterConfig, Object> fromFile) {
-            this.key = key;
-            this.type = type;
-            this.doc = doc;
+        Live(Setting setting, Function<ClusterConfig, Object> fromFile) {
+            this(setting, fromFile, "");
+        }
+
+        /** Name, type, unit, bounds and meaning are the config file's ({@link Setting}); {@code howApplied} adds who follows a change. */
+        Live(Setting setting, Function<ClusterConfig, Object> fromFile, String howApplied) {
+            this.setting = setting;
+            this.key = setting.key();
+            this.type = setting.type();
+            String unitAndBounds = String.join(", ", Stream.of(setting.unit(), setting.bounds()).filter(t -> !t.isEmpty()).toList());
+            this.doc = setting.meaning() + (unitAndBounds.isEmpty() ? "" : " (" + unitAndBounds + ")") + (howApplied.isEmpty() ? "" : "; " + howApplied);
             this.fromFile = fromFile;
         }
     }
@@ -68,13 +74,14 @@ final class LiveSettings {
      * @throws IllegalArgumentException for a value that is not of the setting's type or breaks its bounds
      */
     static RebalancerSettings apply(ClusterConfig file, Map<String, String> values) {
-        Map<Setting, Object> v = new java.util.EnumMap<>(Setting.class);
-        for (Setting s : Setting.values()) v.put(s, values.containsKey(s.key) ? parse(s, values.get(s.key)) : s.fromFile.apply(file));
+        Map<Live, Object> v = new EnumMap<>(Live.class);
+        for (Live s : Live.values()) v.put(s, values.containsKey(s.key) ? parse(s, values.get(s.key)) : s.fromFile.apply(file));
         RebalancerSettings r = file.rebalancer();
-        return new RebalancerSettings((Boolean) v.get(Setting.AUTO), (Double) v.get(Setting.THRESHOLD_PERCENT),
-                (Integer) v.get(Setting.MAX_SENDING), (Integer) v.get(Setting.MAX_RECEIVING), (Integer) v.get(Setting.MAX_MOVES_PER_ROUND),
+        return new RebalancerSettings((Boolean) v.get(Live.AUTO), (Double) v.get(Live.THRESHOLD_PERCENT),
+                (Integer) v.get(Live.MAX_SENDING), (Integer) v.get(Live.MAX_RECEIVING), (Integer) v.get(Live.MAX_MOVES_PER_ROUND),
                 r.chunkKeys(), r.chunkBytes(), r.roundIntervalMs(), r.copyAhead(),
-                ((Number) v.get(Setting.MAX_BYTES_PER_SECOND)).longValue(), ((Number) v.get(Setting.STEP_LATENCY_TARGET_MS)).longValue());
+                ((Number) v.get(Live.MAX_BYTES_PER_SECOND)).longValue(), ((Number) v.get(Live.STEP_LATENCY_TARGET_MS)).longValue(),
+                r.entriesInFlight(), r.maxCommandsPerEntry(), r.maxEntryBytes());
     }
 
     /**
@@ -83,9 +90,7 @@ final class LiveSettings {
      * @throws IllegalArgumentException for a value that is no whole number or outside 10 ms .. 1 hour
      */
     static long discoveryIntervalMs(ClusterConfig file, Map<String, String> values) {
-        long ms = longValue(Setting.DISCOVERY_INTERVAL_MS, file, values);
-        if (ms < 10 || ms > 3_600_000) throw new IllegalArgumentException(Setting.DISCOVERY_INTERVAL_MS.key + " must be between 10 and 3600000, was " + ms);
-        return ms;
+        return Setting.ROUTER_DISCOVERY_INTERVAL_MS.check(longValue(Live.DISCOVERY_INTERVAL_MS, file, values));
     }
 
     /**
@@ -93,16 +98,16 @@ final class LiveSettings {
      *
      * @throws IllegalArgumentException for a value that is no whole number or is negative
      */
-    static io.cairn.archive.StoreThrottle.Rates archiveRates(ClusterConfig file, Map<String, String> values) {
+    static StoreThrottle.Rates archiveRates(ClusterConfig file, Map<String, String> values) {
         try {
-            return new io.cairn.archive.StoreThrottle.Rates(longValue(Setting.ARCHIVE_CALLS_PER_SECOND, file, values),
-                    longValue(Setting.ARCHIVE_BYTES_PER_SECOND, file, values));
+            return new StoreThrottle.Rates(longValue(Live.ARCHIVE_CALLS_PER_SECOND, file, values),
+                    longValue(Live.ARCHIVE_BYTES_PER_SECOND, file, values));
         } catch (CairnException e) {
             throw new IllegalArgumentException(e.getMessage());
         }
     }
 
-    private static long longValue(Setting s, ClusterConfig file, Map<String, String> values) {
+    private static long longValue(Live s, ClusterConfig file, Map<String, String> values) {
         return values.containsKey(s.key) && !values.get(s.key).isEmpty() ? (Long) parse(s, values.get(s.key)) : ((Number) s.fromFile.apply(file)).longValue();
     }
 
@@ -117,7 +122,7 @@ final class LiveSettings {
         Map<String, String> stored = new TreeMap<>();
         Map<String, String> after = new TreeMap<>(current);
         for (Map.Entry<String, String> c : changes.entrySet()) {
-            Setting s = byKey(c.getKey());
+            Live s = byKey(c.getKey());
             if (s == null) {
                 problems.add("unknown run-time setting '" + c.getKey() + "' (run-time settings: " + keys() + ")");
                 continue;
@@ -154,7 +159,7 @@ final class LiveSettings {
     /** Every run-time setting: its value in force, where it comes from, and what it means. */
     static Map<String, Object> show(ClusterConfig file, Map<String, String> values) {
         Map<String, Object> out = new LinkedHashMap<>();
-        for (Setting s : Setting.values()) {
+        for (Live s : Live.values()) {
             Map<String, Object> one = new LinkedHashMap<>();
             boolean set = values.containsKey(s.key);
             one.put("value", set ? values.get(s.key) : String.valueOf(s.fromFile.apply(file)));
@@ -167,16 +172,16 @@ final class LiveSettings {
     }
 
     static String keys() {
-        return String.join(", ", java.util.Arrays.stream(Setting.values()).map(s -> s.key).toList());
+        return String.join(", ", Arrays.stream(Live.values()).map(s -> s.key).toList());
     }
 
-    private static Setting byKey(String key) {
-        for (Setting s : Setting.values()) if (s.key.equals(key)) return s;
+    private static Live byKey(String key) {
+        for (Live s : Live.values()) if (s.key.equals(key)) return s;
         return null;
     }
 
     /** A value of the setting's type (the type of its config file value). */
-    private static Object parse(Setting s, String value) {
+    private static Object parse(Live s, String value) {
         try {
             if (s.type == Boolean.class) {
                 if (!value.equals("true") && !value.equals("false")) throw new NumberFormatException();

@@ -1,6 +1,7 @@
 package io.cairn.server;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.cairn.archive.StoreThrottle;
 import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
@@ -34,13 +35,13 @@ final class LiveSettingsFollower implements AutoCloseable {
     private final CoordinatorClient coordinator;
     private final MoverService mover;
     /** The archive tier's store throttle of this process, or null without an archive tier. */
-    private final io.cairn.archive.StoreThrottle archiveThrottle;
+    private final StoreThrottle archiveThrottle;
     private final ScheduledExecutorService timer;
     /** The last stored values that could not be applied (logged once), or null. */
     private volatile Map<String, String> refused;
 
     LiveSettingsFollower(String nodeId, ClusterConfig file, CoordinatorClient coordinator, MoverService mover,
-                         io.cairn.archive.StoreThrottle archiveThrottle) {
+                         StoreThrottle archiveThrottle) {
         this.nodeId = nodeId;
         this.file = file;
         this.coordinator = coordinator;

@@ -8,17 +8,25 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
+import io.netty.channel.EventLoopGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.stream.Stream;
 
 /**
  * {@code cairn up}: a whole cluster (coordinator, replicasets, router) in this JVM, with its
@@ -46,7 +54,7 @@ public final class LocalCluster implements AutoCloseable {
     private final Map<String, StorageProcess> storages = new LinkedHashMap<>();
     private RouterProcess router;
     /** One event loop for the router's and the storage nodes' sockets ({@link IoLoops}). */
-    private final io.netty.channel.EventLoopGroup ioLoops = IoLoops.create(1);
+    private final EventLoopGroup ioLoops = IoLoops.create(1);
 
     public LocalCluster(ClusterConfig config) {
         this.config = config;
@@ -97,11 +105,11 @@ public final class LocalCluster implements AutoCloseable {
     /** 32 random bytes, base64url: as hard to guess as an AES-256 key. */
     private static void writeToken(Path file) throws IOException {
         byte[] random = new byte[32];
-        new java.security.SecureRandom().nextBytes(random);
+        new SecureRandom().nextBytes(random);
         Files.createDirectories(file.toAbsolutePath().getParent());
-        Files.writeString(file, java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random) + "\n");
+        Files.writeString(file, Base64.getUrlEncoder().withoutPadding().encodeToString(random) + "\n");
         try {
-            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         } catch (UnsupportedOperationException e) {
             log.warn("cannot restrict {} to its owner on this file system; protect it by other means", file);
         }
@@ -153,17 +161,17 @@ public final class LocalCluster implements AutoCloseable {
      * @throws CairnException PORT_IN_USE naming the first taken port and what it was for
      */
     private void requireFreePorts() {
-        Map<String, java.net.InetSocketAddress> ports = new LinkedHashMap<>();
-        java.util.function.BiConsumer<String, NodeAddress> raftAndAdmin = (what, n) -> {
-            ports.put(what + " " + n.id() + " Raft", new java.net.InetSocketAddress(n.host(), n.raftPort()));
-            ports.put(what + " " + n.id() + " admin", new java.net.InetSocketAddress(n.host(), n.adminPort()));
-            if (n.dataPort() != 0) ports.put(what + " " + n.id() + " data plane", new java.net.InetSocketAddress(n.host(), n.dataPort()));
+        Map<String, InetSocketAddress> ports = new LinkedHashMap<>();
+        BiConsumer<String, NodeAddress> raftAndAdmin = (what, n) -> {
+            ports.put(what + " " + n.id() + " Raft", new InetSocketAddress(n.host(), n.raftPort()));
+            ports.put(what + " " + n.id() + " admin", new InetSocketAddress(n.host(), n.adminPort()));
+            if (n.dataPort() != 0) ports.put(what + " " + n.id() + " data plane", new InetSocketAddress(n.host(), n.dataPort()));
         };
         for (NodeAddress c : config.topology().coordinators()) raftAndAdmin.accept("coordinator", c);
         for (ReplicasetSpec rs : config.topology().replicasets()) for (NodeAddress n : rs.nodes()) raftAndAdmin.accept("storage node", n);
         var r = config.topology().routers().get(0);
-        ports.put("router " + r.id() + " RESP", new java.net.InetSocketAddress(r.host(), r.respPort()));
-        ports.put("router " + r.id() + " admin", new java.net.InetSocketAddress(r.host(), r.adminPort()));
+        ports.put("router " + r.id() + " RESP", new InetSocketAddress(r.host(), r.respPort()));
+        ports.put("router " + r.id() + " admin", new InetSocketAddress(r.host(), r.adminPort()));
         for (var e : ports.entrySet()) {
             if (Ports.isFree(e.getValue())) continue;
             throw new CairnException(ErrorCode.PORT_IN_USE, "port " + e.getValue().getPort() + " (" + e.getKey() + ") on "
@@ -198,8 +206,8 @@ public final class LocalCluster implements AutoCloseable {
 
     static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root)) return;
-        try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
         }
     }
 

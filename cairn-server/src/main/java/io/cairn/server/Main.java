@@ -1,6 +1,10 @@
 package io.cairn.server;
 
 import io.cairn.core.CairnException;
+import io.cairn.server.admin.AdminHttps;
+import io.cairn.server.admin.AdminServer;
+import io.cairn.server.bench.DiscoveryBench;
+import io.cairn.server.bench.MoveBench;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
 import picocli.CommandLine;
@@ -9,10 +13,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /** The {@code cairn} command: one artifact for every role. */
 @Command(name = "cairn", mixinStandardHelpOptions = true, version = "cairn 0.1.0",
@@ -21,11 +29,11 @@ import java.util.concurrent.CountDownLatch;
                 Main.Status.class, NodeCommand.class, TopologyCommand.class, BucketCommand.class, ConfigCommand.class, BackupCommand.class, Main.Bench.class})
 public final class Main implements Runnable {
     /** Held: java.util.logging keeps loggers weakly, and a collected one forgets its level. */
-    private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty");
+    private static final Logger GRPC_LOG = Logger.getLogger("org.apache.ratis.thirdparty");
 
     public static void main(String[] args) {
         // gRPC inside Ratis logs through java.util.logging ("Epoll available ..." at INFO); keep it to warnings.
-        GRPC_LOG.setLevel(java.util.logging.Level.WARNING);
+        GRPC_LOG.setLevel(Level.WARNING);
         System.exit(commandLine().execute(args));
     }
 
@@ -105,7 +113,7 @@ public final class Main implements Runnable {
             boolean internalTls = config.security().internalTls().enabled();
             String redisCli = config.security().tlsCertFile().isEmpty() ? "redis-cli -p " + r.respPort()
                     : "redis-cli --tls" + (internalTls ? " --cacert " + caFile(config) : "") + " -p " + r.respPort();
-            String admin = io.cairn.server.admin.AdminHttps.base(r.host(), r.adminPort());
+            String admin = AdminHttps.base(r.host(), r.adminPort());
             System.out.printf("cairn is up: %s | console %s/console/ | admin %s/info | data %s | Ctrl-C to stop%n",
                     redisCli, admin, admin, config.dataDir());
             if (internalTls) {
@@ -180,7 +188,7 @@ public final class Main implements Runnable {
         public Integer call() throws Exception {
             ClusterConfig c = ConfigLoader.load(config != null ? config : dir.resolve(LocalCluster.CONFIG_FILE));
             var status = StatusReport.collect(c);
-            spec.commandLine().getOut().print(json ? io.cairn.server.admin.AdminServer.JSON.writeValueAsString(status) + "\n" : StatusReport.render(status));
+            spec.commandLine().getOut().print(json ? AdminServer.JSON.writeValueAsString(status) + "\n" : StatusReport.render(status));
             spec.commandLine().getOut().flush();
             // 0 healthy, 3 degraded, 4 some buckets unavailable, 5 nothing answers (StatusHealth; docs/operations.md)
             return ((Number) status.get("exitCode")).intValue();
@@ -225,9 +233,9 @@ public final class Main implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            Path d = dir != null ? dir : java.nio.file.Files.createTempDirectory("cairn-bench-moves");
+            Path d = dir != null ? dir : Files.createTempDirectory("cairn-bench-moves");
             try {
-                io.cairn.server.bench.MoveBench.run(new io.cairn.server.bench.MoveBench.Options(keys, buckets, replicas, valueBytes, chunkKeys,
+                MoveBench.run(new MoveBench.Options(keys, buckets, replicas, valueBytes, chunkKeys,
                         maxSending, maxReceiving, Duration.ofSeconds(timeoutSeconds), warmup ? warmupRounds : 0, copyAhead, maxBytesPerSecond, stepLatencyTargetMs), d);
             } finally {
                 if (dir == null) LocalCluster.deleteTree(d);
@@ -247,7 +255,7 @@ public final class Main implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            Path d = dir != null ? dir : java.nio.file.Files.createTempDirectory("cairn-bench-replace");
+            Path d = dir != null ? dir : Files.createTempDirectory("cairn-bench-replace");
             try {
                 ReplaceBench.run(new ReplaceBench.Options(keys, valueBytes, Duration.ofSeconds(timeoutSeconds), wipe), d);
             } finally {
@@ -260,7 +268,7 @@ public final class Main implements Runnable {
     @Command(name = "discovery", mixinStandardHelpOptions = true,
             description = "Per bucket count: a new router's first discovery, its idle discovery cost, and its cost while buckets move.")
     static final class BenchDiscovery implements Callable<Integer> {
-        @Option(names = "--buckets", split = ",", defaultValue = "3000,30000,300000", description = "bucket counts, one cluster each (default: ${DEFAULT-VALUE})") java.util.List<Integer> buckets;
+        @Option(names = "--buckets", split = ",", defaultValue = "3000,30000,300000", description = "bucket counts, one cluster each (default: ${DEFAULT-VALUE})") List<Integer> buckets;
         @Option(names = "--replicasets", defaultValue = "2", description = "replicasets (default: ${DEFAULT-VALUE})") int replicasets;
         @Option(names = "--replicas", defaultValue = "1", description = "nodes per replicaset (default: ${DEFAULT-VALUE})") int replicas;
         @Option(names = "--idle-seconds", defaultValue = "20", description = "idle measurement window (default: ${DEFAULT-VALUE})") long idleSeconds;
@@ -271,7 +279,7 @@ public final class Main implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            io.cairn.server.bench.DiscoveryBench.run(new io.cairn.server.bench.DiscoveryBench.Options(buckets, replicasets, replicas,
+            DiscoveryBench.run(new DiscoveryBench.Options(buckets, replicasets, replicas,
                     Duration.ofSeconds(idleSeconds), movePercent, discoveryRuns, Duration.ofSeconds(timeoutSeconds)), dir);
             return 0;
         }

@@ -9,6 +9,7 @@ import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.wire.MemberChange;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.storage.StorageAdmin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -211,7 +212,7 @@ final class MemberReconciler implements AutoCloseable {
     }
 
     private static Map<String, Object> info(NodeAddress n) {
-        return ClusterAccess.getJson(io.cairn.server.admin.AdminHttps.base(n.host(), n.adminPort()) + "/info", CALL_TIMEOUT);
+        return ClusterAccess.getJson(AdminHttps.base(n.host(), n.adminPort()) + "/info", CALL_TIMEOUT);
     }
 
     private static NodeState state(Map<String, Object> i) {

@@ -9,6 +9,7 @@ import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.wire.MemberChange;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
 import io.cairn.storage.StorageAdmin;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -109,7 +111,7 @@ final class NodeChanges implements AutoCloseable {
             for (NodeAddress n : rs.nodes()) states.put(n.id(), MemberReconciler.probe(n));
             // the node's Raft member id: its own, or its id on a new disk (MemberIds)
             String member = members.membersOf(id).stream().findFirst().orElse(id);
-            java.util.function.Function<String, NodeState> byMember = MemberPlanner.byMember(MemberPlanner.of(states));
+            Function<String, NodeState> byMember = MemberPlanner.byMember(MemberPlanner.of(states));
             String problem = MemberPlanner.removalProblem(members, member, byMember);
             if (problem != null && !force) throw new CairnException(ErrorCode.GUARDRAIL, problem + "; bring them back first, or add --force");
             List<NodeAddress> nodes = new ArrayList<>(rs.nodes());
@@ -212,13 +214,13 @@ final class NodeChanges implements AutoCloseable {
     }
 
     private static String adminUrl(NodeAddress n) {
-        return io.cairn.server.admin.AdminHttps.base(n.host(), n.adminPort());
+        return AdminHttps.base(n.host(), n.adminPort());
     }
 
     private String localAdmin() {
         ClusterConfig c = access.load();
         var r = c.topology().routers().get(0);
-        return io.cairn.server.admin.AdminHttps.base(r.host(), r.adminPort());
+        return AdminHttps.base(r.host(), r.adminPort());
     }
 
     private static void addToConfigFile(Path file, String rsId, NodeAddress n) throws IOException {
@@ -234,7 +236,7 @@ final class NodeChanges implements AutoCloseable {
 
     /** Rewrites the node entries of replicaset {@code rsId} in the config file. */
     @SuppressWarnings("unchecked")
-    private static void editNodes(Path file, String rsId, java.util.function.Consumer<List<Map<String, Object>>> edit) throws IOException {
+    private static void editNodes(Path file, String rsId, Consumer<List<Map<String, Object>>> edit) throws IOException {
         Map<String, Object> tree = ConfigLoader.readTree(file);
         for (Object o : (List<Object>) tree.get("replicasets")) {
             Map<String, Object> rs = (Map<String, Object>) o;

@@ -5,6 +5,7 @@ import io.cairn.core.ErrorCode;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.server.config.ClusterConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -13,6 +14,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
@@ -41,9 +43,9 @@ final class NodeCommand implements Runnable {
         public Integer call() {
             ClusterConfig c = access.load();
             var r = c.topology().routers().get(0);
-            Object[] answer = ClusterAccess.post(io.cairn.server.admin.AdminHttps.base(r.host(), r.adminPort()) + "/local/nodes/" + id + "/" + action());
+            Object[] answer = ClusterAccess.post(AdminHttps.base(r.host(), r.adminPort()) + "/local/nodes/" + id + "/" + action());
             int status = (int) answer[0];
-            java.io.PrintWriter to = status == 200 ? spec.commandLine().getOut() : spec.commandLine().getErr();
+            PrintWriter to = status == 200 ? spec.commandLine().getOut() : spec.commandLine().getErr();
             to.print(status == 0 ? "cairn: no local cluster answers at " + r.host() + ":" + r.adminPort() + " (is `cairn up` running?)\n" : answer[1]);
             to.flush();
             return status == 200 ? 0 : 1;

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** Free loopback port ranges for clusters started in this JVM (benchmarks, tests). */
@@ -59,7 +61,7 @@ public final class Ports {
      */
     static int ephemeralLow() {
         try {
-            String range = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim();
+            String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim();
             return Integer.parseInt(range.split("\\s+")[0]);
         } catch (IOException | RuntimeException unknown) {
             return 32_768;

@@ -1,6 +1,7 @@
 package io.cairn.server;
 
 import java.io.PrintStream;
+import java.util.Locale;
 
 /**
  * The progress of a long command ({@code --wait}): in a terminal one line redrawn in place with a
@@ -56,7 +57,7 @@ public final class ProgressLine {
         double seconds = Math.max(1e-3, (System.nanoTime() - startNanos) / 1e9);
         double perSecond = done / seconds;
         long eta = done == 0 ? -1 : (long) Math.ceil(Math.max(0, total - done) / perSecond);
-        String plain = String.format(java.util.Locale.ROOT, "%s: %,d/%,d %s, %,.0f/s, ETA %s", label, done, total, unit, perSecond, eta(eta));
+        String plain = String.format(Locale.ROOT, "%s: %,d/%,d %s, %,.0f/s, ETA %s", label, done, total, unit, perSecond, eta(eta));
         update(plain, done, total, unit, perSecond, eta, label);
     }
 

@@ -7,23 +7,35 @@ import io.cairn.router.DiscoveryStats;
 import io.cairn.router.Router;
 import io.cairn.router.resp.ClientLimit;
 import io.cairn.router.resp.ClientMetrics;
+import io.cairn.router.resp.RespAuth;
+import io.cairn.router.resp.RespConfig;
 import io.cairn.router.resp.RespServer;
+import io.cairn.router.resp.RespTls;
 import io.cairn.server.admin.AdminServer;
+import io.cairn.server.admin.AlertMetrics;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.console.ConsoleRoutes;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.EventLoopGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToLongFunction;
 
 /** A router: the embeddable {@link Router}, its RESP listener, admin endpoint and coordinator watch. */
 public final class RouterProcess implements AutoCloseable {
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RouterProcess.class);
+    private static final Logger log = LoggerFactory.getLogger(RouterProcess.class);
     private final RouterSpec self;
     private final ClusterConfig config;
     private final CoordinatorClient coordinator;
@@ -33,7 +45,7 @@ public final class RouterProcess implements AutoCloseable {
     private final boolean ownsLoops;
     private volatile RespServer resp;
     private volatile AdminServer admin;
-    private volatile io.cairn.server.console.ConsoleRoutes console;
+    private volatile ConsoleRoutes console;
     private volatile AclFollower acl;
 
     public RouterProcess(ClusterConfig config, String routerId) {
@@ -43,7 +55,7 @@ public final class RouterProcess implements AutoCloseable {
     /** @param ioLoops event loops shared with the rest of this JVM (a local cluster); null: the process makes its own */
     RouterProcess(ClusterConfig config, String routerId, EventLoopGroup ioLoops) {
         this.ownsLoops = ioLoops == null;
-        this.ioLoops = ownsLoops ? IoLoops.create(io.cairn.router.resp.RespConfig.DEFAULT_EVENT_LOOP_THREADS) : ioLoops;
+        this.ioLoops = ownsLoops ? IoLoops.create(RespConfig.DEFAULT_EVENT_LOOP_THREADS) : ioLoops;
         this.self = Nodes.router(config, routerId);
         this.config = config;
         this.coordinator = new CoordinatorClient(config.topology().coordinators());
@@ -69,15 +81,15 @@ public final class RouterProcess implements AutoCloseable {
             router.updateTopology(s.topology());
             if (admin != null) s.topology().replicasets().forEach(rs -> registerReplicasetMetrics(admin.registry(), rs.id()));
         });
-        io.cairn.router.resp.RespAuth auth = config.security().respAuth();
+        RespAuth auth = config.security().respAuth();
         Router started = router;
         acl = new AclFollower(self.id(), coordinator, auth, values -> followDiscoveryInterval(started, values)).start();
-        io.cairn.router.resp.RespTls tls = config.security().respTls(config.source().getParent());
+        RespTls tls = config.security().respTls(config.source().getParent());
         resp = new RespServer(router, config.router().respConfig(self.host(), self.respPort()), ioLoops, auth).tls(tls).start();
         if (tls != null) log.info("RESP port of router {} speaks TLS only (security.tlsCertFile)", self.id());
         if (resp.auth().required()) log.info("RESP clients of router {} must authenticate (security.requirepass is set)", self.id());
         admin.route("/alerts", ex -> AdminServer.sendJson(ex, 200, alerts()));
-        console = io.cairn.server.console.ConsoleRoutes.install(admin, router, self.id(), this::alerts); // the web console (docs/console.md)
+        console = ConsoleRoutes.install(admin, router, self.id(), this::alerts); // the web console (docs/console.md)
         registerMetrics(admin.registry());
         return this;
     }
@@ -93,7 +105,7 @@ public final class RouterProcess implements AutoCloseable {
         try (CoordinatorClient probe = new CoordinatorClient(config.topology().coordinators(), "router " + self.id(), Duration.ofSeconds(2))) {
             Topology t = CoordinatorWait.answer(log, "router " + self.id() + " waits for a coordinator (/health says so meanwhile)",
                     () -> probe.init(config.topology()).topology(), () -> {
-                        java.util.Optional<Topology> kept = topologies.latest();
+                        Optional<Topology> kept = topologies.latest();
                         kept.ifPresent(k -> log.info("router {} starts with the last topology it knew (epoch {}): no coordinator answers yet",
                                 self.id(), k.epoch()));
                         return kept;
@@ -103,8 +115,8 @@ public final class RouterProcess implements AutoCloseable {
         }
     }
 
-    private java.util.List<String> alerts() {
-        java.util.List<String> alerts = new java.util.ArrayList<>();
+    private List<String> alerts() {
+        List<String> alerts = new ArrayList<>();
         int unknown = router.unknownBuckets();
         if (unknown > 0) alerts.add("UNKNOWN_BUCKETS: " + unknown + " buckets have no known owner");
         var suspected = router.suspectedBuckets();
@@ -122,14 +134,14 @@ public final class RouterProcess implements AutoCloseable {
     }
 
     /** The web console on the admin port (null before the router started). */
-    public io.cairn.server.console.ConsoleRoutes console() {
+    public ConsoleRoutes console() {
         return console;
     }
 
     /** `cairn config set router.discoveryIntervalMs=...`: the stored value (or the file's once dropped), read with the ACL users. */
-    private void followDiscoveryInterval(Router r, java.util.Map<String, String> settings) {
+    private void followDiscoveryInterval(Router r, Map<String, String> settings) {
         try {
-            r.discoveryInterval(java.time.Duration.ofMillis(LiveSettings.discoveryIntervalMs(config, settings)));
+            r.discoveryInterval(Duration.ofMillis(LiveSettings.discoveryIntervalMs(config, settings)));
         } catch (IllegalArgumentException e) {
             log.warn("router {}: run-time discovery interval ignored: {}", self.id(), e.getMessage());
         }
@@ -144,7 +156,7 @@ public final class RouterProcess implements AutoCloseable {
     }
 
     private void registerMetrics(MeterRegistry r) {
-        io.cairn.server.admin.AlertMetrics.register(r, this::alerts, "UNKNOWN_BUCKETS", "SUSPECTED_DOUBLED_BUCKETS", "DOUBLED_BUCKETS");
+        AlertMetrics.register(r, this::alerts, "UNKNOWN_BUCKETS", "SUSPECTED_DOUBLED_BUCKETS", "DOUBLED_BUCKETS");
         FunctionCounter.builder("cairn_router_requests", router, Router::requests)
                 .description("key-value requests received").register(r);
         FunctionCounter.builder("cairn_router_stale_epoch_bounces", router, Router::staleEpochBounces)
@@ -172,7 +184,7 @@ public final class RouterProcess implements AutoCloseable {
     }
 
     /** RESP clients: connections, their buffers, and the connections each limit closed or refused (issue 28). */
-    private static void registerClientMetrics(MeterRegistry r, ClientMetrics clients, io.cairn.router.resp.RespAuth auth) {
+    private static void registerClientMetrics(MeterRegistry r, ClientMetrics clients, RespAuth auth) {
         Gauge.builder("cairn_router_connected_clients", clients, ClientMetrics::connectedClients)
                 .description("open RESP connections").register(r);
         Gauge.builder("cairn_router_client_query_buffer_bytes", clients, ClientMetrics::queryBufferBytes)
@@ -195,7 +207,7 @@ public final class RouterProcess implements AutoCloseable {
         }
     }
 
-    private final java.util.Set<String> metered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> metered = ConcurrentHashMap.newKeySet();
 
     /** Per-replicaset meters, registered once per replicaset (also for ones added by a later epoch). */
     private void registerReplicasetMetrics(MeterRegistry r, String rs) {
@@ -218,7 +230,7 @@ public final class RouterProcess implements AutoCloseable {
         FunctionCounter.builder(name, router, x -> discoveryStat(x, rs, field)).tag("replicaset", rs).description(description).register(r);
     }
 
-    private static double discoveryStat(io.cairn.router.Router router, String rs, ToLongFunction<DiscoveryStats> field) {
+    private static double discoveryStat(Router router, String rs, ToLongFunction<DiscoveryStats> field) {
         DiscoveryStats s = router.discoveryCounters().get(rs);
         return s == null ? 0 : field.applyAsLong(s);
     }

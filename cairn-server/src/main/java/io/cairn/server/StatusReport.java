@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.RouterSpec;
+import io.cairn.server.admin.AdminAccess;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
 
@@ -81,7 +83,7 @@ final class StatusReport {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", r.id());
             m.put("resp", r.host() + ":" + r.respPort());
-            m.put("admin", io.cairn.server.admin.AdminHttps.base(r.host(), r.adminPort()));
+            m.put("admin", AdminHttps.base(r.host(), r.adminPort()));
             m.put("up", i != null);
             if (i != null) {
                 m.put("unknownBuckets", i.get("unknownBuckets"));
@@ -181,8 +183,8 @@ final class StatusReport {
     }
 
     private static CompletableFuture<Map<String, Object>> info(String host, int port) {
-        HttpRequest req = io.cairn.server.admin.AdminAccess.authorize(HttpRequest.newBuilder(URI.create(io.cairn.server.admin.AdminHttps.base(host, port) + "/info"))).timeout(TIMEOUT).GET().build();
-        return io.cairn.server.admin.AdminHttps.client(TIMEOUT).sendAsync(req, HttpResponse.BodyHandlers.ofString()).<Map<String, Object>>thenApply(resp -> {
+        HttpRequest req = AdminAccess.authorize(HttpRequest.newBuilder(URI.create(AdminHttps.base(host, port) + "/info"))).timeout(TIMEOUT).GET().build();
+        return AdminHttps.client(TIMEOUT).sendAsync(req, HttpResponse.BodyHandlers.ofString()).<Map<String, Object>>thenApply(resp -> {
             if (resp.statusCode() != 200) return null;
             try {
                 return AdminServer.JSON.readValue(resp.body(), new TypeReference<Map<String, Object>>() {});

@@ -129,12 +129,12 @@ final class StorageArchiveTier implements AutoCloseable {
         return sweeper == null ? null : sweeper.counts();
     }
 
-    /** {@code POST /buckets/B/archive|restore|backup|adopt-backup}. */
+    /** {@code POST /buckets/B/archive|restore|backup|adopt-backup|adopt-restored}. */
     void handle(HttpExchange ex) throws IOException {
         String[] parts = ex.getRequestURI().getPath().split("/");
         int bucket = parts.length == 4 ? parseBucket(parts[2]) : -1;
         if (bucket < 1 || !"POST".equals(ex.getRequestMethod()) || !ROUTES.contains(parts[3])) {
-            AdminServer.send(ex, 404, "text/plain", "POST /buckets/<bucket>/archive, restore, backup?prefix=P or adopt-backup?object=...\n");
+            AdminServer.send(ex, 404, "text/plain", "POST /buckets/<bucket>/archive, restore, backup?prefix=P, adopt-backup?object=... or adopt-restored?object=...\n");
             return;
         }
         if (!node.isLeader()) {
@@ -142,8 +142,8 @@ final class StorageArchiveTier implements AutoCloseable {
             return;
         }
         try {
-            if (parts[3].equals("backup") || parts[3].equals("adopt-backup")) {
-                backupRoute(ex, bucket, parts[3].equals("backup"));
+            if (parts[3].equals("backup") || parts[3].startsWith("adopt-")) {
+                backupRoute(ex, bucket, parts[3]);
             } else if (parts[3].equals("archive")) {
                 ArchivePointer p = archives.archive(bucket);
                 AdminServer.send(ex, 200, "text/plain", "bucket " + bucket + " archived: " + p.keyCount() + " keys, " + p.sizeBytes()
@@ -156,17 +156,21 @@ final class StorageArchiveTier implements AutoCloseable {
         }
     }
 
-    private static final java.util.Set<String> ROUTES = java.util.Set.of("archive", "restore", "backup", "adopt-backup");
+    private static final java.util.Set<String> ROUTES = java.util.Set.of("archive", "restore", "backup", "adopt-backup", "adopt-restored");
 
     /**
      * Backup: {@code ?prefix=P} writes the bucket under P and answers its object as one line
-     * ({@link BackupObjects#line}); 410 when another replicaset owns it. Adopt: the object's line in
-     * {@code ?object=}, answered with the pointer recorded here.
+     * ({@link BackupObjects#line}); 410 when another replicaset owns it. Adopt (into a fresh cluster's
+     * owner) and adopt-restored (into a wiped replicaset): the object's line in {@code ?object=},
+     * answered with the pointer recorded here.
      */
-    private void backupRoute(HttpExchange ex, int bucket, boolean backup) throws IOException {
+    private void backupRoute(HttpExchange ex, int bucket, String route) throws IOException {
         Map<String, String> q = BackupObjects.query(ex.getRequestURI().getRawQuery());
         try {
-            if (backup) {
+            if (route.equals("adopt-restored")) {
+                ArchivePointer p = backups.adoptRestored(bucket, BackupObjects.parse(bucket, q.getOrDefault("object", "")));
+                AdminServer.send(ex, 200, "text/plain", "bucket " + bucket + " rebuilt at generation " + p.generation() + " from " + p.objectKey() + "\n");
+            } else if (route.equals("backup")) {
                 String prefix = q.getOrDefault("prefix", "");
                 if (prefix.isEmpty() || prefix.equals(archivePrefix) || prefix.startsWith(archivePrefix + "/")) {
                     // the sweepers own archive.prefix: an object written there would be quarantined as unnamed
@@ -193,6 +197,9 @@ final class StorageArchiveTier implements AutoCloseable {
         try {
             boolean served = done.get(ADMIN_RESTORE_WAIT_MS, TimeUnit.MILLISECONDS);
             String failure = archives.failures().get(bucket);
+            if (!served && failure == null && archives.awaitsOwnerCheck(bucket)) {
+                failure = "it was rebuilt from a backup and waits until the doubled-bucket check confirms this copy (or contains it); try again";
+            }
             AdminServer.send(ex, served ? 200 : 409, "text/plain", served ? "bucket " + bucket + " is served (restored or never archived)\n"
                     : "bucket " + bucket + " stays archived: " + failure + "\n");
         } catch (java.util.concurrent.TimeoutException e) {

@@ -1,25 +1,47 @@
 package io.cairn.server;
 
+import io.cairn.archive.StoreThrottle;
+import io.cairn.archive.ThrottledObjectStore;
 import io.cairn.coordinator.CoordinatorClient;
+import io.cairn.core.BucketRecord;
 import io.cairn.core.topology.DiskCheck;
+import io.cairn.core.topology.MemberIds;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
 import io.cairn.server.admin.AdminServer;
+import io.cairn.server.admin.AlertMetrics;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.storage.ArchiveSweeper;
+import io.cairn.storage.BucketArchives;
+import io.cairn.storage.DiscoveryServed;
 import io.cairn.storage.DoubledVerifier;
+import io.cairn.storage.RemovedPrefixSweeper;
 import io.cairn.storage.StorageAdmin;
 import io.cairn.storage.StorageConfig;
 import io.cairn.storage.StorageNode;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.EventLoopGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToDoubleFunction;
 
 /** A storage node with its admin endpoint, bootstrap task and coordinator watch. */
 public final class StorageProcess implements AutoCloseable {
@@ -48,20 +70,20 @@ public final class StorageProcess implements AutoCloseable {
     private final LocalTopologies topologies;
     private volatile boolean restartCheckWaits;
     private volatile boolean newFolderWaits;
-    private java.util.Map<String, Long> lastReported = java.util.Map.of();
+    private Map<String, Long> lastReported = Map.of();
     private long reportBackoffUntil;
     private long diskRecordBackoffUntil;
     private final long tombstoneRetentionMs;
-    private final java.util.concurrent.atomic.LongAdder tombstonesCollected = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder expiredDeleted = new java.util.concurrent.atomic.LongAdder();
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(StorageProcess.class);
+    private final LongAdder tombstonesCollected = new LongAdder();
+    private final LongAdder expiredDeleted = new LongAdder();
+    private static final Logger log = LoggerFactory.getLogger(StorageProcess.class);
 
     public StorageProcess(ClusterConfig config, String nodeId) throws IOException {
         this(config, nodeId, null);
     }
 
     /** @param ioLoops event loops for the data-plane listener, shared with the rest of this JVM (a local cluster); null for a default */
-    StorageProcess(ClusterConfig config, String nodeId, io.netty.channel.EventLoopGroup ioLoops) throws IOException {
+    StorageProcess(ClusterConfig config, String nodeId, EventLoopGroup ioLoops) throws IOException {
         this.file = config;
         this.self = Nodes.storage(config, nodeId);
         this.replicaset = Nodes.replicasetOf(config, nodeId);
@@ -80,7 +102,7 @@ public final class StorageProcess implements AutoCloseable {
             throw e;
         }
         this.tombstoneRetentionMs = config.storage().tombstoneRetentionMs();
-        this.replicasetAdmin = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(5));
+        this.replicasetAdmin = new StorageAdmin(replicaset, Duration.ofSeconds(5));
         this.bootstrap = new BootstrapTask(node, replicaset, coordinator, replicasetAdmin);
         this.doubled = new DoubledVerifier(replicaset.id(), node, config.storage().doubledVerifier(), System::currentTimeMillis);
         try {
@@ -93,6 +115,7 @@ public final class StorageProcess implements AutoCloseable {
             node.close();
             throw e;
         }
+        if (archive != null) doubled.confirmsRestoresOf(archive.archives()); // a rebuilt bucket restores only once confirmed its owner
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-storage-" + nodeId + "-timer");
             t.setDaemon(true);
@@ -109,7 +132,7 @@ public final class StorageProcess implements AutoCloseable {
         newFolderWaits = true;
         try {
             return CoordinatorWait.answer(log, "storage node " + self.id() + " starts on a new folder and waits for a coordinator to learn whether replicaset "
-                    + replicaset.id() + " holds data", () -> coordinator.get().bootstrapped(replicaset.id()), java.util.Optional::empty);
+                    + replicaset.id() + " holds data", () -> coordinator.get().bootstrapped(replicaset.id()), Optional::empty);
         } finally {
             newFolderWaits = false;
         }
@@ -130,7 +153,7 @@ public final class StorageProcess implements AutoCloseable {
     private String olderCopyAtStart(StorageConfig storage) {
         long acknowledged;
         try {
-            acknowledged = java.util.concurrent.CompletableFuture.supplyAsync(() -> coordinator.acknowledged(self.id())).get(2, TimeUnit.SECONDS);
+            acknowledged = CompletableFuture.supplyAsync(() -> coordinator.acknowledged(self.id())).get(2, TimeUnit.SECONDS);
         } catch (Exception e) {
             log.debug("storage node {}: no coordinator answered for what it had acknowledged before the start: {}", self.id(), e.toString());
             return null;
@@ -144,8 +167,8 @@ public final class StorageProcess implements AutoCloseable {
     }
 
     private String otherDiskAtStart(String folderDisk) {
-        try (StorageAdmin group = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(2))) {
-            return DiskCheck.otherDisk(self.id(), folderDisk, java.util.Collections.singletonMap("replicaset " + replicaset.id(), group.recordedDisk(self.id())));
+        try (StorageAdmin group = new StorageAdmin(replicaset, Duration.ofSeconds(2))) {
+            return DiskCheck.otherDisk(self.id(), folderDisk, Collections.singletonMap("replicaset " + replicaset.id(), group.recordedDisk(self.id())));
         } catch (RuntimeException e) {
             log.debug("storage node {}: replicaset {} did not answer for its disk record before the start: {}", self.id(), replicaset.id(), e.getMessage());
             return null;
@@ -158,7 +181,7 @@ public final class StorageProcess implements AutoCloseable {
      * leader answers: a new member is always safe.
      */
     private boolean groupHasThisNode() {
-        try (StorageAdmin group = new StorageAdmin(replicaset, java.time.Duration.ofSeconds(2))) {
+        try (StorageAdmin group = new StorageAdmin(replicaset, Duration.ofSeconds(2))) {
             return !group.members().membersOf(self.id()).isEmpty();
         } catch (RuntimeException e) {
             log.debug("storage node {}: replicaset {} did not answer for its members: {}", self.id(), replicaset.id(), e.getMessage());
@@ -283,8 +306,8 @@ public final class StorageProcess implements AutoCloseable {
         if (!node.isLeader() || System.nanoTime() < reportBackoffUntil) return;
         try {
             // by node: a node back on a new disk has another member id (MemberIds); its highest index is what it holds
-            java.util.Map<String, Long> held = new java.util.TreeMap<>();
-            node.acknowledged().get(5, TimeUnit.SECONDS).forEach((member, index) -> held.merge(io.cairn.core.topology.MemberIds.nodeOf(member), index, Math::max));
+            Map<String, Long> held = new TreeMap<>();
+            node.acknowledged().get(5, TimeUnit.SECONDS).forEach((member, index) -> held.merge(MemberIds.nodeOf(member), index, Math::max));
             if (held.isEmpty() || held.equals(lastReported)) return;
             coordinator.reportAcknowledged(replicaset.id(), held);
             lastReported = held;
@@ -302,8 +325,8 @@ public final class StorageProcess implements AutoCloseable {
     /** The archive tier's throttle rates set at run time ({@code cairn config set archive.bytesPerSecond=...}), applied within about a second. */
     private void followArchiveRates() {
         try {
-            io.cairn.archive.StoreThrottle throttle = archive.store().throttle();
-            io.cairn.archive.StoreThrottle.Rates rates = LiveSettings.archiveRates(file, coordinator.settings());
+            StoreThrottle throttle = archive.store().throttle();
+            StoreThrottle.Rates rates = LiveSettings.archiveRates(file, coordinator.settings());
             if (rates.equals(throttle.rates())) return;
             throttle.setRates(rates);
             log.info("storage node {}: archive store limited to {} calls/s and {} bytes/s (0: no limit)", self.id(), rates.callsPerSecond(), rates.bytesPerSecond());
@@ -319,7 +342,7 @@ public final class StorageProcess implements AutoCloseable {
             var expired = node.expiredTombstones(tombstoneRetentionMs, COLLECT_BATCH);
             if (expired.isEmpty()) return;
             long below = expired.get(expired.size() - 1).bsn() + 1;
-            long collected = replicasetAdmin.collectTombstones(below, tombstoneRetentionMs, expired.stream().mapToInt(io.cairn.core.BucketRecord::id).toArray());
+            long collected = replicasetAdmin.collectTombstones(below, tombstoneRetentionMs, expired.stream().mapToInt(BucketRecord::id).toArray());
             tombstonesCollected.add(collected);
             log.info("replicaset {} collected {} tombstones; discovery horizon now BSN {}", replicaset.id(), collected, node.horizonBsn());
         } catch (Exception e) {
@@ -339,8 +362,8 @@ public final class StorageProcess implements AutoCloseable {
         }
     }
 
-    java.util.List<String> alerts() {
-        java.util.List<String> alerts = new java.util.ArrayList<>();
+    List<String> alerts() {
+        List<String> alerts = new ArrayList<>();
         if (bootstrap.refusal() != null) alerts.add("BOOTSTRAP_REFUSED: " + bootstrap.refusal());
         if (node.identity().setAside()) {
             alerts.add("REPLACED_DISK: " + self.id() + " " + node.identity().reason() + "; it neither votes nor serves: restart it, its folder is"
@@ -366,42 +389,37 @@ public final class StorageProcess implements AutoCloseable {
     }
 
     /** This node's archive tier (null when {@code archive.store: none}). */
-    public io.cairn.storage.BucketArchives archives() {
+    public BucketArchives archives() {
         return archive == null ? null : archive.archives();
     }
 
     /** This process's throttled object store (null when {@code archive.store: none}). */
-    public io.cairn.archive.ThrottledObjectStore archiveStore() {
+    public ThrottledObjectStore archiveStore() {
         return archive == null ? null : archive.store();
     }
 
     /** This node's archive sweeper's counters (null when the tier or sweeping is off). */
-    public io.cairn.storage.ArchiveSweeper.Counts archiveSweepCounts() {
+    public ArchiveSweeper.Counts archiveSweepCounts() {
         return archive == null ? null : archive.sweepCounts();
     }
 
-    public io.cairn.storage.RemovedPrefixSweeper.Counts archiveRemovedPrefixSweepCounts() {
+    public RemovedPrefixSweeper.Counts archiveRemovedPrefixSweepCounts() {
         return archive == null ? null : archive.removedPrefixSweepCounts();
     }
 
     private void registerMetrics(MeterRegistry r) {
-        io.cairn.server.admin.AlertMetrics.register(r, this::alerts, "BOOTSTRAP_REFUSED", "REPLACED_DISK", "DOUBLED_BUCKETS");
+        AlertMetrics.register(r, this::alerts, "BOOTSTRAP_REFUSED", "REPLACED_DISK", "DOUBLED_BUCKETS");
         String rs = replicaset.id();
         Gauge.builder("cairn_storage_leader", node, n -> n.isLeader() ? 1 : 0).tag("replicaset", rs)
                 .description("1 when this node is its replicaset's Raft leader").register(r);
-        String[][] discovery = {{"cairn_storage_discovery_requests", "discovery requests answered"},
-                {"cairn_storage_discovery_records", "bucket records sent to routers"},
-                {"cairn_storage_discovery_resyncs", "answers that told a router to resync fully"},
-                {"cairn_storage_discovery_bytes", "bytes of discovery answers sent to routers"}};
-        for (int i = 0; i < discovery.length; i++) {
-            int index = i;
-            io.micrometer.core.instrument.FunctionCounter.builder(discovery[i][0], node, n -> n.discoveryServed()[index])
-                    .tag("replicaset", rs).description(discovery[i][1]).register(r);
-        }
+        discoveryCounter(r, "requests", "discovery requests answered", DiscoveryServed::requests);
+        discoveryCounter(r, "records", "bucket records sent to routers", DiscoveryServed::records);
+        discoveryCounter(r, "resyncs", "answers that told a router to resync fully", DiscoveryServed::resyncs);
+        discoveryCounter(r, "bytes", "bytes of discovery answers sent to routers", DiscoveryServed::bytes);
         Gauge.builder("cairn_storage_discovery_horizon_bsn", node, StorageNode::horizonBsn).tag("replicaset", rs)
                 .description("tombstones up to this BSN are collected; router cursors below it resync (0: none collected yet)").register(r);
-        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_tombstones_collected", tombstonesCollected,
-                        java.util.concurrent.atomic.LongAdder::sum)
+        FunctionCounter.builder("cairn_storage_tombstones_collected", tombstonesCollected,
+                        LongAdder::sum)
                 .tag("replicaset", rs).description("tombstones this node collected while leader").register(r);
         Gauge.builder("cairn_storage_keys", node, n -> n.localStats().keyCount()).tag("replicaset", rs)
                 .description("keys in this node's copy, expired ones included until deleted").register(r);
@@ -414,15 +432,15 @@ public final class StorageProcess implements AutoCloseable {
         Gauge.builder("cairn_storage_bsn", node, n -> n.localStats().lastBsn()).tag("replicaset", rs)
                 .description("last bucket sequence number").register(r);
         Gauge.builder("cairn_storage_raft_term", node, StorageNode::term).tag("replicaset", rs).description("this member's current Raft term").register(r);
-        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_stale_epoch_refusals", node, StorageNode::staleEpochRefusals)
+        FunctionCounter.builder("cairn_storage_stale_epoch_refusals", node, StorageNode::staleEpochRefusals)
                 .tag("replicaset", rs).description("data-plane requests refused because they were sent at an older topology epoch").register(r);
-        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_dataplane_paused", node, StorageNode::dataPlaneReadingPaused)
+        FunctionCounter.builder("cairn_storage_dataplane_paused", node, StorageNode::dataPlaneReadingPaused)
                 .tag("replicaset", rs).description("times a data-plane connection was not read from while its answers passed the high-water mark (a router reading slowly)")
                 .register(r);
         Gauge.builder("cairn_storage_raft_unsent_bytes", node, n -> n.raftSendBacklog().unsentBytes()).tag("replicaset", rs)
                 .description("Raft messages written to peers' connections and not yet taken by their sockets (a follower not reading holds at most 32 MB and one frame)")
                 .register(r);
-        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_raft_dropped_backed_up", node, n -> n.raftSendBacklog().droppedBackedUp())
+        FunctionCounter.builder("cairn_storage_raft_dropped_backed_up", node, n -> n.raftSendBacklog().droppedBackedUp())
                 .tag("replicaset", rs).description("Raft messages dropped because their peer's connection held 32 MB unsent; Raft sends them again once it reads")
                 .register(r);
         Gauge.builder("cairn_storage_rejoining", node, n -> n.rejoining() ? 1 : 0).tag("replicaset", rs)
@@ -432,12 +450,17 @@ public final class StorageProcess implements AutoCloseable {
                 .description("contained doubled copies held here (READONLY; DOUBLED_BUCKETS alert while > 0)").register(r);
         Gauge.builder("cairn_storage_quarantined_buckets", node, n -> DoubledAlerts.quarantined(n.bucketRecords()).size()).tag("replicaset", rs)
                 .description("quarantined copies of resolved doubled buckets whose data is kept").register(r);
-        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_doubled_checked", doubled, d -> d.counters()[0]).tag("replicaset", rs)
+        FunctionCounter.builder("cairn_storage_doubled_checked", doubled, d -> d.counters().bucketsChecked()).tag("replicaset", rs)
                 .description("buckets this node checked for doubles while leader").register(r);
-        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_doubled_contained", doubled, d -> d.counters()[1]).tag("replicaset", rs)
+        FunctionCounter.builder("cairn_storage_doubled_contained", doubled, d -> d.counters().copiesContained()).tag("replicaset", rs)
                 .description("copies this node contained as doubled while leader").register(r);
-        io.micrometer.core.instrument.FunctionCounter.builder("cairn_storage_expired_deleted", expiredDeleted, java.util.concurrent.atomic.LongAdder::sum)
+        FunctionCounter.builder("cairn_storage_expired_deleted", expiredDeleted, LongAdder::sum)
                 .tag("replicaset", rs).description("expired keys deleted by this node's sweeper while leader").register(r);
+    }
+
+    private void discoveryCounter(MeterRegistry r, String name, String help, ToDoubleFunction<DiscoveryServed> count) {
+        FunctionCounter.builder("cairn_storage_discovery_" + name, node, n -> count.applyAsDouble(n.discoveryServed()))
+                .tag("replicaset", replicaset.id()).description(help).register(r);
     }
 
     private Map<String, Object> info() {
@@ -471,8 +494,8 @@ public final class StorageProcess implements AutoCloseable {
         info.put("doubledBuckets", DoubledAlerts.contained(node.bucketRecords()));
         info.put("alerts", alerts());
         info.put("quarantinedBuckets", DoubledAlerts.quarantined(node.bucketRecords()));
-        long[] c = doubled.counters();
-        info.put("doubledChecks", Map.of("bucketsChecked", c[0], "copiesContained", c[1]));
+        DoubledVerifier.Checks c = doubled.counters();
+        info.put("doubledChecks", Map.of("bucketsChecked", c.bucketsChecked(), "copiesContained", c.copiesContained()));
         if (archive != null) info.put("archive", archive.info());
         return info;
     }

@@ -7,6 +7,7 @@ import io.cairn.core.ErrorCode;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
 import picocli.CommandLine.Command;
@@ -14,6 +15,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -97,7 +100,7 @@ final class TopologyCommand implements Runnable {
 
         @Override
         public Integer call() {
-            java.io.PrintWriter out = spec.commandLine().getOut();
+            PrintWriter out = spec.commandLine().getOut();
             try (CoordinatorClient coordinator = new CoordinatorClient(access.load().topology().coordinators())) {
                 Topology before = null;
                 for (Topology t : coordinator.history()) {
@@ -236,11 +239,11 @@ final class TopologyCommand implements Runnable {
 
     private static String localAdmin(ClusterConfig c) {
         var r = c.topology().routers().get(0);
-        return io.cairn.server.admin.AdminHttps.base(r.host(), r.adminPort());
+        return AdminHttps.base(r.host(), r.adminPort());
     }
 
     @SuppressWarnings("unchecked")
-    private static void appendToConfigFile(Path file, ReplicasetSpec spec) throws java.io.IOException {
+    private static void appendToConfigFile(Path file, ReplicasetSpec spec) throws IOException {
         Map<String, Object> tree = ConfigLoader.readTree(file);
         List<Object> sets = new ArrayList<>((List<Object>) tree.get("replicasets"));
         Map<String, Object> rs = new LinkedHashMap<>();
@@ -255,7 +258,7 @@ final class TopologyCommand implements Runnable {
     }
 
     @SuppressWarnings("unchecked")
-    private static void removeFromConfigFile(Path file, String id) throws java.io.IOException {
+    private static void removeFromConfigFile(Path file, String id) throws IOException {
         Map<String, Object> tree = ConfigLoader.readTree(file);
         List<Object> sets = new ArrayList<>((List<Object>) tree.get("replicasets"));
         sets.removeIf(o -> id.equals(((Map<String, Object>) o).get("id")));

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -117,7 +118,7 @@ class BigKeyMoveTest {
         final AtomicLong reads = new AtomicLong();
         final AtomicLong errors = new AtomicLong();
         final AtomicLong slowestNs = new AtomicLong();
-        final java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        final AtomicReference<String> failure = new AtomicReference<>();
         private final LocalCluster cluster;
 
         Foreground(LocalCluster cluster) {

@@ -9,6 +9,7 @@ import redis.clients.jedis.resps.Tuple;
 import redis.clients.jedis.util.KeyValue;
 import redis.clients.jedis.args.ListDirection;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +83,7 @@ class BlockingListCommandsTest {
                 CompletableFuture.runAsync(() -> {
                     try {
                         gone.call("BLPOP", "work", "0");
-                    } catch (java.io.IOException closed) {
+                    } catch (IOException closed) {
                         // expected: the socket is closed under the blocked call
                     }
                 });

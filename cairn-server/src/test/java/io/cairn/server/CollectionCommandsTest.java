@@ -2,6 +2,7 @@ package io.cairn.server;
 
 import io.cairn.core.BucketHasher;
 import io.cairn.server.config.ClusterConfig;
+import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -248,7 +249,7 @@ class CollectionCommandsTest {
         return cluster.coordinator().mover().progress().get("moved") instanceof Number n ? n.longValue() : -1;
     }
 
-    private static void assertError(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String text) {
+    private static void assertError(ThrowableAssert.ThrowingCallable call, String text) {
         assertThatThrownBy(call).isInstanceOf(JedisDataException.class).hasMessage(text);
     }
 }

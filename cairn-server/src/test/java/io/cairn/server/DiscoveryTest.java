@@ -5,6 +5,7 @@ import io.cairn.core.kv.OpResult;
 import io.cairn.router.DiscoveryStats;
 import io.cairn.router.Router;
 import io.cairn.router.RouterConfig;
+import io.cairn.storage.DiscoveryServed;
 import io.cairn.storage.StorageNode;
 import io.cairn.server.config.ClusterConfig;
 import org.junit.jupiter.api.Test;
@@ -37,12 +38,12 @@ class DiscoveryTest {
 
             StorageNode rs1 = cluster.storage(MoveFaultSupport.leaderOf(cluster, "rs1")).node();
             DiscoveryStats before = router.discoveryCounters().get("rs1");
-            long[] servedBefore = rs1.discoveryServed();
+            DiscoveryServed servedBefore = rs1.discoveryServed();
             await().atMost(Duration.ofSeconds(30)).until(() -> router.discoveryCounters().get("rs1").rounds() >= before.rounds() + 5);
             DiscoveryStats after = router.discoveryCounters().get("rs1");
-            long[] servedAfter = rs1.discoveryServed();
-            assertThat(servedAfter[0] - servedBefore[0]).as("requests the storage served").isGreaterThanOrEqualTo(after.requests() - before.requests());
-            assertThat(servedAfter[3] - servedBefore[3]).as("bytes the storage served").isGreaterThanOrEqualTo(after.bytes() - before.bytes());
+            DiscoveryServed servedAfter = rs1.discoveryServed();
+            assertThat(servedAfter.requests() - servedBefore.requests()).as("requests the storage served").isGreaterThanOrEqualTo(after.requests() - before.requests());
+            assertThat(servedAfter.bytes() - servedBefore.bytes()).as("bytes the storage served").isGreaterThanOrEqualTo(after.bytes() - before.bytes());
             long rounds = after.rounds() - before.rounds();
             assertThat(after.requests() - before.requests()).as("requests in %d idle rounds", rounds).isBetween(rounds - 1, rounds + 1);
             assertThat(after.records() - before.records()).as("records received while nothing changed").isZero();

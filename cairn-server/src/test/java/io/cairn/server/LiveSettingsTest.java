@@ -79,7 +79,7 @@ class LiveSettingsTest {
         assertThat(LiveSettings.discoveryIntervalMs(FILE, stored)).isEqualTo(250);
         assertThat(LiveSettings.discoveryIntervalMs(FILE, Map.of("router.discoveryIntervalMs", ""))).as("dropped: the file's again").isEqualTo(1_000);
         assertThatThrownBy(() -> LiveSettings.check(FILE, Map.of(), Map.of("router.discoveryIntervalMs", "5")))
-                .hasMessageContaining("router.discoveryIntervalMs must be between 10 and 3600000, was 5");
+                .hasMessageContaining("router.discoveryIntervalMs must be 10..3600000 ms, was 5");
     }
 
     @Test

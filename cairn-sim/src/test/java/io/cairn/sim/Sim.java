@@ -385,7 +385,7 @@ final class Sim {
         startDriver();
         if (containedScenario()) {
             SimContainment.checkAfterVerification(this::runFor, replicasets, doubled, verifier);
-            SimContainment.resolve(this::runFor, replicasets, doubled, invariants, 50);
+            SimContainment.resolve(this::runFor, new SimOperator(scheduler, network), replicasets, doubled, invariants, 50);
         } else if (doubled > 0) {
             // While it lasts, the Mover must report it. Its check sums the owned counts of statuses answered
             // at different moments, so a round overlapping another bucket's SENT-to-ACTIVE step can miss it:
@@ -401,42 +401,9 @@ final class Sim {
                 BucketRecord r = rs.record(doubled);
                 if (r != null && r.state() == BucketState.SENDING) doubledStuckSending = true;
             }
-            resolveDouble(50);
+            SimContainment.resolve(this::runFor, new SimOperator(scheduler, network), replicasets, doubled, invariants, 50);
         }
         memberFaults.replaceWhileConverging();
-    }
-
-    /**
-     * The operator keeps the owned copy with the highest generation and turns the others into
-     * GARBAGE (data dropped), once no copy is half-way through a move (RECEIVING, or SENT with
-     * data); a copy SENDING to a replicaset that refuses it may be dropped.
-     */
-    private void resolveDouble(int attempts) {
-        for (SimReplicaset rs : replicasets) {
-            BucketRecord r = rs.record(doubled);
-            boolean halfWay = r != null && (r.state() == BucketState.RECEIVING
-                    || (r.state() == BucketState.SENT && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0));
-            if (!halfWay) continue;
-            if (attempts == 0) throw new AssertionError("LIVENESS: the doubled bucket stays half-way through a move: "
-                    + Invariants.describe(doubled, replicasets));
-            runUntil(scheduler.nowMs() + SimDriver.ROUND_INTERVAL_MS);
-            resolveDouble(attempts - 1);
-            return;
-        }
-        SimReplicaset keep = null;
-        for (SimReplicaset rs : replicasets) {
-            BucketRecord r = rs.record(doubled);
-            if (r != null && r.state().isOwned() && (keep == null || r.generation() > keep.record(doubled).generation())) keep = rs;
-        }
-        for (SimReplicaset rs : replicasets) {
-            BucketRecord r = rs.record(doubled);
-            if (rs == keep || r == null || !r.state().isOwned()) continue;
-            rs.dropCopy(new BucketRecord(doubled, BucketState.GARBAGE, r.generation(), 0, r.peer(), BucketRecord.FLAG_DATA_DROPPED));
-        }
-        invariants.acceptCurrentState();
-        invariants.exempt(-1);
-        invariants.touched(doubled);
-        invariants.check();
     }
 
     private void runFor(long ms) {

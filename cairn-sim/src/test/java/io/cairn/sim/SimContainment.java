@@ -2,11 +2,12 @@ package io.cairn.sim;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
-import io.cairn.core.move.MoveCommand;
-import io.cairn.core.move.MoveReply;
+import io.cairn.core.doubled.DoubledResolver;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongConsumer;
 
 /** Scenario (e)'s fault-free phase: the containment invariant once verification ran, then the operator's resolution. */
@@ -45,11 +46,13 @@ final class SimContainment {
     }
 
     /**
-     * The operator's `cairn bucket resolve`, with the production commands in the resolver's order:
-     * wait until no move of the bucket is half-way, keep the newest copy, contain and quarantine
-     * the others, then reactivate the kept one above every generation. Quarantined data stays.
+     * The operator's `cairn bucket resolve`, run by the production {@link DoubledResolver}
+     * ({@link SimOperator}): wait until no move of the bucket is half-way, keep the newest copy; the
+     * resolver contains and quarantines the others, then reactivates the kept one above every
+     * generation. The invariants are checked after every event meanwhile; quarantined data stays.
      */
-    static void resolve(LongConsumer runFor, List<SimReplicaset> replicasets, int bucket, Invariants invariants, int attempts) {
+    static void resolve(LongConsumer runFor, SimOperator operator, List<SimReplicaset> replicasets, int bucket, Invariants invariants,
+                        int attempts) {
         for (SimReplicaset rs : replicasets) {
             BucketRecord r = rs.record(bucket);
             boolean halfWay = r != null && (r.state() == BucketState.RECEIVING || r.state() == BucketState.SENDING
@@ -58,30 +61,27 @@ final class SimContainment {
             if (attempts == 0) throw new AssertionError("LIVENESS: the doubled bucket stays half-way through a move: "
                     + Invariants.describe(bucket, replicasets));
             runFor.accept(SimDriver.ROUND_INTERVAL_MS);
-            resolve(runFor, replicasets, bucket, invariants, attempts - 1);
+            resolve(runFor, operator, replicasets, bucket, invariants, attempts - 1);
             return;
         }
         SimReplicaset keep = null;
-        long top = 0;
         for (SimReplicaset rs : replicasets) {
             BucketRecord r = rs.record(bucket);
-            if (r == null) continue;
-            top = Math.max(top, r.generation());
-            if (isCopy(r) && (keep == null || r.generation() > keep.record(bucket).generation())) keep = rs;
+            if (r != null && isCopy(r) && (keep == null || r.generation() > keep.record(bucket).generation())) keep = rs;
         }
         if (keep == null) throw new AssertionError("no copy of bucket " + bucket + " left to keep: " + Invariants.describe(bucket, replicasets));
+        Map<SimReplicaset, Integer> keysBefore = new HashMap<>();
+        for (SimReplicaset rs : replicasets) keysBefore.put(rs, rs.keys(bucket).size());
+        String answer = operator.resolve(bucket, keep.id, replicasets.stream().map(rs -> rs.id).toList(), runFor);
+        if (!answer.startsWith("bucket " + bucket + " is ACTIVE on " + keep.id)) {
+            throw new AssertionError("the resolver did not resolve bucket " + bucket + ": " + answer + "; " + Invariants.describe(bucket, replicasets));
+        }
         for (SimReplicaset rs : replicasets) {
-            BucketRecord r = rs.record(bucket);
-            if (rs == keep || r == null || !isCopy(r)) continue;
-            int keys = rs.keys(bucket).size();
-            if (r.state() != BucketState.READONLY) expectOk(rs.apply(new MoveCommand.Contain(bucket, r.generation(), keep.id)), rs, invariants);
-            expectOk(rs.apply(new MoveCommand.Quarantine(bucket, r.generation())), rs, invariants);
-            if (rs.keys(bucket).size() != keys) {
-                throw new Invariants.Violation("quarantine of bucket " + bucket + " on " + rs.id + " changed its data: " + keys + " -> "
-                        + rs.keys(bucket).size() + " keys");
+            if (rs != keep && rs.keys(bucket).size() != keysBefore.get(rs)) {
+                throw new Invariants.Violation("quarantine of bucket " + bucket + " on " + rs.id + " changed its data: " + keysBefore.get(rs)
+                        + " -> " + rs.keys(bucket).size() + " keys");
             }
         }
-        expectOk(keep.apply(new MoveCommand.Reactivate(bucket, top + 1)), keep, invariants);
         invariants.acceptCurrentState();
         invariants.expectHolderData(bucket, keep);
         invariants.exempt(-1);
@@ -91,10 +91,5 @@ final class SimContainment {
 
     private static boolean isCopy(BucketRecord r) {
         return r.state().servesWrites() || r.state() == BucketState.READONLY;
-    }
-
-    private static void expectOk(MoveReply reply, SimReplicaset rs, Invariants invariants) {
-        if (!reply.isOk()) throw new AssertionError("resolution step refused on " + rs.id + ": " + reply.message());
-        invariants.check(); // between steps, so each one is checked against the transition table
     }
 }

@@ -1,12 +1,10 @@
 package io.cairn.sim;
 
-import io.cairn.core.BucketRecord;
 import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.InMemoryReplicaset;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
-import io.cairn.core.wire.DiscoveryPage;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -28,9 +26,7 @@ record SimEntry(long term, Kind kind, byte[] body) {
         /** A MoveCodec-encoded move command. */
         MOVE,
         /** A client write of one key (applied only while the bucket serves writes). */
-        WRITE,
-        /** The operator's out-of-band drop of a doubled copy (scenario (d)): data and progress dropped, the record stored. */
-        DROP_COPY
+        WRITE
     }
 
     static SimEntry noop(long term) {
@@ -48,10 +44,6 @@ record SimEntry(long term, Kind kind, byte[] body) {
         byte[] v = value.getBytes(StandardCharsets.UTF_8);
         return new SimEntry(term, Kind.WRITE, ByteBuffer.allocate(12 + k.length + v.length)
                 .putInt(bucket).putInt(k.length).put(k).putInt(v.length).put(v).array());
-    }
-
-    static SimEntry dropCopy(long term, BucketRecord record) {
-        return new SimEntry(term, Kind.DROP_COPY, DiscoveryPage.encodeRecord(record));
     }
 
     /** The same entry appended by another leader (its term is the proposing leader's). */
@@ -76,13 +68,6 @@ record SimEntry(long term, Kind kind, byte[] body) {
                 int bucket = in.getInt();
                 String key = string(in);
                 yield state.write(bucket, key, string(in));
-            }
-            case DROP_COPY -> {
-                BucketRecord r = DiscoveryPage.decodeRecord(in);
-                state.dropData(r.id());
-                state.clearProgress(r.id());
-                state.put(r);
-                yield null;
             }
         };
     }

@@ -90,27 +90,6 @@ final class SimRaft {
         return true;
     }
 
-    /**
-     * The operator's path in the fault-free phase: the entry is appended, replicated, flushed and
-     * committed at once (every member is up by then); returns the leader's answer.
-     */
-    Object proposeNow(SimEntry entry) {
-        if (!leaderReady()) throw new AssertionError("no ready leader in " + committedState.id + " for an operator command: " + this);
-        Object[] answer = {null};
-        boolean[] answered = {false};
-        long index = append(entry.inTerm(term));
-        pending.put(index, new Pending(term, r -> { answer[0] = r; answered[0] = true; }));
-        for (SimMember m : members) {
-            if (!m.up()) continue;
-            if (m != leader) replicate(m);
-            m.flush();
-        }
-        advanceCommit();
-        if (!answered[0]) throw new AssertionError("an operator command did not commit at once in " + committedState.id + ": " + this);
-        replicateToAll();
-        return answer[0];
-    }
-
     private long append(SimEntry entry) {
         leader.log.add(entry);
         scheduleFlush(leader);

@@ -2,8 +2,6 @@ package io.cairn.sim;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.move.InMemoryReplicaset;
-import io.cairn.core.move.MoveCommand;
-import io.cairn.core.move.MoveReply;
 import io.cairn.core.move.ReceiveProgress;
 
 import java.util.Random;
@@ -71,17 +69,6 @@ final class SimReplicaset extends InMemoryReplicaset {
     /** Appends a log entry at the leader; {@code reply} gets the leader's answer if it commits under that leader. */
     boolean propose(SimEntry entry, Consumer<Object> reply) {
         return raft.propose(entry, reply);
-    }
-
-    /** An operator's command in the fault-free phase, committed at once through the log (SimContainment's resolution). */
-    @Override
-    public MoveReply apply(MoveCommand command) {
-        return (MoveReply) raft.proposeNow(SimEntry.move(0, command));
-    }
-
-    /** The operator drops a doubled copy out of band (scenario (d)): through the log, committed at once. */
-    void dropCopy(BucketRecord garbage) {
-        raft.proposeNow(SimEntry.dropCopy(0, garbage));
     }
 
     /** A client write, as applied to the committed state: only while the bucket's record serves writes, else refused. */

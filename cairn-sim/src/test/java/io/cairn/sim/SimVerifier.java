@@ -108,14 +108,8 @@ final class SimVerifier {
 
         @Override
         public void inspect(String replicaset, MoveQuery.Inspect query, Consumer<List<MoveQuery.BucketReport>> reply) {
-            network.query(owner, replicaset, "verifier of " + owner + " inspects " + query.buckets() + " on " + replicaset, s -> {
-                List<MoveQuery.BucketReport> out = new ArrayList<>();
-                for (int b : query.buckets()) {
-                    BucketRecord r = s.record(b);
-                    if (r != null) out.add(new MoveQuery.BucketReport(r, -1, -1));
-                }
-                return out;
-            }, reply, () -> true);
+            network.query(owner, replicaset, "verifier of " + owner + " inspects " + query.buckets() + " on " + replicaset,
+                    s -> s.inspect(query), reply, () -> true);
         }
 
         @Override

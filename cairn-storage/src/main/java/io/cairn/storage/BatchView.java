@@ -1,16 +1,20 @@
 package io.cairn.storage;
 
 import io.cairn.core.kv.KvView;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.IntPredicate;
 
 /**
@@ -107,7 +111,7 @@ final class BatchView implements KvView {
         Map<ByteBuffer, byte[]> written = overlay.get(bucket);
         if (written != null) for (ByteBuffer dataKey : written.keySet()) markChanged(bucket, RocksStore.userKey(dataKey.array()));
         if (droppedBuckets.contains(bucket)) return;
-        try (org.rocksdb.RocksIterator it = store.newIterator(store.data)) {
+        try (RocksIterator it = store.newIterator(store.data)) {
             for (it.seek(RocksStore.dataKey(bucket, new byte[0])); it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
                 markChanged(bucket, RocksStore.userKey(it.key()));
             }
@@ -241,7 +245,7 @@ final class BatchView implements KvView {
     @Override
     public List<Field> fields(int bucket, byte[] key) {
         byte[] prefix = RocksStore.fieldPrefix(bucket, key);
-        java.util.TreeMap<byte[], byte[]> merged = new java.util.TreeMap<>(java.util.Arrays::compareUnsigned);
+        TreeMap<byte[], byte[]> merged = new TreeMap<>(Arrays::compareUnsigned);
         if (!droppedBuckets.contains(bucket) && !clearedPrefixes.contains(ByteBuffer.wrap(prefix))) {
             for (Field f : store.fields(bucket, key)) merged.put(f.name(), f.value());
         }
@@ -250,12 +254,12 @@ final class BatchView implements KvView {
             for (var e : written.entrySet()) {
                 byte[] k = e.getKey().array();
                 if (!startsWith(k, prefix)) continue;
-                byte[] name = java.util.Arrays.copyOfRange(k, prefix.length, k.length);
+                byte[] name = Arrays.copyOfRange(k, prefix.length, k.length);
                 if (e.getValue() == DELETED) merged.remove(name);
                 else merged.put(name, e.getValue());
             }
         }
-        List<Field> out = new java.util.ArrayList<>(merged.size());
+        List<Field> out = new ArrayList<>(merged.size());
         merged.forEach((name, value) -> out.add(new Field(name, value)));
         return out;
     }
@@ -267,7 +271,7 @@ final class BatchView implements KvView {
     @Override
     public List<Field> fields(int bucket, byte[] key, long offset, int limit) {
         if (touched(bucket, key)) return KvView.super.fields(bucket, key, offset, limit);
-        try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+        try (ReadOptions latest = new ReadOptions()) {
             return store.fields(bucket, key, offset, limit, latest);
         }
     }
@@ -280,25 +284,25 @@ final class BatchView implements KvView {
     public List<Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit) {
         byte[] prefix = RocksStore.fieldPrefix(bucket, key);
         boolean storeGone = droppedBuckets.contains(bucket) || clearedPrefixes.contains(ByteBuffer.wrap(prefix));
-        java.util.TreeMap<byte[], byte[]> merged = new java.util.TreeMap<>(java.util.Arrays::compareUnsigned);
-        List<Map.Entry<ByteBuffer, byte[]>> own = new java.util.ArrayList<>();
+        TreeMap<byte[], byte[]> merged = new TreeMap<>(Arrays::compareUnsigned);
+        List<Map.Entry<ByteBuffer, byte[]>> own = new ArrayList<>();
         Map<ByteBuffer, byte[]> written = fieldOverlay.get(bucket);
         if (written != null) for (var e : written.entrySet()) if (startsWith(e.getKey().array(), prefix)) own.add(e);
         if (!storeGone) {
             long deleted = own.stream().filter(e -> e.getValue() == DELETED).count();
             int wanted = (int) Math.min(Integer.MAX_VALUE, limit + deleted);
-            try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+            try (ReadOptions latest = new ReadOptions()) {
                 for (Field f : store.fieldsFrom(bucket, key, from, wanted, latest)) merged.put(f.name(), f.value());
             }
         }
         for (var e : own) {
             byte[] k = e.getKey().array();
-            byte[] name = java.util.Arrays.copyOfRange(k, prefix.length, k.length);
-            if (java.util.Arrays.compareUnsigned(name, from) < 0) continue;
+            byte[] name = Arrays.copyOfRange(k, prefix.length, k.length);
+            if (Arrays.compareUnsigned(name, from) < 0) continue;
             if (e.getValue() == DELETED) merged.remove(name);
             else merged.put(name, e.getValue());
         }
-        List<Field> out = new java.util.ArrayList<>(Math.min(limit, merged.size()));
+        List<Field> out = new ArrayList<>(Math.min(limit, merged.size()));
         for (var e : merged.entrySet()) {
             if (out.size() >= limit) break;
             out.add(new Field(e.getKey(), e.getValue()));
@@ -315,6 +319,6 @@ final class BatchView implements KvView {
     }
 
     private static boolean startsWith(byte[] k, byte[] prefix) {
-        return k.length >= prefix.length && java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length);
+        return k.length >= prefix.length && Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length);
     }
 }

@@ -22,12 +22,14 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 
 /**
  * The archive tier of one storage node, acting while it leads its replicaset (issue 23, seed 002;
@@ -98,6 +100,13 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
      * leader carries on); bounded by the bucket count. Empty unless {@link Settings#eagerRestore}.
      */
     private final java.util.Set<Integer> adoptedToRestore = ConcurrentHashMap.newKeySet();
+    /** Rebuilt buckets the doubled-bucket check confirmed while this member leads (cleared at every new leadership). */
+    private final Set<Integer> confirmedOwners = ConcurrentHashMap.newKeySet();
+    private volatile IntConsumer ownerCheck = bucket -> {};
+    private long confirmedAtLeaderSinceMs = -1;
+    /** The state and leadership the list was last read from the replicated state for (the leader's tick thread only). */
+    private ReplicasetState eagerListOf;
+    private long eagerListAtMs = -1;
     private final LongAdder deletedDirectly = new LongAdder();
     private final LongAdder archived = new LongAdder(), archivedBytes = new LongAdder(), restored = new LongAdder(),
             restoredBytes = new LongAdder(), archiveFailures = new LongAdder(), restoreFailures = new LongAdder(), queueFull = new LongAdder();
@@ -160,6 +169,34 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
         }
     }
 
+    /**
+     * Whether {@code bucket} was rebuilt from a backup (AdoptRestored) and the doubled-bucket check has not
+     * confirmed this copy since this member leads: then it is not restored (it may have moved away since
+     * the backup, and its stale data must never be served as writable), and the check is asked for. The
+     * request is answered TRYAGAIN meanwhile, as for any restore; a contained copy is never restored.
+     */
+    public boolean awaitsOwnerCheck(int bucket) {
+        ReplicasetState state = node.state();
+        if (state == null || confirmedOwners.contains(bucket) || !state.rebuiltFromBackup(bucket)) return false;
+        ownerCheck.accept(bucket);
+        return true;
+    }
+
+    /** The doubled-bucket check found this copy of {@code bucket} the legitimate owner (its leader's driver thread). */
+    public void confirmedOwner(int bucket) {
+        ReplicasetState state = node.state();
+        if (confirmedOwners.add(bucket) && state != null && state.rebuiltFromBackup(bucket)) {
+            // debug: a rebuilt replicaset confirms all its buckets at once, and each restore logs its own line
+            log.debug("replicaset {}: bucket {}, rebuilt from a backup, is confirmed as its owner (no newer copy elsewhere); its restore can start",
+                    node.replicaset().id(), bucket);
+        }
+    }
+
+    /** Who asks the doubled-bucket check about a rebuilt bucket (set once, at wiring). */
+    public void ownerCheck(IntConsumer check) {
+        this.ownerCheck = check;
+    }
+
     /** A bucket was adopted archived here: with eager restore on, the leader's next ticks restore it once it is served. */
     @Override
     public void adopted(int bucket) {
@@ -196,6 +233,7 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
     public CompletableFuture<Boolean> restore(int bucket) {
         CompletableFuture<Boolean> running = restores.get(bucket);
         if (running != null) return running; // the common case while a bucket restores: no lock
+        if (awaitsOwnerCheck(bucket)) return CompletableFuture.completedFuture(false);
         CompletableFuture<Boolean> mine = new CompletableFuture<>();
         synchronized (restores) { // admission: the bound holds exactly (a few callers per restore, never on a hot path)
             running = restores.get(bucket);
@@ -368,6 +406,16 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
     public int tick(long nowMs, long leaderSinceMs) {
         ReplicasetState state = node.state();
         if (closed || state == null || !node.isLeader()) return 0;
+        if (leaderSinceMs != confirmedAtLeaderSinceMs) { // a confirmation from an earlier leadership is not trusted
+            confirmedOwners.clear();
+            confirmedAtLeaderSinceMs = leaderSinceMs;
+        }
+        if (settings.eagerRestore() && (state != eagerListOf || leaderSinceMs != eagerListAtMs)) {
+            // a new leader, a restarted member or an installed snapshot: the list comes from the replicated state
+            adoptedToRestore.addAll(state.adoptedArchived());
+            eagerListOf = state;
+            eagerListAtMs = leaderSinceMs;
+        }
         for (BucketRecord r : state.records()) {
             if (r.has(BucketRecord.FLAG_ARCHIVING) && !archiving.containsKey(r.id())) cancel(r.id(), r.generation());
         }

@@ -11,6 +11,7 @@ import io.cairn.core.kv.StoredValue;
 import io.cairn.core.move.ArchivePointer;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveCommand.AdoptBackup;
+import io.cairn.core.move.MoveCommand.AdoptRestored;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.DiscoveryPage;
 import org.rocksdb.ReadOptions;
@@ -113,6 +114,37 @@ public final class BucketBackups {
             throw new CairnException(code, "bucket " + bucket + " not adopted: " + reply.outcome() + " " + reply.message());
         }
         log.debug("replicaset {} adopted bucket {} from backup object {}", node.replicaset().id(), bucket, backupObject.objectKey());
+        return pointer;
+    }
+
+    /**
+     * Rebuilds {@code bucket} on this wiped replicaset from a backup's object: copied into this
+     * replicaset's prefix, then {@link AdoptRestored} at the backup's generation (ACTIVE and archived).
+     * Only where this replicaset holds no record of the bucket; a bucket that moved away since the
+     * backup is then held twice and the doubled-bucket check contains this copy.
+     *
+     * @throws CairnException ILLEGAL_TRANSITION when a record of the bucket exists here (nothing is
+     *                        changed); a store error
+     */
+    public ArchivePointer adoptRestored(int bucket, ArchiveRef backupObject) {
+        ReplicasetState state = leaderState();
+        BucketRecord r = state.record(bucket);
+        ArchivePointer had = state.archivePointer(bucket);
+        if (r != null && r.generation() == backupObject.generation() && had != null && had.contentHash().equals(backupObject.contentHash())) {
+            return had; // rebuilt by an earlier run of the same restore (contained since, perhaps)
+        }
+        if (r != null) { // checked again in the ledger, on every replica
+            throw new CairnException(ErrorCode.ILLEGAL_TRANSITION, "replicaset " + node.replicaset().id() + " holds bucket " + bucket
+                    + " already (" + r.state() + " at generation " + r.generation() + "); a backup rebuilds only a wiped replicaset");
+        }
+        ArchiveRef copied = archiver.copyTo(backupObject, prefix);
+        ArchivePointer pointer = new ArchivePointer(copied.objectKey(), copied.generation(), copied.keyCount(), copied.byteCount(),
+                copied.sizeBytes(), copied.contentHash());
+        MoveReply reply = replicate.apply(new AdoptRestored(bucket, backupObject.generation(), pointer));
+        if (!reply.isOk()) {
+            ErrorCode code = reply.outcome() == MoveReply.Outcome.UNAVAILABLE ? ErrorCode.UNAVAILABLE : ErrorCode.ILLEGAL_TRANSITION;
+            throw new CairnException(code, "bucket " + bucket + " not rebuilt: " + reply.outcome() + " " + reply.message());
+        }
         return pointer;
     }
 

@@ -115,9 +115,9 @@ final class BucketHistory {
         return encoded;
     }
 
-    /** {requests, records, resync answers, bytes} served by this member. */
-    long[] served() {
-        return new long[] {requests.sum(), records.sum(), resyncs.sum(), bytes.sum()};
+    /** Discovery answers served by this member. */
+    DiscoveryServed served() {
+        return new DiscoveryServed(requests.sum(), records.sum(), resyncs.sum(), bytes.sum());
     }
 
     /**

@@ -16,8 +16,10 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -32,7 +34,7 @@ import java.util.function.Function;
  *
  * <p>Group commit for moves: a Raft entry costs about the same CPU whatever it carries, and a
  * move is a handful of small commands, so commands for one replicaset share entries
- * (MOVE_BATCH). At most {@link #ENTRIES_IN_FLIGHT} entries per replicaset are outstanding;
+ * (MOVE_BATCH). At most {@link EntryLimits#entriesInFlight} entries per replicaset are outstanding;
  * commands submitted meanwhile wait and leave together in the next one. Each command is still
  * applied exactly as if it were alone, with its own reply. Chunks wait behind the other steps
  * ({@link MoveEntryQueue}).
@@ -46,14 +48,23 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
     private final Map<String, DataPlaneClient> clients = new HashMap<>();
     /** Commands waiting for each replicaset's next entry (driver thread only). */
     private final Map<String, MoveEntryQueue<Queued>> queues = new HashMap<>();
-    static final int ENTRIES_IN_FLIGHT = Math.max(1, Integer.getInteger("cairn.move.entriesInFlight", 2));
-    /** {@code -Dcairn.move.maxCommandsPerEntry=1} turns group commit off (for A/B benchmarks). */
-    static final int MAX_COMMANDS_PER_ENTRY = Math.max(1, Integer.getInteger("cairn.move.maxCommandsPerEntry", 512));
+    private final EntryLimits entryLimits;
+
     /**
-     * Bulk bytes per entry: a step waits for the entries already in the log, so they stay small.
-     * A command larger than this (a big chunk) still goes, alone.
+     * How move commands are grouped into Raft entries per replicaset (config {@code rebalancer.*}).
+     *
+     * @param entriesInFlight     entries outstanding per replicaset
+     * @param maxCommandsPerEntry commands per entry; 1 turns grouping off (for A/B benchmarks)
+     * @param maxEntryBytes       bulk bytes per entry: a step waits for the entries already in the log, so they
+     *                            stay small. A command larger than this (a big chunk) still goes, alone
      */
-    static final int MAX_ENTRY_BYTES = Math.max(1, Integer.getInteger("cairn.move.maxEntryBytes", 1 << 20));
+    public record EntryLimits(int entriesInFlight, int maxCommandsPerEntry, int maxEntryBytes) {
+        public static final EntryLimits DEFAULTS = new EntryLimits(2, 512, 1 << 20);
+
+        public EntryLimits {
+            if (entriesInFlight < 1 || maxCommandsPerEntry < 1 || maxEntryBytes < 1) throw new IllegalArgumentException("move entry limits must be positive");
+        }
+    }
 
     /** @param copy a chunk copied ahead; anything else is a step, whose latency steers an adaptive budget */
     private record Queued(byte[] command, Consumer<MoveReply> reply, boolean copy) {}
@@ -61,7 +72,7 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
     private volatile ArchiveMoveIo archiveIo;
     private final TransferBudget budget;
     /** Replicasets whose chunks wait for the budget with a flush already scheduled (driver thread only). */
-    private final java.util.Set<String> budgetTimers = new java.util.HashSet<>();
+    private final Set<String> budgetTimers = new HashSet<>();
 
     /** A port whose chunks are not paced (the doubled-bucket verifier's, tests'). */
     public DataPlaneMovePort(ScheduledExecutorService driver) {
@@ -74,7 +85,12 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
      *                          to keep the moves' median step latency under this
      */
     public DataPlaneMovePort(ScheduledExecutorService driver, long maxBytesPerSecond, long stepTargetMs) {
+        this(driver, maxBytesPerSecond, stepTargetMs, EntryLimits.DEFAULTS);
+    }
+
+    public DataPlaneMovePort(ScheduledExecutorService driver, long maxBytesPerSecond, long stepTargetMs, EntryLimits entryLimits) {
         this.driver = driver;
+        this.entryLimits = entryLimits;
         this.budget = new TransferBudget(maxBytesPerSecond, stepTargetMs);
     }
 
@@ -155,7 +171,7 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
     }
 
     private void enqueue(String replicaset, MoveCommand command, Consumer<MoveReply> reply, boolean copy) {
-        var q = queues.computeIfAbsent(replicaset, id -> new MoveEntryQueue<>(ENTRIES_IN_FLIGHT, MAX_COMMANDS_PER_ENTRY, MAX_ENTRY_BYTES, budget));
+        var q = queues.computeIfAbsent(replicaset, id -> new MoveEntryQueue<>(entryLimits.entriesInFlight(), entryLimits.maxCommandsPerEntry(), entryLimits.maxEntryBytes(), budget));
         byte[] encoded = StorageRequest.encodeCommand(command);
         q.add(new Queued(encoded, reply, copy), encoded.length, copy);
         flush(replicaset, q);
@@ -209,7 +225,7 @@ public final class DataPlaneMovePort implements MovePort, AutoCloseable {
     }
 
     @Override
-    public void inspect(String replicaset, MoveQuery.Inspect query, Consumer<java.util.List<MoveQuery.BucketReport>> reply) {
+    public void inspect(String replicaset, MoveQuery.Inspect query, Consumer<List<MoveQuery.BucketReport>> reply) {
         call(replicaset, StorageRequest.moveQuery(query), true, MoveCodec::decodeReports, reply);
     }
 

@@ -1,5 +1,6 @@
 package io.cairn.storage;
 
+import io.cairn.core.tls.ClusterTls;
 import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.InProcessDataPlane;
 import io.netty.bootstrap.ServerBootstrap;
@@ -17,7 +18,9 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
@@ -26,8 +29,14 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLException;
 
 /**
  * A storage member's data-plane listener ({@link DataPlane} frames over TCP, or calls from a router
@@ -56,19 +65,19 @@ final class DataPlaneServer implements AutoCloseable {
     static final int HIGH_WATER_BYTES = 8 << 20;
 
     /** Cluster TLS when the server is made (issue 26); null: plain TCP. */
-    private final io.cairn.core.tls.ClusterTls tls = io.cairn.core.tls.ClusterTls.current();
+    private final ClusterTls tls = ClusterTls.current();
     private final EventLoopGroup loops;
     private final MemberAccess member;
-    private final java.util.concurrent.atomic.LongAdder requestsServed = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder readingPaused = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.AtomicLong knownEpoch = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.LongAdder staleEpochRefusals = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder requestsServed = new LongAdder();
+    private final LongAdder readingPaused = new LongAdder();
+    private final AtomicLong knownEpoch = new AtomicLong();
+    private final LongAdder staleEpochRefusals = new LongAdder();
     private final String host;
     private final int port;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private volatile Channel serverChannel;
     private volatile String publishedEndpoint;
-    private final java.util.Set<LocalSession> localSessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<LocalSession> localSessions = ConcurrentHashMap.newKeySet();
     private final InProcessDataPlane.Listener inProcess = (responses, closed) -> {
         LocalSession session = new LocalSession(responses, closed);
         localSessions.add(session);
@@ -117,7 +126,7 @@ final class DataPlaneServer implements AutoCloseable {
         long known = knownEpoch.get();
         if (epoch != 0 && epoch < known) {
             staleEpochRefusals.increment();
-            out.respond(callId, DataPlane.STALE_EPOCH, 0, java.nio.ByteBuffer.wrap(DataPlane.utf8(Long.toString(known))));
+            out.respond(callId, DataPlane.STALE_EPOCH, 0, ByteBuffer.wrap(DataPlane.utf8(Long.toString(known))));
             return;
         }
         if (type == DataPlane.STALE_READ) member.staleRead(out, callId, clientId, minIndex, payload);
@@ -135,7 +144,7 @@ final class DataPlaneServer implements AutoCloseable {
                         protected void initChannel(SocketChannel ch) {
                             channels.add(ch);
                             // cluster TLS (issue 26): only a process with a certificate of the cluster CA gets past the handshake
-                            if (tls != null) ch.pipeline().addLast(new io.netty.handler.ssl.SslHandler(tls.serverEngine()));
+                            if (tls != null) ch.pipeline().addLast(new SslHandler(tls.serverEngine()));
                             ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(DataPlane.MAX_FRAME_BYTES, 0, 4, 0, 4),
                                     new Handler());
                         }
@@ -180,7 +189,7 @@ final class DataPlaneServer implements AutoCloseable {
     private final class Handler extends SimpleChannelInboundHandler<ByteBuf> {
         private MemberAccess.Responses out;
         /** Requests read while the connection's answers were past the high-water mark, in order. */
-        private final java.util.ArrayDeque<Request> waiting = new java.util.ArrayDeque<>();
+        private final ArrayDeque<Request> waiting = new ArrayDeque<>();
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
@@ -246,7 +255,7 @@ final class DataPlaneServer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() instanceof javax.net.ssl.SSLException tls) {
+            if (cause instanceof DecoderException && cause.getCause() instanceof SSLException tls) {
                 // cluster TLS: a peer without a certificate of the cluster CA (or not speaking TLS) is what an operator wants to see
                 log.warn("data-plane connection from {} refused at the TLS handshake: {}", ctx.channel().remoteAddress(), tls.getMessage());
             } else {

@@ -2,6 +2,7 @@ package io.cairn.storage;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.topology.MemberIds;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +21,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 /**
  * Who a storage node's data folder belongs to, and whether it can be trusted with a vote (issue 21;
@@ -89,7 +91,7 @@ public final class DiskIdentity {
      *                           the node's member in the group, cannot rejoin it (see {@link io.cairn.core.topology.MemberIds})
      */
     public static DiskIdentity open(Path nodeDir, String node, String replicaset, ReplicationEngine engine, BooleanSupplier groupHoldsData,
-                                    BooleanSupplier newMember, java.util.function.Function<String, String> otherDisk) throws IOException {
+                                    BooleanSupplier newMember, Function<String, String> otherDisk) throws IOException {
         Files.createDirectories(nodeDir);
         Path file = nodeDir.resolve(FILE);
         Properties marked = read(file);
@@ -138,7 +140,7 @@ public final class DiskIdentity {
 
     private static DiskIdentity fresh(Path file, String node, String replicaset, boolean rejoining, boolean newMember, String reason) {
         String disk = UUID.randomUUID().toString();
-        String member = rejoining && newMember ? io.cairn.core.topology.MemberIds.onNewDisk(node, disk) : node;
+        String member = rejoining && newMember ? MemberIds.onNewDisk(node, disk) : node;
         return new DiskIdentity(file, node, replicaset, disk, member, rejoining, reason, false);
     }
 

@@ -7,6 +7,7 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -42,7 +43,7 @@ final class DiskRecords {
     /** The disk recorded for {@code node} in this member's copy of the state, or null. */
     static String recorded(RocksStore store, String node) {
         byte[] v = store.get(store.system, key(node));
-        return v == null ? null : new String(v, java.nio.charset.StandardCharsets.UTF_8);
+        return v == null ? null : new String(v, StandardCharsets.UTF_8);
     }
 
     /** Answers a DISK_QUERY (positioned after its kind). */

@@ -10,15 +10,15 @@ import io.cairn.core.topology.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 
 /**
- * The I/O edge of {@link DoubledVerification} on a storage node: one driver thread that ticks it
+ * The I/O edge of {@link DoubledVerification} on a storage node: one {@link DriverLoop} that ticks it
  * every {@code tickMs}, hands it routers' Verify requests, reaches the other replicasets through
  * a {@link DataPlaneMovePort}, and logs what it contained. Also the collector of quarantined copies
  * past their retention. Followers do nothing.
@@ -33,7 +33,7 @@ public final class DoubledVerifier implements AutoCloseable {
      * @param tickMs                    how often the driver looks for work
      * @param quarantineRetention       how long a quarantined copy's data is kept before the collector may drop it
      */
-    public record Settings(int selfCheckBucketsPerSecond, int maxBatch, long tickMs, java.time.Duration quarantineRetention) {
+    public record Settings(int selfCheckBucketsPerSecond, int maxBatch, long tickMs, Duration quarantineRetention) {
         public static final int DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND = 100;
         public static final long DEFAULT_QUARANTINE_RETENTION_HOURS = 7 * 24;
 
@@ -49,11 +49,13 @@ public final class DoubledVerifier implements AutoCloseable {
     private final StorageNode node;
     private final Settings settings;
     private final LongSupplier clock;
-    private final ScheduledExecutorService driver;
+    private final DriverLoop driver;
     private final DataPlaneMovePort port;
     private final DoubledVerification verification;
     private final AtomicLong checked = new AtomicLong();
     private final AtomicLong contained = new AtomicLong();
+    private volatile IntConsumer ownerConfirmed = bucket -> {};
+    private volatile Topology topology;
     /** Last time the quarantine collector looked (driver thread). */
     private long lastCollectMs;
 
@@ -62,11 +64,7 @@ public final class DoubledVerifier implements AutoCloseable {
         this.node = node;
         this.settings = settings;
         this.clock = clock;
-        this.driver = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "cairn-doubled-" + node.id());
-            t.setDaemon(true);
-            return t;
-        });
+        this.driver = new DriverLoop("cairn-doubled-" + node.id(), "doubled-bucket verification");
         this.port = new DataPlaneMovePort(driver);
         DoubledVerification.Local local = new DoubledVerification.Local() {
             @Override
@@ -75,7 +73,7 @@ public final class DoubledVerifier implements AutoCloseable {
             }
 
             @Override
-            public java.util.Collection<BucketRecord> records() {
+            public Collection<BucketRecord> records() {
                 return node.bucketRecords();
             }
         };
@@ -91,16 +89,36 @@ public final class DoubledVerifier implements AutoCloseable {
                     public void containRefused(int bucket, String why) {
                         log.info("containing doubled bucket {} on {} did not happen: {}", bucket, replicaset, why);
                     }
+
+                    @Override
+                    public void confirmedOwner(int bucket, long generation) {
+                        ownerConfirmed.accept(bucket);
+                    }
                 });
     }
 
     public DoubledVerifier start() {
         node.onVerifyRequest(this::request);
-        driver.scheduleWithFixedDelay(this::tick, settings.tickMs(), settings.tickMs(), TimeUnit.MILLISECONDS);
+        driver.every(settings.tickMs(), this::tick);
         return this;
     }
 
+    /**
+     * A bucket rebuilt from a backup is restored by {@code archives} only after this check confirmed the
+     * copy here as its legitimate owner (docs/archive.md, "Restoring one replicaset"); in a cluster of
+     * one replicaset there is no one to ask, and it is confirmed at once.
+     */
+    public void confirmsRestoresOf(BucketArchives archives) {
+        ownerConfirmed = archives::confirmedOwner;
+        archives.ownerCheck(bucket -> {
+            Topology t = topology;
+            if (t != null && t.replicasets().size() == 1) archives.confirmedOwner(bucket);
+            else request(List.of(bucket));
+        });
+    }
+
     public void setTopology(Topology topology) {
+        this.topology = topology;
         driver.execute(() -> {
             port.setTopology(topology);
             verification.setOthers(topology.replicasets().stream().map(ReplicasetSpec::id).toList());
@@ -109,20 +127,20 @@ public final class DoubledVerifier implements AutoCloseable {
 
     /** A router asks to verify {@code buckets}; they are checked before the self-check's, at once if nothing is in flight. */
     void request(List<Integer> buckets) {
-        try {
-            driver.execute(() -> {
-                verification.request(buckets);
-                tick();
-            });
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
-            // the node is shutting down; the router asks again next round
-        }
+        // false when the node is shutting down; the router asks again next round
+        driver.offer(() -> {
+            verification.request(buckets);
+            tick();
+        });
     }
 
     /** Buckets checked and copies contained by this node while leader, since it started. */
-    public long[] counters() {
-        return new long[] {checked.get(), contained.get()};
+    public Checks counters() {
+        return new Checks(checked.get(), contained.get());
     }
+
+    /** What {@link #counters()} counts: buckets checked for doubles, and copies contained as doubled, while leader. */
+    public record Checks(long bucketsChecked, long copiesContained) {}
 
     private void tick() {
         try {
@@ -156,12 +174,7 @@ public final class DoubledVerifier implements AutoCloseable {
 
     @Override
     public void close() {
-        driver.shutdownNow();
-        try {
-            driver.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        driver.close();
         port.close();
     }
 }

@@ -7,6 +7,7 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.replication.Replica;
 import io.cairn.replication.ReplicaConfig;
 import io.cairn.replication.ReplicaStatus;
+import io.cairn.replication.SendBacklog;
 import io.cairn.replication.microraft.MicroRaftReplicas;
 import io.netty.channel.EventLoopGroup;
 import org.slf4j.Logger;
@@ -110,9 +111,9 @@ final class MicroRaftEngine implements NodeEngine {
     }
 
     @Override
-    public io.cairn.replication.SendBacklog sendBacklog() {
+    public SendBacklog sendBacklog() {
         Replica r = replica;
-        return r == null ? io.cairn.replication.SendBacklog.NONE : r.sendBacklog();
+        return r == null ? SendBacklog.NONE : r.sendBacklog();
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.kv.MovePiece;
+import io.cairn.core.move.ArchivePointer;
 import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveQuery;
@@ -14,6 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * {@link BucketLedger}'s view of one replicaset member while a MOVE or MOVE_BATCH entry is
@@ -28,7 +31,7 @@ final class MoveLedgerStore implements BucketLedger.Store {
     private final WriteBatch batch;
     private final BatchView view;
     /** System keys written by this entry (an empty array: deleted), not yet in RocksDB. */
-    private final java.util.Map<ByteBuffer, byte[]> pending = new java.util.HashMap<>();
+    private final Map<ByteBuffer, byte[]> pending = new HashMap<>();
 
     MoveLedgerStore(ReplicasetState state, WriteBatch batch, BatchView view) {
         this.state = state;
@@ -180,14 +183,24 @@ final class MoveLedgerStore implements BucketLedger.Store {
     }
 
     @Override
-    public io.cairn.core.move.ArchivePointer archivePointer(int bucket) {
+    public ArchivePointer archivePointer(int bucket) {
         byte[] v = systemValue(ReplicasetState.archivePointerKey(bucket));
-        return v == null ? null : io.cairn.core.move.ArchivePointer.decode(v);
+        return v == null ? null : ArchivePointer.decode(v);
     }
 
     @Override
-    public void putArchivePointer(int bucket, io.cairn.core.move.ArchivePointer pointer) {
+    public void putArchivePointer(int bucket, ArchivePointer pointer) {
         putSystem(ReplicasetState.archivePointerKey(bucket), pointer.encode());
+    }
+
+    /** Notes (or forgets) in this entry's batch that {@code bucket} was adopted archived and owes an eager restore. */
+    void markAdopted(int bucket, boolean adopted) {
+        putSystem(ReplicasetState.adoptedKey(bucket), adopted ? new byte[] {1} : null);
+    }
+
+    /** Notes (or forgets) in this entry's batch that {@code bucket} was rebuilt from a backup and awaits the doubled-bucket check. */
+    void markRebuilt(int bucket, boolean rebuilt) {
+        putSystem(ReplicasetState.rebuiltKey(bucket), rebuilt ? new byte[] {1} : null);
     }
 
     @Override

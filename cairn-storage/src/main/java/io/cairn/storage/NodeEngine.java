@@ -1,7 +1,11 @@
 package io.cairn.storage;
 
+import io.cairn.replication.SendBacklog;
+
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -38,28 +42,28 @@ interface NodeEngine extends AutoCloseable {
     }
 
     /** See {@link io.cairn.replication.Replica#confirmAcknowledged}; an engine without the check answers true. */
-    default java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
-        return java.util.concurrent.CompletableFuture.completedFuture(true);
+    default CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex) {
+        return CompletableFuture.completedFuture(true);
     }
 
     /** See {@link io.cairn.replication.Replica#acknowledged}; an engine without the record answers an empty map. */
-    default java.util.concurrent.CompletableFuture<java.util.Map<String, Long>> acknowledged() {
-        return java.util.concurrent.CompletableFuture.completedFuture(java.util.Map.of());
+    default CompletableFuture<Map<String, Long>> acknowledged() {
+        return CompletableFuture.completedFuture(Map.of());
     }
 
     /** See {@link io.cairn.replication.Replica#sendBacklog}; Ratis members answer none. */
-    default io.cairn.replication.SendBacklog sendBacklog() {
-        return io.cairn.replication.SendBacklog.NONE;
+    default SendBacklog sendBacklog() {
+        return SendBacklog.NONE;
     }
 
     /** The current term; -1 when unknown. */
     long term();
 
     /** Hands leadership to member {@code memberId}; completes once it leads, exceptionally when refused or not done in time. Leader only. */
-    java.util.concurrent.CompletableFuture<Void> transferLeadership(String memberId);
+    CompletableFuture<Void> transferLeadership(String memberId);
 
     /** Takes a snapshot of this member's state now and drops its log up to it; completes with the snapshot's index. */
-    java.util.concurrent.CompletableFuture<Long> takeSnapshot();
+    CompletableFuture<Long> takeSnapshot();
 
     /** Snapshots this member received from a leader and installed since it started. */
     long snapshotInstalls();

@@ -50,7 +50,7 @@ final class RatisAccess implements MemberAccess {
     @Override
     public void handle(Responses out, long callId, UUID clientId, byte type, byte[] payload) {
         if (type == DataPlane.MEMBERSHIP) {
-            out.respond(callId, DataPlane.FAILED, 0, java.nio.ByteBuffer.wrap(DataPlane.utf8(
+            out.respond(callId, DataPlane.FAILED, 0, ByteBuffer.wrap(DataPlane.utf8(
                     "membership changes need storage.engine: microraft; this replicaset runs on ratis")));
             return;
         }

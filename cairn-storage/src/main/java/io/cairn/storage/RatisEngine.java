@@ -1,14 +1,18 @@
 package io.cairn.storage;
 
+import io.cairn.client.RatisTls;
 import io.cairn.core.GroupIds;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -19,8 +23,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A storage member on Apache Ratis: a Raft server of the replicaset's group with
@@ -51,7 +57,7 @@ final class RatisEngine implements NodeEngine {
                 .setGroup(group)
                 .setStateMachine(stateMachine)
                 .setProperties(properties(self, ratisDir, config))
-                .setParameters(io.cairn.client.RatisTls.parameters())
+                .setParameters(RatisTls.parameters())
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER)
                 .build();
     }
@@ -88,7 +94,7 @@ final class RatisEngine implements NodeEngine {
     }
 
     /** The data-plane endpoint this member answers Ratis's endpoint question with (topologies without a named data port). */
-    void publishDataPlane(java.util.function.Supplier<String> endpoint) {
+    void publishDataPlane(Supplier<String> endpoint) {
         stateMachine.setDataPlaneEndpoint(endpoint);
     }
 
@@ -159,21 +165,21 @@ final class RatisEngine implements NodeEngine {
     }
 
     @Override
-    public java.util.concurrent.CompletableFuture<Void> transferLeadership(String memberId) {
+    public CompletableFuture<Void> transferLeadership(String memberId) {
         try {
-            var request = new org.apache.ratis.protocol.TransferLeadershipRequest(org.apache.ratis.protocol.ClientId.randomId(), selfId, groupId,
+            var request = new TransferLeadershipRequest(ClientId.randomId(), selfId, groupId,
                     0, RaftPeerId.valueOf(memberId), 10_000);
             return server.transferLeadershipAsync(request).thenAccept(reply -> {
                 if (!reply.isSuccess()) throw new IllegalStateException("leadership not transferred to " + memberId + ": " + reply.getException());
             });
         } catch (IOException e) {
-            return java.util.concurrent.CompletableFuture.failedFuture(e);
+            return CompletableFuture.failedFuture(e);
         }
     }
 
     @Override
-    public java.util.concurrent.CompletableFuture<Long> takeSnapshot() {
-        var request = org.apache.ratis.protocol.SnapshotManagementRequest.newCreate(org.apache.ratis.protocol.ClientId.randomId(), selfId, groupId,
+    public CompletableFuture<Long> takeSnapshot() {
+        var request = SnapshotManagementRequest.newCreate(ClientId.randomId(), selfId, groupId,
                 0, 30_000, 1);
         return server.snapshotManagementAsync(request).thenApply(reply -> {
             if (!reply.isSuccess()) throw new IllegalStateException("snapshot failed: " + reply.getException());

@@ -1,11 +1,12 @@
 package io.cairn.storage;
 
 import io.cairn.core.kv.KvView;
+import org.rocksdb.ReadOptions;
 
 import java.util.List;
 
 /** Reads straight from RocksDB (a hash command from one snapshot, so its metadata and fields agree); queries never write. */
-record ReadOnlyView(RocksStore store, org.rocksdb.ReadOptions options) implements KvView {
+record ReadOnlyView(RocksStore store, ReadOptions options) implements KvView {
     @Override
     public byte[] get(int bucket, byte[] key) {
         return options == null ? store.get(store.data, RocksStore.dataKey(bucket, key))
@@ -26,7 +27,7 @@ record ReadOnlyView(RocksStore store, org.rocksdb.ReadOptions options) implement
     @Override
     public List<Field> fields(int bucket, byte[] key, long offset, int limit) {
         if (options != null) return store.fields(bucket, key, offset, limit, options);
-        try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+        try (ReadOptions latest = new ReadOptions()) {
             return store.fields(bucket, key, offset, limit, latest);
         }
     }
@@ -34,7 +35,7 @@ record ReadOnlyView(RocksStore store, org.rocksdb.ReadOptions options) implement
     @Override
     public List<Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit) {
         if (options != null) return store.fieldsFrom(bucket, key, from, limit, options);
-        try (org.rocksdb.ReadOptions latest = new org.rocksdb.ReadOptions()) {
+        try (ReadOptions latest = new ReadOptions()) {
             return store.fieldsFrom(bucket, key, from, limit, latest);
         }
     }

@@ -1,5 +1,6 @@
 package io.cairn.storage;
 
+import io.cairn.core.topology.MemberIds;
 import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.MemberChange;
 import io.cairn.core.wire.StorageRequest;
@@ -11,6 +12,7 @@ import io.cairn.replication.ReplicaStatus;
 import io.cairn.replication.ReplicationException;
 
 import java.nio.ByteBuffer;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -98,7 +100,7 @@ final class ReplicaAccess implements MemberAccess {
             if (!out.isOpen()) return;
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause == null) {
-                Map<String, String> learners = new java.util.HashMap<>();
+                Map<String, String> learners = new HashMap<>();
                 for (String id : m.learners()) learners.put(id, m.addresses().getOrDefault(id, ""));
                 out.respond(callId, DataPlane.OK, 0, ByteBuffer.wrap(MemberChange.encode(new MemberChange.View(m.index(), m.committed(), m.voters(), learners))));
             } else if (cause instanceof ReplicationException.NotLeader notLeader) {
@@ -171,7 +173,7 @@ final class ReplicaAccess implements MemberAccess {
 
     /** The hint names the leader's node (callers find it in the topology), not its member id on a new disk. */
     private static void notLeader(Responses out, long callId, String leaderId) {
-        String node = leaderId == null ? "" : io.cairn.core.topology.MemberIds.nodeOf(leaderId);
+        String node = leaderId == null ? "" : MemberIds.nodeOf(leaderId);
         out.respond(callId, DataPlane.NOT_LEADER, 0, ByteBuffer.wrap(DataPlane.utf8(node)));
     }
 }

@@ -8,22 +8,35 @@ import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.move.ArchivePointer;
 import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MoveQuery;
+import io.cairn.core.move.MoveReply;
+import io.cairn.core.wire.DiscoveryCursor;
 import io.cairn.core.wire.DiscoveryPage;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.core.wire.StorageStats;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -65,7 +78,7 @@ final class ReplicasetState {
      * When each bucket was last read here (the query's clock), for the archive tier's idle check; lossy
      * on purpose (buckets share a slot modulo its size), which can only make a bucket look busier.
      */
-    private final java.util.concurrent.atomic.AtomicLongArray lastReadMs = new java.util.concurrent.atomic.AtomicLongArray(1 << 16);
+    private final AtomicLongArray lastReadMs = new AtomicLongArray(1 << 16);
     /** Told of every request refused because its bucket is archived (the leader restores it). */
     private volatile ArchivedAccess archivedAccess = ArchivedAccess.NONE;
 
@@ -102,14 +115,52 @@ final class ReplicasetState {
         return ByteBuffer.allocate(ARCHIVE_POINTER_PREFIX.length + 4).put(ARCHIVE_POINTER_PREFIX).putInt(bucket).array();
     }
 
+    private static final byte[] ADOPTED_PREFIX = RocksStore.bytes("adopted-archive/");
+
+    /** Marks a bucket adopted archived (AdoptArchive, AdoptBackup) until it is restored, archived again or dropped. */
+    static byte[] adoptedKey(int bucket) {
+        return ByteBuffer.allocate(ADOPTED_PREFIX.length + 4).put(ADOPTED_PREFIX).putInt(bucket).array();
+    }
+
+    private static final byte[] REBUILT_PREFIX = RocksStore.bytes("rebuilt-unconfirmed/");
+
+    /** Marks a bucket rebuilt from a backup (AdoptRestored) until it is restored, archived again or dropped. */
+    static byte[] rebuiltKey(int bucket) {
+        return ByteBuffer.allocate(REBUILT_PREFIX.length + 4).put(REBUILT_PREFIX).putInt(bucket).array();
+    }
+
+    /** Whether {@code bucket} was rebuilt from a backup and not restored since: its restore waits for the doubled-bucket check. */
+    boolean rebuiltFromBackup(int bucket) {
+        return store.get(store.system, rebuiltKey(bucket)) != null;
+    }
+
+    /**
+     * Buckets adopted archived here and still archived (the eager-restore list, docs/archive.md): read
+     * from the replicated state, so a restarted member or one that installed a snapshot knows them too.
+     * At most one key per bucket.
+     */
+    List<Integer> adoptedArchived() {
+        List<Integer> out = new ArrayList<>();
+        try (RocksIterator it = store.newIterator(store.system)) {
+            for (it.seek(ADOPTED_PREFIX); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (key.length != ADOPTED_PREFIX.length + 4 || !Arrays.equals(key, 0, ADOPTED_PREFIX.length, ADOPTED_PREFIX, 0, ADOPTED_PREFIX.length)) break;
+                int bucket = ByteBuffer.wrap(key, ADOPTED_PREFIX.length, 4).getInt();
+                BucketRecord r = buckets.get(bucket);
+                if (r != null && r.isArchived()) out.add(bucket); // a FLUSHALL may have emptied it since: then nothing is owed
+            }
+        }
+        return out;
+    }
+
     /** The bucket's archive object: the current one while it is archived, else the last one (or null). */
-    io.cairn.core.move.ArchivePointer archivePointer(int bucket) {
+    ArchivePointer archivePointer(int bucket) {
         byte[] v = store.get(store.system, archivePointerKey(bucket));
-        return v == null ? null : io.cairn.core.move.ArchivePointer.decode(v);
+        return v == null ? null : ArchivePointer.decode(v);
     }
 
     /** The read ref of {@code bucket}: held from a reader's state check to its last key (see the class comment). */
-    java.util.concurrent.locks.Lock readRef(int bucket) {
+    Lock readRef(int bucket) {
         return lockOf(bucket).readLock();
     }
 
@@ -169,7 +220,7 @@ final class ReplicasetState {
     }
 
     /** The rebalancer's status of this replicaset, without a walk over the records. */
-    io.cairn.core.move.MoveQuery.MoveStatus moveStatus(int maxCandidates) {
+    MoveQuery.MoveStatus moveStatus(int maxCandidates) {
         return tally.status(maxCandidates);
     }
 
@@ -235,7 +286,7 @@ final class ReplicasetState {
      * (client, call) was applied before, in which case the first reply is returned again.
      */
     private byte[] applyOnce(ByteBuffer entry, WriteBatch batch, BatchView view, long stampMs) {
-        java.util.UUID client = new java.util.UUID(entry.getLong(), entry.getLong());
+        UUID client = new UUID(entry.getLong(), entry.getLong());
         long callId = entry.getLong();
         byte[] reply = callReplies.replyOf(client, callId);
         if (reply == null) {
@@ -263,7 +314,7 @@ final class ReplicasetState {
 
     private byte[] applyWrites(List<KvOp> ops, BatchView view, long nowMs) {
         List<OpResult> results = new ArrayList<>(ops.size());
-        java.util.Set<Integer> written = new java.util.HashSet<>();
+        Set<Integer> written = new HashSet<>();
         for (int i = 0; i < ops.size(); i++) {
             KvOp op = ops.get(i);
             OpResult refusal = refusal(op);
@@ -288,7 +339,7 @@ final class ReplicasetState {
     }
 
     /** Whether the guarded bucket is still at the version its EXEC was watching (nothing earlier in this entry wrote it either). */
-    private boolean guardHolds(KvOp guard, java.util.Set<Integer> writtenInThisEntry) {
+    private boolean guardHolds(KvOp guard, Set<Integer> writtenInThisEntry) {
         return !writtenInThisEntry.contains(guard.bucket()) && bucketVersion(guard.bucket()) == guard.arg();
     }
 
@@ -305,14 +356,28 @@ final class ReplicasetState {
 
     private byte[] applyMove(ByteBuffer entry, MoveLedgerStore ledgerStore) {
         MoveCommand command = MoveCodec.decodeCommand(entry);
-        io.cairn.core.move.MoveReply reply = BucketLedger.apply(command, ledgerStore);
+        MoveReply reply = BucketLedger.apply(command, ledgerStore);
         if (command.takesTurnsWithRefs()) {
             if (reply.isOk()) refs.moveStarted(ledgerStore.batch());
-            else if (BucketLedger.REFS_HELD.equals(reply.message())) refs.moveRefused(applyingStampMs, ledgerStore.batch());
+            else if (reply.refusedByRefs()) refs.moveRefused(applyingStampMs, ledgerStore.batch());
         }
         boolean adopts = command instanceof MoveCommand.AdoptArchive || command instanceof MoveCommand.AdoptBackup;
-        if (adopts && (reply.isOk() || reply.outcome() == io.cairn.core.move.MoveReply.Outcome.COMPLETE)) archivedAccess.adopted(command.bucket());
+        boolean accepted = reply.isOk() || reply.outcome() == MoveReply.Outcome.COMPLETE;
+        if (adopts && accepted && reply.record() != null && reply.record().isArchived()) {
+            ledgerStore.markAdopted(command.bucket(), true); // replicated, so eager restore survives restarts and snapshots
+            archivedAccess.adopted(command.bucket());
+        } else if (command instanceof MoveCommand.AdoptRestored && reply.isOk() && reply.record().state().servesWrites()) {
+            ledgerStore.markRebuilt(command.bucket(), true); // restored only once the doubled-bucket check confirms this copy
+        } else if (accepted && endsAdoption(command)) {
+            ledgerStore.markAdopted(command.bucket(), false);
+            ledgerStore.markRebuilt(command.bucket(), false);
+        }
         return MoveCodec.encode(reply);
+    }
+
+    /** A restore that served the bucket, a new archive of it, or its data dropped after a move: no eager restore is owed any more. */
+    private static boolean endsAdoption(MoveCommand command) {
+        return command instanceof MoveCommand.FinishRestore || command instanceof MoveCommand.FinishArchive || command instanceof MoveCommand.DropData;
     }
 
     /** Several move commands, applied in order into the same batch, each seeing what the earlier ones wrote, as if each were its own entry. */
@@ -329,7 +394,7 @@ final class ReplicasetState {
         if (!refs.held(refId, stampMs)) {
             return OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.REF_NOT_HELD, "storage ref " + refId + " is not held")));
         }
-        for (BucketRecord r : new java.util.TreeMap<>(buckets).values()) {
+        for (BucketRecord r : new TreeMap<>(buckets).values()) {
             // A contained doubled copy refuses writes, FLUSHALL included: its data stays for the operator to compare and export.
             boolean flushable = r.state().isRoutable() && r.state() != BucketState.READONLY;
             if (flushable && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) {
@@ -349,11 +414,11 @@ final class ReplicasetState {
 
     /** Forgets an emptied bucket's archive object (current or last) and has the leader delete it: its contents are gone. */
     private void releaseArchive(WriteBatch batch, int bucket) {
-        io.cairn.core.move.ArchivePointer p = archivePointer(bucket);
+        ArchivePointer p = archivePointer(bucket);
         if (p == null) return;
         try {
             batch.delete(store.system, archivePointerKey(bucket));
-        } catch (org.rocksdb.RocksDBException e) {
+        } catch (RocksDBException e) {
             throw new RocksStore.StorageFailure("batch write failed", e);
         }
         archivedAccess.released(bucket, p.objectKey());
@@ -364,9 +429,9 @@ final class ReplicasetState {
             keyCount += view.keyCountDelta();
             putLong(batch, RocksStore.KEY_COUNT, keyCount);
         }
-        List<java.util.concurrent.locks.Lock> held = new ArrayList<>();
-        for (int bucket : new java.util.TreeSet<>(view.droppedBuckets())) {
-            java.util.concurrent.locks.Lock l = lockOf(bucket).writeLock();
+        List<Lock> held = new ArrayList<>();
+        for (int bucket : new TreeSet<>(view.droppedBuckets())) {
+            Lock l = lockOf(bucket).writeLock();
             if (held.contains(l)) continue;
             l.lock();
             held.add(l);
@@ -374,7 +439,7 @@ final class ReplicasetState {
         try {
             store.write(batch);
         } finally {
-            held.forEach(java.util.concurrent.locks.Lock::unlock);
+            held.forEach(Lock::unlock);
         }
     }
 
@@ -396,7 +461,7 @@ final class ReplicasetState {
     private byte[] applyCollect(ByteBuffer entry, WriteBatch batch, long stampMs) {
         long belowBsn = entry.getLong();
         int n = entry.getInt();
-        io.cairn.core.kv.OpCodec.checkCount(n, entry);
+        OpCodec.checkCount(n, entry);
         int[] listed = new int[n];
         for (int i = 0; i < n; i++) listed[i] = entry.getInt();
         long bornBefore = entry.remaining() >= 8 ? stampMs - Math.max(entry.getLong(), StorageConfig.MIN_TOMBSTONE_RETENTION_MS) : Long.MAX_VALUE;
@@ -488,7 +553,7 @@ final class ReplicasetState {
                 continue;
             }
             lastReadMs.lazySet(op.bucket() & (lastReadMs.length() - 1), nowMs);
-            java.util.concurrent.locks.Lock ref = lockOf(op.bucket()).readLock();
+            Lock ref = lockOf(op.bucket()).readLock();
             ref.lock();
             try {
                 OpResult refusal = refusal(op);
@@ -515,12 +580,12 @@ final class ReplicasetState {
         return result;
     }
 
-    /** Discovery answers served by this member: {requests, records, resync answers, bytes}. */
-    long[] discoveryServed() {
+    /** Discovery answers served by this member. */
+    DiscoveryServed discoveryServed() {
         return history.served();
     }
 
-    DiscoveryPage discover(io.cairn.core.wire.DiscoveryCursor after, int limit) {
+    DiscoveryPage discover(DiscoveryCursor after, int limit) {
         return history.discover(after, limit, incarnation);
     }
 

@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
@@ -29,8 +31,8 @@ final class ReplicasetStateMachine implements ReplicaStateMachine, AutoCloseable
     private final int maxValueBytes;
     private final LongSupplier clock;
     private volatile ReplicasetState state;
-    private final java.util.concurrent.atomic.AtomicLong snapshotInstalls = new java.util.concurrent.atomic.AtomicLong();
-    private volatile java.util.function.Consumer<List<Integer>> verifyRequests = b -> { };
+    private final AtomicLong snapshotInstalls = new AtomicLong();
+    private volatile Consumer<List<Integer>> verifyRequests = b -> { };
 
     ReplicasetStateMachine(Path dbDir, int maxValueBytes, LongSupplier clock) throws IOException {
         this.dbDir = dbDir;
@@ -51,7 +53,7 @@ final class ReplicasetStateMachine implements ReplicaStateMachine, AutoCloseable
     }
 
     /** Receives the buckets of every Verify query this member answers (a router asking to check suspected doubles). */
-    void onVerifyRequest(java.util.function.Consumer<List<Integer>> hook) {
+    void onVerifyRequest(Consumer<List<Integer>> hook) {
         this.verifyRequests = hook;
     }
 

@@ -1,15 +1,20 @@
 package io.cairn.storage;
 
 import io.cairn.core.BucketRecord;
+import io.cairn.core.kv.KvView;
 import io.cairn.core.wire.DiscoveryPage;
 import org.rocksdb.*;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The RocksDB instance of one storage node. Column families:
@@ -117,7 +122,7 @@ final class RocksStore implements AutoCloseable {
     }
 
     /** Runs {@code reader} against one consistent snapshot, so it sees no half of a later batch. */
-    <T> T consistent(java.util.function.Function<ReadOptions, T> reader) {
+    <T> T consistent(Function<ReadOptions, T> reader) {
         Snapshot snapshot = db.getSnapshot();
         try (ReadOptions options = new ReadOptions().setSnapshot(snapshot)) {
             return reader.apply(options);
@@ -196,50 +201,50 @@ final class RocksStore implements AutoCloseable {
     }
 
     /** Every field of {@code key}'s hash as stored, in field order. */
-    java.util.List<io.cairn.core.kv.KvView.Field> fields(int bucket, byte[] key, ReadOptions options) {
+    List<KvView.Field> fields(int bucket, byte[] key, ReadOptions options) {
         byte[] prefix = fieldPrefix(bucket, key);
-        java.util.List<io.cairn.core.kv.KvView.Field> out = new ArrayList<>();
+        List<KvView.Field> out = new ArrayList<>();
         try (RocksIterator it = db.newIterator(fields, options)) {
             for (it.seek(prefix); it.isValid(); it.next()) {
                 byte[] k = it.key();
-                if (k.length < prefix.length || !java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
-                out.add(new io.cairn.core.kv.KvView.Field(java.util.Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
+                if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
+                out.add(new KvView.Field(Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
             }
         }
         return out;
     }
 
     /** At most {@code limit} fields of {@code key} from position {@code offset}: the ones before are skipped, not copied. */
-    java.util.List<io.cairn.core.kv.KvView.Field> fields(int bucket, byte[] key, long offset, int limit, ReadOptions options) {
+    List<KvView.Field> fields(int bucket, byte[] key, long offset, int limit, ReadOptions options) {
         byte[] prefix = fieldPrefix(bucket, key);
-        java.util.List<io.cairn.core.kv.KvView.Field> out = new ArrayList<>();
+        List<KvView.Field> out = new ArrayList<>();
         long skipped = 0;
         try (RocksIterator it = db.newIterator(fields, options)) {
             for (it.seek(prefix); it.isValid() && out.size() < limit; it.next()) {
                 byte[] k = it.key();
-                if (k.length < prefix.length || !java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
+                if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
                 if (skipped++ < offset) continue;
-                out.add(new io.cairn.core.kv.KvView.Field(java.util.Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
+                out.add(new KvView.Field(Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
             }
         }
         return out;
     }
 
     /** At most {@code limit} fields of {@code key} from the first whose name is at or after {@code from}: one seek. */
-    java.util.List<io.cairn.core.kv.KvView.Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit, ReadOptions options) {
+    List<KvView.Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit, ReadOptions options) {
         byte[] prefix = fieldPrefix(bucket, key);
-        java.util.List<io.cairn.core.kv.KvView.Field> out = new ArrayList<>();
+        List<KvView.Field> out = new ArrayList<>();
         try (RocksIterator it = db.newIterator(fields, options)) {
             for (it.seek(fieldKey(bucket, key, from)); it.isValid() && out.size() < limit; it.next()) {
                 byte[] k = it.key();
-                if (k.length < prefix.length || !java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
-                out.add(new io.cairn.core.kv.KvView.Field(java.util.Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
+                if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
+                out.add(new KvView.Field(Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
             }
         }
         return out;
     }
 
-    java.util.List<io.cairn.core.kv.KvView.Field> fields(int bucket, byte[] key) {
+    List<KvView.Field> fields(int bucket, byte[] key) {
         try (ReadOptions latest = new ReadOptions()) {
             return fields(bucket, key, latest);
         }
@@ -260,7 +265,7 @@ final class RocksStore implements AutoCloseable {
         for (int i = end.length - 1; i >= 0; i--) {
             if (end[i] != (byte) 0xff) {
                 end[i]++;
-                return java.util.Arrays.copyOf(end, i + 1);
+                return Arrays.copyOf(end, i + 1);
             }
         }
         throw new IllegalArgumentException("a prefix of 0xff bytes has no end");
@@ -300,14 +305,14 @@ final class RocksStore implements AutoCloseable {
      * The keys of {@code bucket} marked as changed, in order, after {@code afterKey} (empty: from
      * the start), while {@code visitor} returns true.
      */
-    void forEachChanged(int bucket, byte[] afterKey, java.util.function.Predicate<byte[]> visitor) {
+    void forEachChanged(int bucket, byte[] afterKey, Predicate<byte[]> visitor) {
         byte[] prefix = changedKey(bucket, new byte[0]);
         try (RocksIterator it = db.newIterator(system)) {
             for (it.seek(changedKey(bucket, afterKey)); it.isValid(); it.next()) {
                 byte[] k = it.key();
-                if (k.length < prefix.length || !java.util.Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) return;
-                byte[] key = java.util.Arrays.copyOfRange(k, prefix.length, k.length);
-                if (afterKey.length > 0 && java.util.Arrays.equals(key, afterKey)) continue;
+                if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) return;
+                byte[] key = Arrays.copyOfRange(k, prefix.length, k.length);
+                if (afterKey.length > 0 && Arrays.equals(key, afterKey)) continue;
                 if (!visitor.test(key)) return;
             }
         }
@@ -315,7 +320,7 @@ final class RocksStore implements AutoCloseable {
 
     /** The user key of a data key (its bucket prefix cut off). */
     static byte[] userKey(byte[] dataKey) {
-        return java.util.Arrays.copyOfRange(dataKey, 4, dataKey.length);
+        return Arrays.copyOfRange(dataKey, 4, dataKey.length);
     }
 
     static byte[] bucketKey(int bucket) {
@@ -327,7 +332,7 @@ final class RocksStore implements AutoCloseable {
     }
 
     static byte[] bytes(String s) {
-        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     /** RocksDB failed underneath us: the node cannot continue applying safely. */

@@ -9,9 +9,14 @@ import io.cairn.core.wire.MemberChange;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.core.wire.StorageStats;
 import io.cairn.client.DataPlaneClient;
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.move.MoveCodec;
+import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.DataPlane;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 
@@ -24,7 +29,7 @@ public final class StorageAdmin implements AutoCloseable {
     private final DataPlaneClient dataPlane;
     private final ReplicasetSpec replicaset;
 
-    public StorageAdmin(ReplicasetSpec replicaset, java.time.Duration timeout) {
+    public StorageAdmin(ReplicasetSpec replicaset, Duration timeout) {
         this.replicaset = replicaset;
         this.dataPlane = new DataPlaneClient(replicaset, timeout.toMillis(), null);
     }
@@ -37,7 +42,7 @@ public final class StorageAdmin implements AutoCloseable {
     }
 
     /** Proposes conditional deletes of expired keys; returns how many were deleted. */
-    public long deleteExpired(List<io.cairn.core.kv.KvOp> ops) {
+    public long deleteExpired(List<KvOp> ops) {
         List<OpResult> results = OpCodec.decodeResults(send(StorageRequest.write(ops), false));
         return results.stream().filter(r -> !r.isError()).mapToLong(OpResult::number).sum();
     }
@@ -64,8 +69,8 @@ public final class StorageAdmin implements AutoCloseable {
     }
 
     /** One bucket command through the replicaset's log (the archive tier's steps); the ledger's reply. */
-    public io.cairn.core.move.MoveReply move(io.cairn.core.move.MoveCommand command) {
-        return io.cairn.core.move.MoveCodec.decodeReply(send(StorageRequest.move(command), false));
+    public MoveReply move(MoveCommand command) {
+        return MoveCodec.decodeReply(send(StorageRequest.move(command), false));
     }
 
     /** Makes sure the replicaset has applied at least one stamped entry, which fixes its incarnation. */

@@ -1,17 +1,27 @@
 package io.cairn.storage;
 
+import io.cairn.core.BucketRecord;
+import io.cairn.core.kv.KvOp;
 import io.cairn.replication.ReplicaConfig;
 
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
+import io.cairn.replication.SendBacklog;
+import io.cairn.replication.microraft.MicroRaftReplicas;
 import io.netty.channel.EventLoopGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * One storage node: a member of its replicaset's Raft group (on the engine its config names,
@@ -48,7 +58,7 @@ public final class StorageNode implements AutoCloseable {
      *                       caught up with its leader): the caller asks its coordinator for the record and calls it
      */
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops,
-                       java.util.function.BooleanSupplier groupHoldsData, boolean checkRestart) throws IOException {
+                       BooleanSupplier groupHoldsData, boolean checkRestart) throws IOException {
         this(self, replicaset, config, ioLoops, groupHoldsData, checkRestart, () -> true, disk -> null);
     }
 
@@ -60,8 +70,8 @@ public final class StorageNode implements AutoCloseable {
      *                  rejoins as a new member
      */
     public StorageNode(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config, EventLoopGroup ioLoops,
-                       java.util.function.BooleanSupplier groupHoldsData, boolean checkRestart, java.util.function.BooleanSupplier groupHasThisNode,
-                       java.util.function.Function<String, String> otherDisk) throws IOException {
+                       BooleanSupplier groupHoldsData, boolean checkRestart, BooleanSupplier groupHasThisNode,
+                       Function<String, String> otherDisk) throws IOException {
         this.self = self;
         this.replicaset = replicaset;
         this.engineKind = config.engine();
@@ -95,7 +105,7 @@ public final class StorageNode implements AutoCloseable {
     /** The highest log index the member folder of {@code config} holds, read before the member starts (0 for none, and on Ratis). */
     public static long logEndBeforeStart(StorageConfig config) throws IOException {
         return config.engine() == ReplicationEngine.MICRORAFT
-                ? io.cairn.replication.microraft.MicroRaftReplicas.logEnd(ReplicationEngine.MICRORAFT.folderIn(config.dataDir())) : 0;
+                ? MicroRaftReplicas.logEnd(ReplicationEngine.MICRORAFT.folderIn(config.dataDir())) : 0;
     }
 
     /** The Ratis peers of a replicaset's group (tests and tools that speak Ratis to a Ratis replicaset). */
@@ -194,7 +204,7 @@ public final class StorageNode implements AutoCloseable {
      * votes now; when its log ends below the record (its folder is an older copy) or its folder is another disk
      * than the record (an older disk put back), it rejoins, recorded in the folder, and votes once caught up.
      */
-    public java.util.concurrent.CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex, String otherDisk) {
+    public CompletableFuture<Boolean> confirmAcknowledged(long acknowledgedIndex, String otherDisk) {
         String reason = otherDisk != null ? otherDisk
                 : "restarted on a log that ends below the index " + acknowledgedIndex + " it had acknowledged (its folder is an older copy?)";
         if (otherDisk != null && newMemberOnNewDisk) {
@@ -205,7 +215,7 @@ public final class StorageNode implements AutoCloseable {
             } catch (IOException e) {
                 log.warn("storage node {} could not record in its folder that it is to be set aside ({})", self.id(), e.toString());
             }
-            return java.util.concurrent.CompletableFuture.completedFuture(false);
+            return CompletableFuture.completedFuture(false);
         }
         return engine.confirmAcknowledged(otherDisk != null ? Long.MAX_VALUE : acknowledgedIndex).thenApply(votes -> {
             if (!votes && !identity.rejoining()) {
@@ -226,7 +236,7 @@ public final class StorageNode implements AutoCloseable {
     }
 
     /** On the leader: the highest log index each member holds, for the coordinator's record ({@link #confirmAcknowledged}). */
-    public java.util.concurrent.CompletableFuture<java.util.Map<String, Long>> acknowledged() {
+    public CompletableFuture<Map<String, Long>> acknowledged() {
         return engine.acknowledged();
     }
 
@@ -235,7 +245,7 @@ public final class StorageNode implements AutoCloseable {
     }
 
     /** What this member's Raft transport holds for peers that do not read (issue 28). */
-    public io.cairn.replication.SendBacklog raftSendBacklog() {
+    public SendBacklog raftSendBacklog() {
         return engine.sendBacklog();
     }
 
@@ -243,12 +253,12 @@ public final class StorageNode implements AutoCloseable {
      * Hands its replicaset's leadership to member {@code memberId} (called on the leader); completes
      * once that member leads, exceptionally when it was refused or did not happen in time.
      */
-    public java.util.concurrent.CompletableFuture<Void> transferLeadership(String memberId) {
+    public CompletableFuture<Void> transferLeadership(String memberId) {
         return engine.transferLeadership(memberId);
     }
 
     /** Takes a snapshot of this member's state now and drops its log up to it; completes with the snapshot's index. */
-    public java.util.concurrent.CompletableFuture<Long> takeSnapshot() {
+    public CompletableFuture<Long> takeSnapshot() {
         return engine.takeSnapshot();
     }
 
@@ -261,10 +271,10 @@ public final class StorageNode implements AutoCloseable {
      * Expired keys found in the next slice of this member's data (at most {@code scanLimit}
      * keys examined), as conditional deletes to propose through the log. Leader only.
      */
-    public synchronized List<io.cairn.core.kv.KvOp> expiredKeys(int scanLimit) {
+    public synchronized List<KvOp> expiredKeys(int scanLimit) {
         ReplicasetState s = engine.state();
         if (s == null) return List.of();
-        List<io.cairn.core.kv.KvOp> expired = expiryScanner.next(s.store(), scanLimit, System.currentTimeMillis());
+        List<KvOp> expired = expiryScanner.next(s.store(), scanLimit, System.currentTimeMillis());
         s.expiryTally(expiryScanner.tally());
         return expired;
     }
@@ -273,7 +283,7 @@ public final class StorageNode implements AutoCloseable {
      * Tombstones whose change is older than {@code retentionMs} by this member's clock, oldest first,
      * at most {@code limit}, to propose for collection through the log. Leader only.
      */
-    public List<io.cairn.core.BucketRecord> expiredTombstones(long retentionMs, int limit) {
+    public List<BucketRecord> expiredTombstones(long retentionMs, int limit) {
         ReplicasetState s = engine.state();
         return s == null ? List.of() : s.expiredTombstones(System.currentTimeMillis() - retentionMs, limit);
     }
@@ -285,7 +295,7 @@ public final class StorageNode implements AutoCloseable {
     }
 
     /** This member's bucket records (its own view; the leader's is authoritative). */
-    public java.util.Collection<io.cairn.core.BucketRecord> bucketRecords() {
+    public Collection<BucketRecord> bucketRecords() {
         ReplicasetState s = engine.state();
         return s == null ? List.of() : List.copyOf(s.records());
     }
@@ -297,7 +307,7 @@ public final class StorageNode implements AutoCloseable {
     }
 
     /** Calls {@code hook} with the buckets of every Verify query this member answers (see {@link DoubledVerifier}). */
-    public void onVerifyRequest(java.util.function.Consumer<List<Integer>> hook) {
+    public void onVerifyRequest(Consumer<List<Integer>> hook) {
         engine.onVerifyRequest(hook);
     }
 
@@ -316,10 +326,10 @@ public final class StorageNode implements AutoCloseable {
         return engine.snapshotInstalls();
     }
 
-    /** Discovery answers this member served since it started: {requests, records, resync answers, bytes}. */
-    public long[] discoveryServed() {
+    /** Discovery answers this member served since it started. */
+    public DiscoveryServed discoveryServed() {
         ReplicasetState s = engine.state();
-        return s == null ? new long[4] : s.discoveryServed();
+        return s == null ? DiscoveryServed.NONE : s.discoveryServed();
     }
 
     /** This member's own view (may lag the leader's). */

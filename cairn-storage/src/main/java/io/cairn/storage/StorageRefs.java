@@ -3,6 +3,7 @@ package io.cairn.storage;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.WireCodes;
 import io.cairn.core.kv.OpResult;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
@@ -47,7 +48,7 @@ final class StorageRefs {
     enum Waiter {
         NONE(0), MOVE(1), REF(2);
 
-        private static final Waiter[] BY_CODE = io.cairn.core.WireCodes.index(values(), Waiter::code);
+        private static final Waiter[] BY_CODE = WireCodes.index(values(), Waiter::code);
         private final byte code;
 
         Waiter(int code) {
@@ -78,7 +79,7 @@ final class StorageRefs {
         byte[] turn = store.get(store.system, TURN_KEY);
         if (turn != null) {
             ByteBuffer b = ByteBuffer.wrap(turn);
-            refs.waiter = io.cairn.core.WireCodes.lookup(Waiter.BY_CODE, b.get(), "ref waiter");
+            refs.waiter = WireCodes.lookup(Waiter.BY_CODE, b.get(), "ref waiter");
             refs.waiterUntilMs = b.getLong();
         }
         return refs;

@@ -16,6 +16,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,8 +24,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Ratis adapter of a replicaset member: decodes entries and queries and hands them to
@@ -43,8 +49,8 @@ final class StorageStateMachine extends BaseStateMachine {
     private final LongSupplier clock;
     private final CheckpointStorage storage = new CheckpointStorage();
     private volatile ReplicasetState state;
-    private final java.util.concurrent.atomic.AtomicLong snapshotInstalls = new java.util.concurrent.atomic.AtomicLong();
-    private volatile java.util.function.Supplier<String> dataPlaneEndpoint = () -> "";
+    private final AtomicLong snapshotInstalls = new AtomicLong();
+    private volatile Supplier<String> dataPlaneEndpoint = () -> "";
 
     /** Longest a follower may go without hearing from its leader and still answer a follower read. */
     private final long followerReadMaxLagMs;
@@ -148,15 +154,15 @@ final class StorageStateMachine extends BaseStateMachine {
         }
     }
 
-    private volatile java.util.function.Consumer<java.util.List<Integer>> verifyRequests = b -> { };
+    private volatile Consumer<List<Integer>> verifyRequests = b -> { };
 
     /** Receives the buckets of every Verify query this member answers (a router asking to check suspected doubles). */
-    void onVerifyRequest(java.util.function.Consumer<java.util.List<Integer>> hook) {
+    void onVerifyRequest(Consumer<List<Integer>> hook) {
         this.verifyRequests = hook;
     }
 
     /** The data-plane address ("host:port") this member answers {@link DataPlane#ENDPOINT_QUERY} with. */
-    void setDataPlaneEndpoint(java.util.function.Supplier<String> endpoint) {
+    void setDataPlaneEndpoint(Supplier<String> endpoint) {
         this.dataPlaneEndpoint = endpoint;
     }
 
@@ -166,7 +172,7 @@ final class StorageStateMachine extends BaseStateMachine {
             return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(DataPlane.utf8(dataPlaneEndpoint.get()))));
         }
         try {
-            java.util.List<Integer> verify = MoveQueries.verifyRequest(request.getContent().asReadOnlyByteBuffer());
+            List<Integer> verify = MoveQueries.verifyRequest(request.getContent().asReadOnlyByteBuffer());
             if (verify != null) verifyRequests.accept(verify);
             byte[] reply = state.query(request.getContent().asReadOnlyByteBuffer(), clock.getAsLong());
             return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
@@ -188,7 +194,7 @@ final class StorageStateMachine extends BaseStateMachine {
         RaftServer.Division division;
         try {
             division = getServer().get().getDivision(getGroupId());
-        } catch (IOException | java.util.concurrent.ExecutionException e) {
+        } catch (IOException | ExecutionException e) {
             return CompletableFuture.failedFuture(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -217,10 +223,10 @@ final class StorageStateMachine extends BaseStateMachine {
      * Milliseconds since this leader last heard from enough followers to make a majority with
      * itself; 0 for a group of one, MAX_VALUE when it does not lead.
      */
-    static long msSinceMajorityContact(org.apache.ratis.proto.RaftProtos.RoleInfoProto role) {
+    static long msSinceMajorityContact(RaftProtos.RoleInfoProto role) {
         if (!role.hasLeaderInfo()) return Long.MAX_VALUE;
         long[] elapsed = role.getLeaderInfo().getFollowerInfoList().stream()
-                .mapToLong(org.apache.ratis.proto.RaftProtos.ServerRpcProto::getLastRpcElapsedTimeMs).sorted().toArray();
+                .mapToLong(RaftProtos.ServerRpcProto::getLastRpcElapsedTimeMs).sorted().toArray();
         int followersNeeded = (elapsed.length + 1) / 2; // with the leader itself, a majority of elapsed.length + 1
         return followersNeeded == 0 ? 0 : elapsed[followersNeeded - 1];
     }
@@ -231,9 +237,9 @@ final class StorageStateMachine extends BaseStateMachine {
      * entry from Ratis with 0 ms elapsed: that is no contact at all, or a member cut off from its
      * group would keep serving follower reads between its election attempts.
      */
-    static long msSinceLeaderContact(org.apache.ratis.proto.RaftProtos.RoleInfoProto role) {
+    static long msSinceLeaderContact(RaftProtos.RoleInfoProto role) {
         if (!role.hasFollowerInfo() || !role.getFollowerInfo().hasLeaderInfo()) return Long.MAX_VALUE;
-        org.apache.ratis.proto.RaftProtos.ServerRpcProto leader = role.getFollowerInfo().getLeaderInfo();
+        RaftProtos.ServerRpcProto leader = role.getFollowerInfo().getLeaderInfo();
         if (!leader.hasId() || leader.getId().getId().isEmpty()) return Long.MAX_VALUE;
         return leader.getLastRpcElapsedTimeMs();
     }

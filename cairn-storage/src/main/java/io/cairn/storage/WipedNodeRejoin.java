@@ -1,5 +1,6 @@
 package io.cairn.storage;
 
+import io.cairn.client.RatisTls;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
@@ -12,6 +13,7 @@ import org.apache.ratis.retry.RetryPolicies;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -53,7 +55,7 @@ final class WipedNodeRejoin {
     private final boolean fresh;
     private final LongSupplier appliedIndex;
     private final LongSupplier lastLogIndex;
-    private final java.util.function.BooleanSupplier leads;
+    private final BooleanSupplier leads;
     private volatile boolean stopped;
     private volatile boolean rejoined;
 
@@ -64,7 +66,7 @@ final class WipedNodeRejoin {
      * @param leads        whether the member leads its group now (then it lacks nothing committed)
      */
     WipedNodeRejoin(RaftPeer self, RaftGroup group, boolean fresh, LongSupplier appliedIndex, LongSupplier lastLogIndex,
-                    java.util.function.BooleanSupplier leads) {
+                    BooleanSupplier leads) {
         this.self = self;
         this.group = group;
         this.fresh = fresh;
@@ -93,7 +95,7 @@ final class WipedNodeRejoin {
         int stuck = 0;
         long lastOwn = -1;
         try (RaftClient client = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
-                .setParameters(io.cairn.client.RatisTls.parameters()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
+                .setParameters(RatisTls.parameters()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
             while (!stopped && System.currentTimeMillis() < end) {
                 Thread.sleep(CHECK_EVERY_MS);
                 if (stopped) return;
@@ -180,7 +182,7 @@ final class WipedNodeRejoin {
         if (leader == null) throw new IllegalStateException("no leader answered");
         // The request must reach the leader itself: a client without retries does not follow a NotLeader answer.
         try (RaftClient toLeader = RaftClient.newBuilder().setRaftGroup(group).setLeaderId(leader).setProperties(new RaftProperties())
-                .setParameters(io.cairn.client.RatisTls.parameters()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
+                .setParameters(RatisTls.parameters()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
             for (RaftPeer peer : group.getPeers()) {
                 if (peer.getId().equals(self.getId()) || peer.getId().equals(leader)) continue;
                 RaftClientReply reply = toLeader.admin().transferLeadership(peer.getId(), 10_000);

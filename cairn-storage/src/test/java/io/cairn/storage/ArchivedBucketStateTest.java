@@ -171,4 +171,53 @@ class ArchivedBucketStateTest {
             assertThat(sm.state().archivePointer(BUCKET)).isNull();
         }
     }
+
+    @Test
+    void aBucketAdoptedArchivedStaysOnTheEagerRestoreListAcrossARestartAndASnapshotUntilRestored() throws Exception {
+        int empty = 4; // bootstrapped, never written
+        ArchivePointer fromBackup = new ArchivePointer("cairn/rs1/buckets/4/7-bb", 7, 0, 0, 60, "bb");
+        Path checkpoint = dir.resolve("snapshots").resolve("y");
+        Files.createDirectories(checkpoint.getParent());
+        try (ReplicasetStateMachine sm = loaded("db")) {
+            archive(sm); // archived idle: owes no eager restore
+            MoveReply adopted = move(sm, new MoveCommand.AdoptBackup(empty, 1, fromBackup));
+            assertThat(adopted.isOk()).as(adopted.message()).isTrue();
+            assertThat(sm.state().adoptedArchived()).containsExactly(empty);
+            sm.checkpoint(checkpoint, index);
+        }
+        try (ReplicasetStateMachine restarted = new ReplicasetStateMachine(dir.resolve("db"), 1 << 20, () -> 5_000);
+             ReplicasetStateMachine fromSnapshot = new ReplicasetStateMachine(dir.resolve("other"), 1 << 20, () -> 5_000)) {
+            assertThat(restarted.state().adoptedArchived()).as("after a restart").containsExactly(empty);
+            fromSnapshot.restore(checkpoint, index);
+            assertThat(fromSnapshot.state().adoptedArchived()).as("after installing a snapshot").containsExactly(empty);
+
+            assertThat(move(restarted, new MoveCommand.RestoreChunk(empty, 1, 0, List.of())).isOk()).isTrue();
+            MoveReply served = move(restarted, new MoveCommand.FinishRestore(empty, 1, 0, 0));
+            assertThat(served.isOk()).as(served.message()).isTrue();
+            assertThat(restarted.state().adoptedArchived()).as("restored: nothing owed").isEmpty();
+        }
+        try (ReplicasetStateMachine again = new ReplicasetStateMachine(dir.resolve("db"), 1 << 20, () -> 5_000)) {
+            assertThat(again.state().adoptedArchived()).isEmpty();
+        }
+    }
+
+    @Test
+    void aBucketRebuiltFromABackupIsMarkedUntilItsRestoreAndNeverOverARecord() throws Exception {
+        int lost = 42; // not bootstrapped here: as on a replicaset that lost its disk
+        ArchivePointer fromBackup = new ArchivePointer("cairn/rs1/buckets/42/2-cc", 2, 0, 0, 60, "cc");
+        try (ReplicasetStateMachine sm = loaded("db")) {
+            MoveReply over = move(sm, new MoveCommand.AdoptRestored(BUCKET, 1, new ArchivePointer("cairn/rs1/buckets/3/1-cc", 1, 0, 0, 60, "cc")));
+            assertThat(over.isOk()).as("a bucket this replicaset holds").isFalse();
+            assertThat(sm.state().rebuiltFromBackup(BUCKET)).isFalse();
+            assertThat(read(sm, "k1").bytes()).isEqualTo(utf8("v1"));
+
+            MoveReply rebuilt = move(sm, new MoveCommand.AdoptRestored(lost, 2, fromBackup));
+            assertThat(rebuilt.isOk()).as(rebuilt.message()).isTrue();
+            assertThat(sm.state().rebuiltFromBackup(lost)).isTrue();
+            assertThat(sm.state().adoptedArchived()).as("never restored eagerly: it may have moved away since").isEmpty();
+            assertThat(move(sm, new MoveCommand.RestoreChunk(lost, 2, 0, List.of())).isOk()).isTrue();
+            assertThat(move(sm, new MoveCommand.FinishRestore(lost, 2, 0, 0)).isOk()).isTrue();
+            assertThat(sm.state().rebuiltFromBackup(lost)).as("restored after the check confirmed it").isFalse();
+        }
+    }
 }

@@ -53,6 +53,7 @@ class StorageRefsTest {
         MoveReply refused = move(new MoveCommand.StartSend(3, "rs2"), 2_100);
         assertThat(refused.outcome()).isEqualTo(MoveReply.Outcome.REFUSED);
         assertThat(refused.message()).isEqualTo(BucketLedger.REFS_HELD);
+        assertThat(refused.refusal()).isEqualTo(MoveReply.Refusal.REFS_HELD);
         assertThat(state.record(3).state()).isEqualTo(BucketState.ACTIVE);
 
         result(StorageRequest.unref(7), 2_200);

@@ -44,6 +44,12 @@ public final class DoubledVerification {
         void contained(int bucket, long generation, String reason);
 
         void containRefused(int bucket, String why);
+
+        /**
+         * Every other replicaset answered and none outranks or ties ours: this copy at {@code generation}
+         * is the bucket's legitimate owner (a rebuilt bucket may be restored now).
+         */
+        default void confirmedOwner(int bucket, long generation) {}
     }
 
     private final String self;
@@ -114,12 +120,12 @@ public final class DoubledVerification {
         for (String rs : asked) {
             port.inspect(rs, new MoveQuery.Inspect(batch, false), reports -> {
                 if (reports != null) answers.put(rs, reports);
-                if (--pending[0] == 0) decide(batch, mine, answers);
+                if (--pending[0] == 0) decide(batch, mine, answers, asked.size());
             });
         }
     }
 
-    private void decide(List<Integer> batch, Map<Integer, BucketRecord> mine, Map<String, List<MoveQuery.BucketReport>> answers) {
+    private void decide(List<Integer> batch, Map<Integer, BucketRecord> mine, Map<String, List<MoveQuery.BucketReport>> answers, int asked) {
         inFlight = false;
         checked += batch.size();
         Map<Integer, Map<String, BucketRecord>> byBucket = new HashMap<>();
@@ -127,7 +133,11 @@ public final class DoubledVerification {
         for (int b : batch) {
             BucketRecord ours = mine.get(b);
             DoubledCheck.Decision d = DoubledCheck.decide(ours, byBucket.getOrDefault(b, Map.of()));
-            if (d.verdict() != DoubledCheck.Verdict.CONTAIN) continue;
+            if (d.verdict() != DoubledCheck.Verdict.CONTAIN) {
+                // a replicaset that did not answer may hold a newer copy: only a full set of answers confirms
+                if (answers.size() == asked && d.verdict() != DoubledCheck.Verdict.NOT_HELD) events.confirmedOwner(b, ours.generation());
+                continue;
+            }
             port.submit(self, new MoveCommand.Contain(b, ours.generation(), d.rivalIds()), reply -> {
                 if (reply != null && reply.isOk()) {
                     contained++;

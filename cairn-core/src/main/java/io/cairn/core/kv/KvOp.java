@@ -1,6 +1,11 @@
 package io.cairn.core.kv;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * One key-value operation, as the router sends it and the replicaset applies it.
@@ -70,17 +75,17 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_PERSIST = 1024;
     /** A TX_GUARD for the {@code guarded} operations that follow it, valid while {@code bucket} is at {@code version}. */
     public static KvOp txGuard(int bucket, long version, int guarded) {
-        return new KvOp(Type.TX_GUARD, bucket, new byte[0], java.nio.ByteBuffer.allocate(4).putInt(guarded).array(), version, 0);
+        return new KvOp(Type.TX_GUARD, bucket, new byte[0], ByteBuffer.allocate(4).putInt(guarded).array(), version, 0);
     }
 
     /** How many operations after this TX_GUARD it covers (0 for a malformed one). */
     public static int txGuarded(KvOp guard) {
         byte[] v = guard.value();
-        return v == null || v.length != 4 ? 0 : Math.max(0, java.nio.ByteBuffer.wrap(v).getInt());
+        return v == null || v.length != 4 ? 0 : Math.max(0, ByteBuffer.wrap(v).getInt());
     }
 
     /** The string edits ({@link StringEditApplier}'s). */
-    public static final java.util.Set<Type> STRING_EDITS = java.util.Collections.unmodifiableSet(java.util.EnumSet.of(
+    public static final Set<Type> STRING_EDITS = Collections.unmodifiableSet(EnumSet.of(
             Type.GETEX, Type.SETRANGE, Type.INCRBYFLOAT, Type.SETBIT, Type.MSETNX));
 
     /** An operation's type; its {@link #code()} is stored in the Raft log: never reuse or renumber one. */
@@ -165,33 +170,33 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     }
 
     /** The hash commands ({@link HashApplier}'s). */
-    public static final java.util.Set<Type> HASH_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.of(
+    public static final Set<Type> HASH_TYPES = Collections.unmodifiableSet(EnumSet.of(
             Type.HGET, Type.HMGET, Type.HEXISTS, Type.HLEN, Type.HGETALL, Type.HKEYS, Type.HVALS, Type.HSTRLEN,
             Type.HRANDFIELD, Type.HSCAN, Type.HSET, Type.HSETNX, Type.HDEL, Type.HINCRBY, Type.HINCRBYFLOAT));
 
     /** The list commands ({@link ListApplier}'s). */
-    public static final java.util.Set<Type> LIST_TYPES = java.util.Collections.unmodifiableSet(listTypes());
+    public static final Set<Type> LIST_TYPES = Collections.unmodifiableSet(listTypes());
 
-    private static java.util.EnumSet<Type> listTypes() {
-        java.util.EnumSet<Type> types = java.util.EnumSet.range(Type.LLEN, Type.LMOVE);
+    private static EnumSet<Type> listTypes() {
+        EnumSet<Type> types = EnumSet.range(Type.LLEN, Type.LMOVE);
         types.add(Type.LMPOP);
         return types;
     }
 
     /** The set commands ({@link SetApplier}'s). */
-    public static final java.util.Set<Type> SET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.SCARD, Type.SDIFFSTORE));
+    public static final Set<Type> SET_TYPES = Collections.unmodifiableSet(EnumSet.range(Type.SCARD, Type.SDIFFSTORE));
 
     /** The sorted set commands ({@link ZSetApplier}'s). */
-    public static final java.util.Set<Type> ZSET_TYPES = java.util.Collections.unmodifiableSet(zsetTypes());
+    public static final Set<Type> ZSET_TYPES = Collections.unmodifiableSet(zsetTypes());
 
-    private static java.util.EnumSet<Type> zsetTypes() {
-        java.util.EnumSet<Type> types = java.util.EnumSet.range(Type.ZCARD, Type.ZPOPMAX);
-        types.addAll(java.util.EnumSet.range(Type.ZLEXCOUNT, Type.ZMPOP));
+    private static EnumSet<Type> zsetTypes() {
+        EnumSet<Type> types = EnumSet.range(Type.ZCARD, Type.ZPOPMAX);
+        types.addAll(EnumSet.range(Type.ZLEXCOUNT, Type.ZMPOP));
         return types;
     }
 
     /** The sorted-set algebra ({@link ZSetAlgebraApplier}'s). */
-    public static final java.util.Set<Type> ZSET_ALGEBRA = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZUNION, Type.ZRANGESTORE));
+    public static final Set<Type> ZSET_ALGEBRA = Collections.unmodifiableSet(EnumSet.range(Type.ZUNION, Type.ZRANGESTORE));
 
     public boolean readOnly() {
         return type.readOnly;
@@ -214,6 +219,6 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
 
     @Override
     public String toString() {
-        return type + "(" + bucket + "," + new String(key, java.nio.charset.StandardCharsets.UTF_8) + ")";
+        return type + "(" + bucket + "," + new String(key, StandardCharsets.UTF_8) + ")";
     }
 }

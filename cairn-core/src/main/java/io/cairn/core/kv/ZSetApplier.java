@@ -5,6 +5,7 @@ import io.cairn.core.ErrorCode;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -184,7 +185,7 @@ final class ZSetApplier {
         if (score == null) return OpResult.NIL;
         long rank = 0;
         for (ZSet.Entry e : z.ordered()) {
-            if (java.util.Arrays.equals(e.member(), member)) break;
+            if (Arrays.equals(e.member(), member)) break;
             rank++;
         }
         return OpResult.integer(reverse ? z.count - 1 - rank : rank);

@@ -7,6 +7,7 @@ import static io.cairn.core.BucketRecord.FLAG_ARCHIVED;
 import static io.cairn.core.BucketRecord.FLAG_ARCHIVING;
 import static io.cairn.core.BucketRecord.FLAG_DATA_DROPPED;
 import static io.cairn.core.BucketRecord.FLAG_QUARANTINED;
+import static io.cairn.core.BucketState.ACTIVE;
 import static io.cairn.core.BucketState.GARBAGE;
 import static io.cairn.core.BucketState.RECEIVING;
 
@@ -44,6 +45,7 @@ final class ArchiveLedger {
         if (command instanceof FinishRestore c) return finishRestore(c, r, store);
         if (command instanceof AdoptArchive c) return adopt(c, r, store);
         if (command instanceof AdoptBackup c) return adoptBackup(c, r, store);
+        if (command instanceof AdoptRestored c) return adoptRestored(c, r, store);
         throw new IllegalArgumentException("not an archive command: " + command);
     }
 
@@ -58,7 +60,7 @@ final class ArchiveLedger {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r) + ", not ACTIVE or PINNED and idle at generation " + c.generation());
         }
         // A map-reduce call (KEYS, SCAN, FLUSHALL) lists local data: it must not miss a bucket dropped under it.
-        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, BucketLedger.REFS_HELD);
+        if (store.mapReduceRefsHeld()) return BucketLedger.refsHeld(r);
         return MoveReply.ok(store.put(BucketLedger.withFlags(r, r.flags() | FLAG_ARCHIVING)));
     }
 
@@ -200,5 +202,25 @@ final class ArchiveLedger {
         }
         store.putArchivePointer(c.bucket(), c.pointer());
         return MoveReply.ok(store.put(BucketLedger.withFlags(r, r.flags() | FLAG_ARCHIVED)));
+    }
+
+    /**
+     * A bucket of a wiped replicaset rebuilt from a backup: ACTIVE and archived at the backup's
+     * generation, only where this replicaset has no record of the bucket (it lost its disks). Never
+     * over a record, even a tombstone: that would bring back a bucket this replicaset knows it gave
+     * away. Archived, the copy serves nothing until a restore, and a copy that moved away since the
+     * backup (a higher generation elsewhere) is contained by the doubled-bucket check, not served.
+     * Idempotent (the same pointer at the same generation, contained since or not).
+     */
+    private static MoveReply adoptRestored(AdoptRestored c, BucketRecord r, BucketLedger.Store store) {
+        if (r != null && r.generation() == c.generation() && r.isArchived() && c.pointer().equals(store.archivePointer(c.bucket()))) {
+            return MoveReply.ok(r);
+        }
+        if (r != null) {
+            return MoveReply.refused(r, "bucket " + c.bucket() + " is " + BucketLedger.describe(r)
+                    + " here; a backup rebuilds only buckets a wiped replicaset holds no record of");
+        }
+        store.putArchivePointer(c.bucket(), c.pointer());
+        return MoveReply.ok(store.put(new BucketRecord(c.bucket(), ACTIVE, c.generation(), 0, "", FLAG_ARCHIVED)));
     }
 }

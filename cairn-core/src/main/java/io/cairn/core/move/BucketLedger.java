@@ -122,8 +122,13 @@ public final class BucketLedger {
         return "bucket " + bucket + " is archived or being archived; it moves by server-side copy (StartSend), not by a copy ahead";
     }
 
-    /** The refusal message of a StartSend kept out by storage refs. */
+    /** The refusal message of a StartSend kept out by storage refs (older nodes' only sign of {@link MoveReply.Refusal#REFS_HELD}). */
     public static final String REFS_HELD = "storage refs of a map-reduce call are held";
+
+    /** The refusal of a command kept out by storage refs: typed, so the driver retries rather than ends the move. */
+    static MoveReply refsHeld(BucketRecord r) {
+        return MoveReply.refused(r, MoveReply.Refusal.REFS_HELD, REFS_HELD);
+    }
 
     private BucketLedger() {}
 
@@ -148,7 +153,7 @@ public final class BucketLedger {
         if (command instanceof DropQuarantined c) return DoubledLedger.dropQuarantined(c, r, store);
         if (command instanceof BeginArchive || command instanceof FinishArchive || command instanceof CancelArchive
                 || command instanceof RestoreChunk || command instanceof FinishRestore || command instanceof AdoptArchive
-                || command instanceof AdoptBackup) {
+                || command instanceof AdoptBackup || command instanceof AdoptRestored) {
             return ArchiveLedger.apply(command, r, store);
         }
         throw new IllegalArgumentException("unknown command " + command);
@@ -159,8 +164,8 @@ public final class BucketLedger {
         if (r == null || r.state() != ACTIVE) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not ACTIVE");
         if (r.isCopying()) return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r));
         // An archived bucket moves with its flag and pointer (its object is copied by the store); one being archived waits.
-        if (r.has(BucketRecord.FLAG_ARCHIVING)) return MoveReply.refused(r, archivedRefusal(c.bucket()));
-        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
+        if (r.has(BucketRecord.FLAG_ARCHIVING)) return MoveReply.refused(r, MoveReply.Refusal.ARCHIVED, archivedRefusal(c.bucket()));
+        if (store.mapReduceRefsHeld()) return refsHeld(r);
         BucketRecord sending = r.transition(SENDING, 0, c.destination());
         return MoveReply.ok(store.put(withGeneration(sending, r.generation() + 1)));
     }
@@ -174,8 +179,8 @@ public final class BucketLedger {
         if (r == null || r.state() != ACTIVE || r.isCopying()) {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not ACTIVE and idle");
         }
-        if (r.isArchivedOrArchiving()) return MoveReply.refused(r, archivedRefusal(c.bucket()));
-        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
+        if (r.isArchivedOrArchiving()) return MoveReply.refused(r, MoveReply.Refusal.ARCHIVED, archivedRefusal(c.bucket()));
+        if (store.mapReduceRefsHeld()) return refsHeld(r);
         return MoveReply.ok(store.put(new BucketRecord(c.bucket(), ACTIVE, r.generation(), 0, c.destination(),
                 r.flags() | BucketRecord.FLAG_COPYING)));
     }
@@ -194,7 +199,7 @@ public final class BucketLedger {
             return MoveReply.refused(r, "bucket " + c.bucket() + " is " + describe(r) + ", not being copied to " + c.destination()
                     + " for generation " + c.generation());
         }
-        if (store.mapReduceRefsHeld()) return MoveReply.refused(r, REFS_HELD);
+        if (store.mapReduceRefsHeld()) return refsHeld(r);
         return withChanges(store.put(withGeneration(r.transition(SENDING, 0, r.peer()), c.generation())), store);
     }
 

@@ -1,8 +1,11 @@
 package io.cairn.core.move;
 
+import io.cairn.core.kv.CollectionMeta;
+import io.cairn.core.kv.KvView;
 import io.cairn.core.kv.MovePiece;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
@@ -38,12 +41,12 @@ public record ChunkEntry(byte[] key, byte[] stored) {
      */
     public byte[] resumeElement() {
         if (keys() != 0) return NONE;
-        java.util.List<io.cairn.core.kv.KvView.Field> fields = io.cairn.core.kv.CollectionMeta.fieldsOfMoveForm(MovePiece.moveForm(stored));
+        List<KvView.Field> fields = CollectionMeta.fieldsOfMoveForm(MovePiece.moveForm(stored));
         return fields.get(fields.size() - 1).name();
     }
 
     /** The number of keys {@code entries} complete (a key sent in pieces counts once). */
-    public static long keyCount(java.util.List<ChunkEntry> entries) {
+    public static long keyCount(List<ChunkEntry> entries) {
         long n = 0;
         for (ChunkEntry e : entries) n += e.keys();
         return n;
@@ -67,7 +70,7 @@ public record ChunkEntry(byte[] key, byte[] stored) {
     }
 
     /** The checksum contribution of {@code entries} (the sum of their {@link #crc()}s). */
-    public static long checksum(java.util.List<ChunkEntry> entries) {
+    public static long checksum(List<ChunkEntry> entries) {
         long sum = 0;
         for (ChunkEntry e : entries) sum += e.crc();
         return sum;

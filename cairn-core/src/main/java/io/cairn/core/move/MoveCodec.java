@@ -73,6 +73,7 @@ public final class MoveCodec {
         else if (command instanceof FinishRestore c) o.b(24).i(c.bucket()).l(c.generation()).l(c.keyCount()).l(c.checksum());
         else if (command instanceof AdoptArchive c) o.b(25).i(c.bucket()).str(c.source()).l(c.generation()).bytes(c.pointer().encode());
         else if (command instanceof AdoptBackup c) o.b(26).i(c.bucket()).l(c.generation()).bytes(c.pointer().encode());
+        else if (command instanceof AdoptRestored c) o.b(27).i(c.bucket()).l(c.generation()).bytes(c.pointer().encode());
         else throw new IllegalArgumentException("unknown move command " + command);
         sink.writeBytes(o.done());
     }
@@ -106,13 +107,21 @@ public final class MoveCodec {
             case 24 -> new FinishRestore(bucket, in.getLong(), in.getLong(), in.getLong());
             case 25 -> new AdoptArchive(bucket, str(in), in.getLong(), ArchivePointer.decode(OpCodec.readPresentBytes(in, "archive pointer")));
             case 26 -> new AdoptBackup(bucket, in.getLong(), ArchivePointer.decode(OpCodec.readPresentBytes(in, "archive pointer")));
+            case 27 -> new AdoptRestored(bucket, in.getLong(), ArchivePointer.decode(OpCodec.readPresentBytes(in, "archive pointer")));
             default -> throw new IllegalArgumentException("unknown move command type " + type);
         };
     }
 
+    /**
+     * Outcome, record, expected seq, message, then a changes flag (1 and the page, or 0) and the
+     * refusal's code. Older nodes read the flag and ignore what follows; they wrote neither when
+     * there were no changes, and no refusal code at all.
+     */
     public static byte[] encode(MoveReply reply) {
         Out o = new Out().b(reply.outcome().code()).record(reply.record()).i(reply.expectedSeq()).str(reply.message());
-        return reply.changes() == null ? o.done() : o.b(1).raw(encode(reply.changes())).done();
+        if (reply.changes() == null) o.b(0);
+        else o.b(1).raw(encode(reply.changes()));
+        return o.b(reply.refusal().code()).done();
     }
 
     public static MoveReply decodeReply(ByteBuffer in) {
@@ -120,9 +129,16 @@ public final class MoveCodec {
         BucketRecord record = record(in);
         int expectedSeq = in.getInt();
         String message = str(in);
-        // Replies without changes end here (older nodes send none).
+        // Replies of older nodes end here when without changes, and after the changes without a refusal code.
         ChangesPage changes = in.hasRemaining() && in.get() == 1 ? decodeChangesPage(in) : null;
-        return new MoveReply(outcome, record, expectedSeq, message, changes);
+        MoveReply.Refusal refusal = in.hasRemaining() ? MoveReply.Refusal.ofCode(in.get()) : legacyRefusal(outcome, message);
+        return new MoveReply(outcome, record, expectedSeq, message, changes, refusal);
+    }
+
+    /** An older node's refusal, known only by its words: the refs-held one is the only one a driver acts on. */
+    private static MoveReply.Refusal legacyRefusal(MoveReply.Outcome outcome, String message) {
+        if (outcome != MoveReply.Outcome.REFUSED) return MoveReply.Refusal.NONE;
+        return BucketLedger.REFS_HELD.equals(message) ? MoveReply.Refusal.REFS_HELD : MoveReply.Refusal.STATE;
     }
 
     public static byte[] encode(MoveQuery query) {

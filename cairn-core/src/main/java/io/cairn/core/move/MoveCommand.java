@@ -183,4 +183,14 @@ public sealed interface MoveCommand {
      * stays ACTIVE (or PINNED) with the archived flag and is restored on first access.
      */
     record AdoptBackup(int bucket, long generation, ArchivePointer pointer) implements MoveCommand {}
+
+    /**
+     * A bucket of a wiped replicaset rebuilt from a backup (docs/archive.md, "Restoring one
+     * replicaset"): the backup's object, copied into this replicaset's prefix and verified by HEAD
+     * before this was sent, becomes the bucket's data here, ACTIVE and archived at the backup's
+     * {@code generation}. Only where this replicaset holds no record of the bucket at all. A bucket
+     * that moved away since the backup is then held twice, here at the older generation: the
+     * doubled-bucket check contains this copy (docs/doubled-buckets.md).
+     */
+    record AdoptRestored(int bucket, long generation, ArchivePointer pointer) implements MoveCommand {}
 }

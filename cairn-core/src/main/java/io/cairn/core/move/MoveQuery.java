@@ -3,7 +3,9 @@ package io.cairn.core.move;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.NavigableMap;
 
 /** Read-only requests of the move driver, answered by a replicaset leader without entering the log. */
 public sealed interface MoveQuery {
@@ -76,8 +78,8 @@ public sealed interface MoveQuery {
 
     record ChunkPage(List<ChunkEntry> entries, boolean last, String refusal) {
         /** The next page of a sorted key map after {@code afterKey} (empty: from the start); for in-memory models. */
-        public static ChunkPage of(java.util.NavigableMap<byte[], byte[]> keys, byte[] afterKey, int maxKeys, int maxBytes) {
-            List<ChunkEntry> entries = new java.util.ArrayList<>();
+        public static ChunkPage of(NavigableMap<byte[], byte[]> keys, byte[] afterKey, int maxKeys, int maxBytes) {
+            List<ChunkEntry> entries = new ArrayList<>();
             int bytes = 0;
             for (var e : (afterKey.length == 0 ? keys : keys.tailMap(afterKey, false)).entrySet()) {
                 ChunkEntry c = new ChunkEntry(e.getKey(), e.getValue());
@@ -119,8 +121,8 @@ public sealed interface MoveQuery {
         /** The status of a replicaset holding {@code records} in id order, for models that keep no tally. */
         public static MoveStatus of(Iterable<BucketRecord> records, int maxCandidates) {
             int active = 0, pinned = 0, sending = 0, receiving = 0;
-            List<BucketRecord> unfinished = new java.util.ArrayList<>();
-            List<Integer> candidates = new java.util.ArrayList<>();
+            List<BucketRecord> unfinished = new ArrayList<>();
+            List<Integer> candidates = new ArrayList<>();
             for (BucketRecord r : records) {
                 if (isUnfinished(r)) unfinished.add(r);
                 if (isLeaving(r)) sending++;

@@ -62,6 +62,19 @@ public final class Mover {
     private final Map<Integer, SendMove> inFlight = new HashMap<>();
     /** Manual moves waiting for the next round: bucket -> destination (a later request replaces an earlier one). */
     private final Map<Integer, String> manualQueue = new LinkedHashMap<>();
+    /**
+     * Buckets a hand-made move put where they are: bucket -> that destination. The planner evens the
+     * counts out with other buckets, else it would send the lowest-numbered bucket of the fuller
+     * replicaset back, which is often the one just moved. Forgotten when the rebalancer restarts
+     * elsewhere (pin a bucket to keep it in place for good); the oldest go past {@link #PLACED_BY_HAND_MAX}.
+     */
+    private final Map<Integer, String> placedByHand = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Integer, String> eldest) {
+            return size() > PLACED_BY_HAND_MAX;
+        }
+    };
+    static final int PLACED_BY_HAND_MAX = 4096;
     /** Bucket -> the round it last rolled back in; such a bucket rests a few rounds before it is tried again. */
     private final Map<Integer, Long> rolledBackAt = new HashMap<>();
     private static final long ROUNDS_TO_REST_AFTER_ROLLBACK = 10;
@@ -192,7 +205,8 @@ public final class Mover {
         Map<String, MoveStatus> statuses = new LinkedHashMap<>();
         int[] pending = {ids.size()};
         for (String id : ids) {
-            port.status(id, 4 * Math.max(planLimits.maxSendingPerReplicaset(), 1) + manualQueue.size(), s -> {
+            int candidates = 4 * Math.max(planLimits.maxSendingPerReplicaset(), 1) + manualQueue.size() + placedByHand.size();
+            port.status(id, candidates, s -> {
                 if (s != null) statuses.put(id, s);
                 if (--pending[0] == 0) {
                     roundRunning = false;
@@ -281,7 +295,14 @@ public final class Mover {
             int bucket = request.getKey();
             String destination = request.getValue();
             // a weight-0 replicaset receives nothing (it drains), even for a request made before its weight changed
-            if (inFlight.containsKey(bucket) || layout.weights().getOrDefault(destination, 0.0) <= 0) continue;
+            if (layout.weights().getOrDefault(destination, 0.0) <= 0) continue;
+            SendMove moving = inFlight.get(bucket);
+            if (moving != null) {
+                // the rebalancer is moving it: to the requested place it is this move; elsewhere, ask again after it
+                if (moving.destination().equals(destination)) manual.add(bucket);
+                else manualQueue.putIfAbsent(bucket, destination);
+                continue;
+            }
             if (unfinished.contains(bucket)) {
                 manualQueue.putIfAbsent(bucket, destination); // its last move is not over (e.g. a source not yet SENT)
                 continue;
@@ -293,6 +314,8 @@ public final class Mover {
             } else if (!source.equals(destination)) {
                 manual.add(bucket);
                 startMove(bucket, source, destination);
+            } else {
+                placedByHand.put(bucket, destination); // already there: keep it there
             }
         }
     }
@@ -359,11 +382,16 @@ public final class Mover {
             int started = 0;
             for (int bucket : statuses.get(route.from()).candidates()) {
                 if (started == route.count()) break;
-                if (rolledBackAt.containsKey(bucket) || !taken.add(bucket)) continue;
+                if (rolledBackAt.containsKey(bucket) || keptByHand(bucket, route.from()) || !taken.add(bucket)) continue;
                 startMove(bucket, route.from(), route.to());
                 started++;
             }
         }
+    }
+
+    /** A bucket a hand-made move put on {@code replicaset} stays, unless that replicaset drains (weight 0). */
+    private boolean keptByHand(int bucket, String replicaset) {
+        return replicaset.equals(placedByHand.get(bucket)) && layout.weights().getOrDefault(replicaset, 0.0) > 0;
     }
 
     private static int sendingFrom(String replicaset, Map<String, MoveStatus> statuses, Map<String, Integer> leaving) {
@@ -387,8 +415,10 @@ public final class Mover {
         if (autoRebalance && lastPlan != null && lastPlan.bucketsToMove() > 0) round();
         if (m.result() == SendMove.Result.MOVED) {
             moved++;
+            if (wasManual) placedByHand.put(m.bucket(), m.destination());
+            else placedByHand.remove(m.bucket());
             keysMoved += m.keysSent();
-        } else if (m.result() == SendMove.Result.REFUSED && BucketLedger.REFS_HELD.equals(m.detail()) && wasManual) {
+        } else if (m.result() == SendMove.Result.REFUSED && m.refusal() == MoveReply.Refusal.REFS_HELD && wasManual) {
             requestMove(m.bucket(), m.destination()); // a map-reduce call held the bucket; try again next round
         } else if (m.result() == SendMove.Result.ROLLED_BACK) {
             rolledBack++;

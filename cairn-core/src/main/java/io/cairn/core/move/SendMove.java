@@ -84,6 +84,7 @@ public final class SendMove {
     private long sourceChecksum;
     private Result result;
     private String detail = "";
+    private MoveReply.Refusal refusal = MoveReply.Refusal.NONE;
     /** When the source's SENDING (writes refused) was confirmed to this driver; -1 for a resumed move. */
     private long writesHeldSinceMs = -1;
     private long writesHeldMs = -1;
@@ -140,6 +141,8 @@ public final class SendMove {
     /** Null until {@link Phase#DONE}. */
     public Result result() { return result; }
     public String detail() { return detail; }
+    /** Why the source refused to start the move (with {@link Result#REFUSED}); {@link MoveReply.Refusal#NONE} otherwise. */
+    public MoveReply.Refusal refusal() { return refusal; }
 
     /** The bucket is on its way and not yet ACTIVE at the destination (a rollback is not on its way). */
     public boolean beforeActivation() {
@@ -196,6 +199,12 @@ public final class SendMove {
         step();
     }
 
+    /** Ends a move its source refused to start, keeping why (a map-reduce call's refs let a manual move try again). */
+    private void refused(MoveReply reply) {
+        refusal = reply.refusal();
+        finish(Result.REFUSED, reply.message());
+    }
+
     private void finish(Result r, String why) {
         phase = Phase.DONE;
         result = r;
@@ -211,7 +220,7 @@ public final class SendMove {
             return;
         }
         if (!reply.isOk() || r == null || !r.marksChanges() || !r.peer().equals(destination)) {
-            finish(Result.REFUSED, reply.message());
+            refused(reply);
             return;
         }
         generation = r.copyGeneration();
@@ -223,9 +232,9 @@ public final class SendMove {
         BucketRecord r = reply.record();
         boolean sending = reply.isOk() && r != null && r.state() == BucketState.SENDING && r.peer().equals(destination);
         // Map-reduce refs only delay the hand-over: the copy stays valid while writes are served and marked.
-        if (copied && !sending && BucketLedger.REFS_HELD.equals(reply.message())) { retryLater(); return; }
+        if (copied && !sending && reply.refusedByRefs()) { retryLater(); return; }
         if (copied && !(sending && r.generation() == generation)) { cancel(reply.message()); return; }
-        if (!sending) { finish(Result.REFUSED, reply.message()); return; }
+        if (!sending) { refused(reply); return; }
         generation = r.generation();
         writesHeldSinceMs = port.nowMs();
         if (!copied && r.isArchived()) {

@@ -1,5 +1,6 @@
 package io.cairn.core.tls;
 
+import java.io.IOException;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -14,6 +15,10 @@ import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.function.LongSupplier;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * TLS between Cairn processes (issue 26 item 2): every internal port (storage Raft transport, data
@@ -53,8 +58,8 @@ public final class ClusterTls {
         this.material = material;
         try {
             context = SSLContext.getInstance("TLS");
-            context.init(new javax.net.ssl.KeyManager[] {new KeyManagers.Reloading(material::current)},
-                    new javax.net.ssl.TrustManager[] {new TrustManagers.CaOnly(material::current)}, null);
+            context.init(new KeyManager[] {new KeyManagers.Reloading(material::current)},
+                    new TrustManager[] {new TrustManagers.CaOnly(material::current)}, null);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("the JDK has no TLS: " + e.getMessage(), e);
         }
@@ -116,12 +121,12 @@ public final class ClusterTls {
     }
 
     /** The key manager (this process's certificate, renewed files included), e.g. for Ratis's gRPC. */
-    public javax.net.ssl.X509ExtendedKeyManager keyManager() {
+    public X509ExtendedKeyManager keyManager() {
         return new KeyManagers.Reloading(material::current);
     }
 
     /** The trust manager (the cluster CA, names not checked), e.g. for Ratis's gRPC. */
-    public javax.net.ssl.X509ExtendedTrustManager trustManager() {
+    public X509ExtendedTrustManager trustManager() {
         return new TrustManagers.CaOnly(material::current);
     }
 
@@ -148,7 +153,7 @@ public final class ClusterTls {
             TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX");
             tmf.init(trustStore);
             return new Material((X509KeyManager) kmf.getKeyManagers()[0], (X509TrustManager) tmf.getTrustManagers()[0], chain.get(0));
-        } catch (GeneralSecurityException | java.io.IOException e) {
+        } catch (GeneralSecurityException | IOException e) {
             throw new IllegalArgumentException("TLS files " + files.cert() + ", " + files.key() + ", " + files.ca() + " do not load: " + e.getMessage());
         }
     }

@@ -3,6 +3,7 @@ package io.cairn.core.tls;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -137,7 +138,7 @@ public final class LocalCertificateAuthority {
         if (!ip) return Der.tlv(0x82, name.getBytes(StandardCharsets.US_ASCII));
         try {
             return Der.tlv(0x87, InetAddress.getByName(name).getAddress());
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             throw new IllegalArgumentException("not an IP address: " + name);
         }
     }

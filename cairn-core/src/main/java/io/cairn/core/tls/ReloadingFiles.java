@@ -2,6 +2,7 @@ package io.cairn.core.tls;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Consumer;
@@ -91,7 +92,7 @@ public final class ReloadingFiles<T> {
         for (Path p : files) {
             try {
                 s.append(Files.size(p)).append('@').append(Files.getLastModifiedTime(p).toMillis()).append(';');
-            } catch (java.nio.file.NoSuchFileException e) {
+            } catch (NoSuchFileException e) {
                 throw new IllegalArgumentException("TLS file " + p + " does not exist");
             } catch (IOException e) {
                 throw new IllegalArgumentException("TLS file " + p + " cannot be read: " + e);

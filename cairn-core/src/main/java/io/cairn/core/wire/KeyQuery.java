@@ -1,5 +1,6 @@
 package io.cairn.core.wire;
 
+import io.cairn.core.WireCodes;
 import io.cairn.core.kv.OpCodec;
 
 import java.nio.ByteBuffer;
@@ -39,7 +40,7 @@ public record KeyQuery(Scope scope, long refId, KeyPage.Position from, int toBuc
     public static final int MAX_KEYS_PER_PAGE = 10_000;
     public static final int MAX_BYTES_PER_PAGE = 4 << 20;
 
-    private static final Scope[] SCOPES = io.cairn.core.WireCodes.index(Scope.values(), Scope::code);
+    private static final Scope[] SCOPES = WireCodes.index(Scope.values(), Scope::code);
 
     public static KeyQuery countOwned(long refId) {
         return new KeyQuery(Scope.COUNT_OWNED, refId, KeyPage.Position.START, 0, 0, 0);
@@ -73,7 +74,7 @@ public record KeyQuery(Scope scope, long refId, KeyPage.Position from, int toBuc
 
     /** Decodes the query after the kind byte. */
     public static KeyQuery decode(ByteBuffer in) {
-        Scope scope = io.cairn.core.WireCodes.lookup(SCOPES, in.get(), "key query scope");
+        Scope scope = WireCodes.lookup(SCOPES, in.get(), "key query scope");
         long refId = in.getLong();
         KeyPage.Position from = new KeyPage.Position(in.getInt(), OpCodec.readBytes(in));
         return new KeyQuery(scope, refId, from, in.getInt(), in.getInt(), in.getInt());

@@ -1,9 +1,17 @@
 package io.cairn.core.wire;
 
+import io.cairn.core.WireCodes;
+import io.cairn.core.topology.MemberIds;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * A {@link DataPlane#MEMBERSHIP} call: a replicaset's Raft members, read or changed one member at a
@@ -31,7 +39,7 @@ public record MemberChange(Op op, String member, String address, long expectedIn
         /** Takes a snapshot now, so a new member catches up from it rather than by replaying the log. */
         SNAPSHOT(5);
 
-        private static final Op[] BY_CODE = io.cairn.core.WireCodes.index(values(), Op::code);
+        private static final Op[] BY_CODE = WireCodes.index(values(), Op::code);
         private final byte code;
 
         Op(int code) {
@@ -75,26 +83,26 @@ public record MemberChange(Op op, String member, String address, long expectedIn
         }
 
         /** The member ids of node {@code node} in this membership (more than one while a node changes disk), voters first. */
-        public java.util.List<String> membersOf(String node) {
-            java.util.List<String> out = new java.util.ArrayList<>();
-            for (String v : new java.util.TreeSet<>(voters.keySet())) if (io.cairn.core.topology.MemberIds.nodeOf(v).equals(node)) out.add(v);
-            for (String l : new java.util.TreeSet<>(learners.keySet())) if (io.cairn.core.topology.MemberIds.nodeOf(l).equals(node)) out.add(l);
+        public List<String> membersOf(String node) {
+            List<String> out = new ArrayList<>();
+            for (String v : new TreeSet<>(voters.keySet())) if (MemberIds.nodeOf(v).equals(node)) out.add(v);
+            for (String l : new TreeSet<>(learners.keySet())) if (MemberIds.nodeOf(l).equals(node)) out.add(l);
             return out;
         }
 
         /** Whether node {@code node} is a voter here, under any of its member ids. */
         public boolean nodeVotes(String node) {
-            return voters.keySet().stream().anyMatch(v -> io.cairn.core.topology.MemberIds.nodeOf(v).equals(node));
+            return voters.keySet().stream().anyMatch(v -> MemberIds.nodeOf(v).equals(node));
         }
 
         /** Whether node {@code node} is a learner here, under any of its member ids. */
         public boolean nodeLearns(String node) {
-            return learners.keySet().stream().anyMatch(l -> io.cairn.core.topology.MemberIds.nodeOf(l).equals(node));
+            return learners.keySet().stream().anyMatch(l -> MemberIds.nodeOf(l).equals(node));
         }
 
         @Override
         public String toString() {
-            return "voters " + new java.util.TreeSet<>(voters.keySet()) + (learners.isEmpty() ? "" : ", learners " + new java.util.TreeSet<>(learners.keySet()))
+            return "voters " + new TreeSet<>(voters.keySet()) + (learners.isEmpty() ? "" : ", learners " + new TreeSet<>(learners.keySet()))
                     + " (index " + index + (committed ? "" : ", not yet committed") + ")";
         }
     }
@@ -110,16 +118,16 @@ public record MemberChange(Op op, String member, String address, long expectedIn
     public static MemberChange decode(byte[] message) {
         try {
             ByteBuffer in = ByteBuffer.wrap(message);
-            Op op = io.cairn.core.WireCodes.lookup(Op.BY_CODE, in.get(), "membership op");
+            Op op = WireCodes.lookup(Op.BY_CODE, in.get(), "membership op");
             long expected = in.getLong();
             return new MemberChange(op, string(in), string(in), expected);
-        } catch (java.nio.BufferUnderflowException e) {
+        } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("a truncated membership request");
         }
     }
 
     public static byte[] encode(View v) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteBuffer head = ByteBuffer.allocate(9).putLong(v.index()).put((byte) (v.committed() ? 1 : 0));
         out.writeBytes(head.array());
         members(out, v.voters());
@@ -133,7 +141,7 @@ public record MemberChange(Op op, String member, String address, long expectedIn
         return new View(index, committed, members(in), members(in));
     }
 
-    private static void members(java.io.ByteArrayOutputStream out, Map<String, String> members) {
+    private static void members(ByteArrayOutputStream out, Map<String, String> members) {
         out.writeBytes(ByteBuffer.allocate(4).putInt(members.size()).array());
         members.forEach((id, address) -> {
             out.writeBytes(string(id));

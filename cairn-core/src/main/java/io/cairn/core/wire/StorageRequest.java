@@ -1,10 +1,26 @@
 package io.cairn.core.wire;
 
+import io.cairn.core.WireCodes;
+import io.cairn.core.kv.CollectionMeta;
+import io.cairn.core.kv.MovePiece;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
+import io.cairn.core.move.ChunkEntry;
+import io.cairn.core.move.MoveCodec;
+import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MoveQuery;
+import io.cairn.core.move.MoveReply;
+import io.cairn.core.topology.TopologyValidator;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
 
 /**
  * Messages a router (or an admin) sends to a replicaset through its Raft group. The first
@@ -51,7 +67,7 @@ public final class StorageRequest {
         }
     }
 
-    private static final Kind[] KINDS = io.cairn.core.WireCodes.index(Kind.values(), Kind::code);
+    private static final Kind[] KINDS = WireCodes.index(Kind.values(), Kind::code);
     /** Offset of the leader's timestamp in WRITE and BOOTSTRAP messages. */
     public static final int STAMP_OFFSET = 1;
 
@@ -65,11 +81,11 @@ public final class StorageRequest {
 
     /** The kind whose code is {@code code}. @throws IllegalArgumentException for an unknown one */
     public static Kind kindAt(byte code) {
-        return io.cairn.core.WireCodes.lookup(KINDS, code, "storage request kind");
+        return WireCodes.lookup(KINDS, code, "storage request kind");
     }
 
     /** Kinds that are log entries, stamped with the leader's clock before they are appended. */
-    private static final java.util.Set<Kind> LOGGED = java.util.EnumSet.of(Kind.WRITE, Kind.BOOTSTRAP, Kind.MOVE, Kind.REF, Kind.UNREF,
+    private static final Set<Kind> LOGGED = EnumSet.of(Kind.WRITE, Kind.BOOTSTRAP, Kind.MOVE, Kind.REF, Kind.UNREF,
             Kind.FLUSH, Kind.COLLECT, Kind.MOVE_BATCH, Kind.ONCE, Kind.DISK);
 
     /** Whether {@code kind} goes through the log (the others are queries). */
@@ -102,11 +118,11 @@ public final class StorageRequest {
             switch (kind) {
                 case WRITE -> OpCodec.readOps(in);
                 case BOOTSTRAP -> checkBootstrapRange(in.getInt(), in.getInt());
-                case MOVE -> checkChunk(io.cairn.core.move.MoveCodec.decodeCommand(in));
+                case MOVE -> checkChunk(MoveCodec.decodeCommand(in));
                 case MOVE_BATCH -> {
                     int n = in.getInt();
                     OpCodec.checkCount(n, in);
-                    for (int i = 0; i < n; i++) checkChunk(io.cairn.core.move.MoveCodec.decodeCommand(in));
+                    for (int i = 0; i < n; i++) checkChunk(MoveCodec.decodeCommand(in));
                 }
                 case REF -> skip(in, 16);
                 case UNREF, FLUSH -> skip(in, 8);
@@ -122,30 +138,30 @@ public final class StorageRequest {
                 }
                 default -> throw new IllegalArgumentException("not a log entry: " + kind);
             }
-        } catch (java.nio.BufferUnderflowException | IndexOutOfBoundsException e) {
+        } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
             throw new IllegalArgumentException("a " + kind + " entry cut short (" + entry.remaining() + " bytes)");
         }
         if (in.hasRemaining()) throw new IllegalArgumentException("a " + kind + " entry with " + in.remaining() + " bytes after its end");
     }
 
     /** The records a chunk carries must be what a source sends: a string record or a collection's move form. */
-    private static void checkChunk(io.cairn.core.move.MoveCommand command) {
-        java.util.List<io.cairn.core.move.ChunkEntry> entries = command instanceof io.cairn.core.move.MoveCommand.ReceiveChunk c ? c.entries()
-                : command instanceof io.cairn.core.move.MoveCommand.ReceiveLastChunk l ? l.entries()
-                : command instanceof io.cairn.core.move.MoveCommand.RestoreChunk r ? r.entries() : java.util.List.of();
-        for (io.cairn.core.move.ChunkEntry e : entries) {
-            if (e.isPiece()) io.cairn.core.kv.MovePiece.check(e.stored());
-            else if (!e.isDeletion()) io.cairn.core.kv.CollectionMeta.checkMoveForm(e.stored());
+    private static void checkChunk(MoveCommand command) {
+        List<ChunkEntry> entries = command instanceof MoveCommand.ReceiveChunk c ? c.entries()
+                : command instanceof MoveCommand.ReceiveLastChunk l ? l.entries()
+                : command instanceof MoveCommand.RestoreChunk r ? r.entries() : List.of();
+        for (ChunkEntry e : entries) {
+            if (e.isPiece()) MovePiece.check(e.stored());
+            else if (!e.isDeletion()) CollectionMeta.checkMoveForm(e.stored());
         }
     }
 
     private static void skip(ByteBuffer in, long bytes) {
-        if (bytes > in.remaining()) throw new java.nio.BufferUnderflowException();
+        if (bytes > in.remaining()) throw new BufferUnderflowException();
         in.position(in.position() + (int) bytes);
     }
 
     private static void checkBootstrapRange(int first, int last) {
-        int max = io.cairn.core.topology.TopologyValidator.MAX_BUCKET_COUNT;
+        int max = TopologyValidator.MAX_BUCKET_COUNT;
         if (first < 0 || last < first - 1 || last >= max) {
             throw new IllegalArgumentException("bootstrap range " + first + ".." + last + " outside 0.." + (max - 1));
         }
@@ -159,7 +175,7 @@ public final class StorageRequest {
      * {@code callId}): a re-sent copy is answered with the first one's reply (replication engines
      * without a retry cache of their own; see {@code CallReplies} in cairn-storage).
      */
-    public static byte[] once(java.util.UUID client, long callId, byte[] entry) {
+    public static byte[] once(UUID client, long callId, byte[] entry) {
         if (!isLogged(kindOf(ByteBuffer.wrap(entry))) || entry[0] == Kind.ONCE.code()) {
             throw new IllegalArgumentException("only a log entry other than ONCE can be applied once");
         }
@@ -203,11 +219,11 @@ public final class StorageRequest {
         return out.putLong(retentionMs).array();
     }
 
-    public static byte[] move(io.cairn.core.move.MoveCommand command) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64);
+    public static byte[] move(MoveCommand command) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64);
         out.write(Kind.MOVE.code());
         out.writeBytes(new byte[8]);
-        io.cairn.core.move.MoveCodec.encode(command, out);
+        MoveCodec.encode(command, out);
         return out.toByteArray();
     }
 
@@ -215,7 +231,7 @@ public final class StorageRequest {
      * Several move commands in one log entry (group commit for moves): applied in order, in one
      * batch, each exactly as if it were its own MOVE entry, with one reply each.
      */
-    public static byte[] moveBatch(List<io.cairn.core.move.MoveCommand> commands) {
+    public static byte[] moveBatch(List<MoveCommand> commands) {
         return moveBatchOfEncoded(commands.stream().map(StorageRequest::encodeCommand).toList());
     }
 
@@ -227,9 +243,9 @@ public final class StorageRequest {
         return out.array();
     }
 
-    public static byte[] encodeCommand(io.cairn.core.move.MoveCommand command) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64);
-        io.cairn.core.move.MoveCodec.encode(command, out);
+    public static byte[] encodeCommand(MoveCommand command) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+        MoveCodec.encode(command, out);
         return out.toByteArray();
     }
 
@@ -239,20 +255,20 @@ public final class StorageRequest {
         return out.array();
     }
 
-    public static List<io.cairn.core.move.MoveReply> decodeMoveBatchReplies(ByteBuffer in) {
+    public static List<MoveReply> decodeMoveBatchReplies(ByteBuffer in) {
         int n = in.getInt();
         OpCodec.checkCount(n, in);
-        List<io.cairn.core.move.MoveReply> replies = new java.util.ArrayList<>(n);
+        List<MoveReply> replies = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             int length = in.getInt();
-            replies.add(io.cairn.core.move.MoveCodec.decodeReply(in.slice(in.position(), length)));
+            replies.add(MoveCodec.decodeReply(in.slice(in.position(), length)));
             in.position(in.position() + length);
         }
         return replies;
     }
 
-    public static byte[] moveQuery(io.cairn.core.move.MoveQuery query) {
-        byte[] q = io.cairn.core.move.MoveCodec.encode(query);
+    public static byte[] moveQuery(MoveQuery query) {
+        byte[] q = MoveCodec.encode(query);
         return ByteBuffer.allocate(1 + q.length).put(Kind.MOVE_QUERY.code()).put(q).array();
     }
 
@@ -289,7 +305,7 @@ public final class StorageRequest {
 
     /** The disk a DISK_QUERY's answer names: empty when none is recorded. */
     public static byte[] encodeDisk(String disk) {
-        byte[] d = disk == null ? new byte[0] : disk.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] d = disk == null ? new byte[0] : disk.getBytes(StandardCharsets.UTF_8);
         return ByteBuffer.allocate(2 + d.length).putShort((short) d.length).put(d).array();
     }
 
@@ -308,11 +324,11 @@ public final class StorageRequest {
         if (n > MAX_ID_BYTES || n > in.remaining()) throw new IllegalArgumentException("a " + what + " id of " + n + " bytes");
         byte[] b = new byte[n];
         in.get(b);
-        return new String(b, java.nio.charset.StandardCharsets.UTF_8);
+        return new String(b, StandardCharsets.UTF_8);
     }
 
     private static byte[] idBytes(String id, String what) {
-        byte[] b = id.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] b = id.getBytes(StandardCharsets.UTF_8);
         if (b.length > MAX_ID_BYTES) throw new IllegalArgumentException("a " + what + " id of " + b.length + " bytes (at most " + MAX_ID_BYTES + ")");
         return b;
     }

@@ -1,5 +1,7 @@
 package io.cairn.core.wire;
 
+import io.cairn.core.kv.OpCodec;
+
 import java.nio.ByteBuffer;
 
 /**
@@ -48,7 +50,7 @@ public record StorageStats(long keyCount, int ownedBuckets, long lastBsn, long a
         long bsn = in.getLong();
         long applied = in.getLong();
         long incarnation = in.getLong();
-        boolean bootstrapped = io.cairn.core.kv.OpCodec.readBoolean(in);
+        boolean bootstrapped = OpCodec.readBoolean(in);
         int held = in.remaining() >= 4 ? in.getInt() : owned;
         long expiring = in.remaining() >= 16 ? in.getLong() : 0;
         long avgTtl = in.remaining() >= 8 ? in.getLong() : 0;

@@ -309,4 +309,40 @@ class ArchiveLedgerTest {
         assertThat(overArchive.isOk()).isFalse();
         assertThat(rs.archivePointer(B).objectKey()).isEqualTo("rs1/buckets/7/3-aa");
     }
+
+    @Test
+    void adoptRestoredRebuildsABucketAWipedReplicasetHoldsNoRecordOfAtTheBackupsGeneration() {
+        ArchivePointer fromBackup = new ArchivePointer("rs1/buckets/9/2-cd", 2, 40, 400, 500, "cd");
+        MoveReply r = rs.apply(new AdoptRestored(9, 2, fromBackup));
+        assertThat(r.isOk()).as(r.message()).isTrue();
+        assertThat(r.record().state()).isEqualTo(ACTIVE);
+        assertThat(r.record().generation()).as("the backup's generation: a newer owner elsewhere outranks it").isEqualTo(2);
+        assertThat(r.record().isArchived()).isTrue();
+        assertThat(rs.archivePointer(9)).isEqualTo(fromBackup);
+        assertThat(rs.write(9, "k", "v")).as("it serves nothing until restored").isFalse();
+        long bsn = rs.bsn;
+        assertThat(rs.apply(new AdoptRestored(9, 2, fromBackup)).isOk()).as("idempotent").isTrue();
+        assertThat(rs.bsn).isEqualTo(bsn);
+
+        // moved away since the backup: the doubled-bucket check contains it, archived as it is
+        MoveReply contained = rs.apply(new Contain(9, 2, "rs2"));
+        assertThat(contained.isOk()).as(contained.message()).isTrue();
+        assertThat(contained.record().isContainedDouble()).isTrue();
+        assertThat(rs.apply(new AdoptRestored(9, 2, fromBackup)).isOk()).as("re-sent after the containment: nothing changes").isTrue();
+        assertThat(rs.record(9).isContainedDouble()).isTrue();
+    }
+
+    @Test
+    void adoptRestoredIsRefusedOverAnyRecordAndChangesNothing() {
+        ArchivePointer fromBackup = new ArchivePointer("rs1/buckets/7/2-cd", 2, 40, 400, 500, "cd");
+        MoveReply overOwned = rs.apply(new AdoptRestored(B, 2, fromBackup));
+        assertThat(overOwned.isOk()).isFalse();
+        assertThat(overOwned.message()).contains("no record");
+        assertThat(rs.keys(B)).hasSize(5);
+        assertThat(rs.archivePointer(B)).isNull();
+
+        assertThat(rs.apply(new StartSend(B, "rs2")).isOk()).isTrue();
+        assertThat(rs.apply(new AdoptRestored(B, GEN + 1, fromBackup)).isOk()).as("a bucket leaving").isFalse();
+        assertThat(rs.record(B).state()).isEqualTo(SENDING);
+    }
 }

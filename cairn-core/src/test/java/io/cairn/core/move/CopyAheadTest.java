@@ -138,7 +138,7 @@ class CopyAheadTest {
     @Test
     void mapReduceRefsDelayTheHandOverWithoutWastingTheCopy() {
         int[] refused = {0};
-        port.intercept = c -> c instanceof SendCopied && refused[0]++ < 3 ? MoveReply.refused(a.record(B), BucketLedger.REFS_HELD) : null;
+        port.intercept = c -> c instanceof SendCopied && refused[0]++ < 3 ? MoveReply.refused(a.record(B), MoveReply.Refusal.REFS_HELD, BucketLedger.REFS_HELD) : null;
         port.beforeCall = call -> { if (call.equals("SendCopied@a")) a.write(B, "k1", "written while refs were held"); };
         SendMove m = start();
 

@@ -49,6 +49,11 @@ class DoubledVerificationTest {
             public void containRefused(int bucket, String why) {
                 events.add("refused " + bucket);
             }
+
+            @Override
+            public void confirmedOwner(int bucket, long generation) {
+                events.add("owner " + bucket + "@" + generation);
+            }
         });
         v.setOthers(List.of("a", "b"));
         return v;
@@ -114,5 +119,23 @@ class DoubledVerificationTest {
         v.request(List.of(3, 5, 99));
         v.tick(0);
         assertThat(port.calls).isEmpty();
+    }
+
+    @Test
+    void aCopyIsConfirmedAsOwnerOnlyWhenEveryOtherReplicasetAnswered() {
+        DoubledVerification v = verification(stale, 0);
+        port.dropRequestOfCall = 0;  // b's answer is lost: b may hold a newer copy of 3
+        v.request(List.of(3));
+        v.tick(0);
+        assertThat(events).isEmpty();
+        v.request(List.of(3, 4));
+        v.tick(1);
+        assertThat(events).containsExactlyInAnyOrder("owner 3@1", "contained 4@1");
+
+        events.clear();
+        DoubledVerification newer = verification(owner, 0);
+        newer.request(List.of(4));
+        newer.tick(2);
+        assertThat(events).as("a newer copy than the other's is the owner too").containsExactly("owner 4@2");
     }
 }

@@ -20,14 +20,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * One replicaset's state for unit tests and the simulator (cairn-sim extends it): bucket records,
  * receive progress, per-bucket data and the keys marked as changed during a copy ahead, changed
  * only through {@link BucketLedger} (plus {@link #bootstrap}, {@link #write} and {@link #delete}).
- * The queries mirror cairn-storage's MoveQueries, and writes mark changes as its BatchView does.
+ * The queries are answered by cairn-core's {@link MoveAnswers}, as a storage member answers them, and
+ * writes mark changes as its BatchView does.
  */
-public class InMemoryReplicaset implements BucketLedger.Store {
+public class InMemoryReplicaset implements BucketLedger.Store, MoveAnswers.BucketData {
     public final String id;
     final Map<Integer, BucketRecord> records = new TreeMap<>();
     final Map<Integer, ReceiveProgress> progress = new HashMap<>();
@@ -94,9 +96,7 @@ public class InMemoryReplicaset implements BucketLedger.Store {
     }
 
     public ChunkPage readChunk(MoveQuery.ReadChunk q) {
-        BucketRecord r = records.get(q.bucket());
-        if (!q.allows(r)) return new ChunkPage(List.of(), true, "not SENDING or copied at " + q.generation() + ": " + r);
-        return ChunkPage.of(keys(q.bucket()), q.afterKey(), q.maxKeys(), q.maxBytes());
+        return MoveAnswers.readChunk(q, this);
     }
 
     /** Keys in the first page of changes SendCopied answers with; 0: answer none (the driver queries them). */
@@ -109,30 +109,57 @@ public class InMemoryReplicaset implements BucketLedger.Store {
     }
 
     public ChangesPage readChanges(MoveQuery.ReadChanges q) {
-        BucketRecord r = records.get(q.bucket());
-        if (r == null || r.state() != io.cairn.core.BucketState.SENDING || r.generation() != q.generation()) {
-            return new ChangesPage(new ChunkPage(List.of(), true, "not SENDING at " + q.generation() + ": " + r), -1, -1);
-        }
-        TreeMap<byte[], byte[]> current = new TreeMap<>(Arrays::compareUnsigned);
-        TreeMap<byte[], byte[]> keys = keys(q.bucket());
-        for (byte[] key : changed.getOrDefault(q.bucket(), new TreeSet<>(Arrays::compareUnsigned))) {
-            byte[] stored = keys.get(key);
-            current.put(key, stored == null ? ChunkEntry.deletion(key).stored() : stored);
-        }
-        ChunkPage page = ChunkPage.of(current, q.afterKey(), q.maxKeys(), q.maxBytes());
-        if (!page.last()) return new ChangesPage(page, -1, -1);
-        BucketDigest d = digest(q.bucket());
-        return new ChangesPage(page, d.keyCount(), d.checksum());
+        return MoveAnswers.readChanges(q, this);
     }
 
     public BucketDigest digest(int bucket) {
-        long sum = 0;
-        for (var e : keys(bucket).entrySet()) sum += new ChunkEntry(e.getKey(), e.getValue()).crc();
-        return new BucketDigest(records.get(bucket), keys(bucket).size(), sum);
+        return MoveAnswers.digest(bucket, this);
+    }
+
+    public List<MoveQuery.BucketReport> inspect(MoveQuery.Inspect q) {
+        return MoveAnswers.inspect(q.buckets(), q.withCounts(), this);
+    }
+
+    public ChunkPage exportChunk(MoveQuery.ExportChunk q) {
+        return MoveAnswers.exportChunk(q, this);
     }
 
     public MoveStatus status(int maxCandidates) {
         return MoveStatus.of(records.values(), maxCandidates);
+    }
+
+    // ---- MoveAnswers.BucketData: the same answers a storage member gives ----
+
+    @Override
+    public void forEachEntry(int bucket, byte[] afterKey, Predicate<ChunkEntry> visitor) {
+        TreeMap<byte[], byte[]> keys = keys(bucket);
+        for (var e : (afterKey.length == 0 ? keys : keys.tailMap(afterKey, false)).entrySet()) {
+            if (!visitor.test(new ChunkEntry(e.getKey(), e.getValue()))) return;
+        }
+    }
+
+    @Override
+    public void forEachChanged(int bucket, byte[] afterKey, Predicate<byte[]> visitor) {
+        TreeSet<byte[]> keys = changed.getOrDefault(bucket, new TreeSet<>(Arrays::compareUnsigned));
+        for (byte[] key : afterKey.length == 0 ? keys : keys.tailSet(afterKey, false)) {
+            if (!visitor.test(key)) return;
+        }
+    }
+
+    @Override
+    public byte[] moveForm(int bucket, byte[] key) {
+        return keys(bucket).get(key);
+    }
+
+    @Override
+    public long countKeys(int bucket) {
+        return keys(bucket).size();
+    }
+
+    /** Writes are not stamped here. */
+    @Override
+    public long lastWriteMs(int bucket) {
+        return -1;
     }
 
     // ---- BucketLedger.Store ----

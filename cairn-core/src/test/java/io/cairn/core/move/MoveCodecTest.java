@@ -4,12 +4,15 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.move.MoveCommand.*;
 import io.cairn.core.move.MoveQuery.*;
+import io.cairn.core.wire.DiscoveryPage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 import static io.cairn.core.move.InMemoryReplicaset.bytes;
@@ -60,7 +63,8 @@ class MoveCodecTest {
                 new CancelCopy(17, 7, false),
                 new ReceiveChunk(18, "rs-a", 9, 5, List.of(ChunkEntry.deletion(bytes("gone")), ENTRIES.get(0))),
                 new AdoptArchive(19, "rs-a", 9, new ArchivePointer("cairn/rs-b/buckets/19/8-ab", 8, 10, 200, 300, "ab")),
-                new AdoptBackup(20, 4, new ArchivePointer("cairn/rs-b/buckets/20/8-ab", 8, 10, 200, 300, "ab")));
+                new AdoptBackup(20, 4, new ArchivePointer("cairn/rs-b/buckets/20/8-ab", 8, 10, 200, 300, "ab")),
+                new AdoptRestored(21, 8, new ArchivePointer("cairn/rs-b/buckets/21/8-ab", 8, 10, 200, 300, "ab")));
         for (MoveCommand c : commands) assertThat(roundTrip(c)).isEqualTo(c);
     }
 
@@ -77,6 +81,42 @@ class MoveCodecTest {
             assertThat(MoveCodec.decodeReply(in)).isEqualTo(r);
             assertThat(in.remaining()).isZero();
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(MoveReply.Refusal.class)
+    void everyRefusalRoundTripsAsItsType(MoveReply.Refusal refusal) {
+        MoveReply r = MoveReply.refused(RECORD, refusal, "words nobody compares");
+        MoveReply back = MoveCodec.decodeReply(ByteBuffer.wrap(MoveCodec.encode(r)));
+        assertThat(back.refusal()).isEqualTo(refusal == MoveReply.Refusal.NONE ? MoveReply.Refusal.STATE : refusal);
+        assertThat(back).isEqualTo(r);
+    }
+
+    @Test
+    void anOlderNodesReplyIsReadWithItsRefusalTakenFromItsWords() {
+        // as nodes before the refusal code wrote them: no changes flag when there were none, no refusal code ever
+        ByteBuffer refsHeld = ByteBuffer.wrap(olderReply(MoveReply.Outcome.REFUSED, BucketLedger.REFS_HELD));
+        assertThat(MoveCodec.decodeReply(refsHeld).refusal()).isEqualTo(MoveReply.Refusal.REFS_HELD);
+        assertThat(MoveCodec.decodeReply(ByteBuffer.wrap(olderReply(MoveReply.Outcome.REFUSED, "bucket 42 is SENT"))).refusal())
+                .isEqualTo(MoveReply.Refusal.STATE);
+        assertThat(MoveCodec.decodeReply(ByteBuffer.wrap(olderReply(MoveReply.Outcome.OK, ""))).refusal()).isEqualTo(MoveReply.Refusal.NONE);
+    }
+
+    @Test
+    void anOlderNodeReadsANewReplyUpToWhatItKnows() {
+        MoveReply r = MoveReply.refused(RECORD, MoveReply.Refusal.REFS_HELD, BucketLedger.REFS_HELD);
+        byte[] older = olderReply(MoveReply.Outcome.REFUSED, BucketLedger.REFS_HELD);
+        byte[] newer = MoveCodec.encode(r);
+        assertThat(Arrays.copyOf(newer, older.length)).as("the fields an older node reads").isEqualTo(older);
+        assertThat(newer[older.length]).as("then a changes flag an older node reads as none").isZero();
+    }
+
+    /** A reply without changes as nodes wrote it before refusals had codes: outcome, record, expected seq, message. */
+    private static byte[] olderReply(MoveReply.Outcome outcome, String message) {
+        byte[] record = DiscoveryPage.encodeRecord(RECORD);
+        byte[] text = message.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(1 + 1 + record.length + 4 + 4 + text.length)
+                .put(outcome.code()).put((byte) 1).put(record).putInt(0).putInt(text.length).put(text).array();
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * jgroups-raft 1.0.14 (on JGroups 5.3.12): the RAFT and ELECTION protocols on top of a JGroups TCP stack built
@@ -65,7 +66,7 @@ public final class JGroupsRaftEngine implements Engine {
     static String config(MemberSpec spec) {
         InetSocketAddress self = spec.self();
         String initialHosts = spec.peers().stream().map(p -> p.getHostString() + "[" + p.getPort() + "]").collect(Collectors.joining(","));
-        List<String> members = java.util.stream.IntStream.range(0, spec.peers().size()).mapToObj(i -> "m" + i).toList();
+        List<String> members = IntStream.range(0, spec.peers().size()).mapToObj(i -> "m" + i).toList();
         return """
                 <config xmlns="urn:org:jgroups">
                   <TCP bind_addr="%s" bind_port="%d" port_range="0" diag.enabled="false"/>

@@ -216,10 +216,29 @@ final class MessageCodec {
             writeEndpoints(u.getMembers(), out);
             writeEndpoints(u.getVotingMembers(), out);
             writeEndpoint(u.getEndpoint(), out);
-            out.writeByte(u.getMode().ordinal());
+            out.writeByte(modeCode(u.getMode()));
         } else {
             throw new IllegalArgumentException("no encoding for log operation " + op.getClass().getName());
         }
+    }
+
+    /** Explicit codes, as cairn-replication's ModelCodec: the enum's order is MicroRaft's, not ours. */
+    private static int modeCode(MembershipChangeMode mode) {
+        return switch (mode) {
+            case ADD_LEARNER -> 0;
+            case ADD_OR_PROMOTE_TO_FOLLOWER -> 1;
+            case REMOVE_MEMBER -> 2;
+        };
+    }
+
+    private static MembershipChangeMode readMode(ByteBuf in) {
+        int mode = in.readByte();
+        return switch (mode) {
+            case 0 -> MembershipChangeMode.ADD_LEARNER;
+            case 1 -> MembershipChangeMode.ADD_OR_PROMOTE_TO_FOLLOWER;
+            case 2 -> MembershipChangeMode.REMOVE_MEMBER;
+            default -> throw new IllegalArgumentException("unknown membership change mode " + mode);
+        };
     }
 
     private static Object readOperation(ByteBuf in) {
@@ -234,7 +253,7 @@ final class MessageCodec {
             case OP_SNAPSHOT_MARKER -> new SnapshotMarker(in.readLong());
             case OP_UPDATE_MEMBERS -> MODEL.createUpdateRaftGroupMembersOpBuilder().setMembers(readEndpoints(in))
                     .setVotingMembers(readEndpoints(in)).setEndpoint(readEndpoint(in))
-                    .setMode(MembershipChangeMode.values()[in.readByte()]).build();
+                    .setMode(readMode(in)).build();
             default -> throw new IllegalArgumentException("unknown log operation tag " + tag);
         };
     }

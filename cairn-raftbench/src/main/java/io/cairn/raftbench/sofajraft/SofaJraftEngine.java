@@ -1,5 +1,6 @@
 package io.cairn.raftbench.sofajraft;
 
+import com.alipay.remoting.rpc.RpcServer;
 import com.alipay.sofa.jraft.JRaftUtils;
 import com.alipay.sofa.jraft.Node;
 import com.alipay.sofa.jraft.RaftGroupService;
@@ -98,7 +99,7 @@ public final class SofaJraftEngine implements Engine {
         ExecutorService cliExecutor = (ExecutorService) JRaftUtils.createExecutor("CLI-RPC-executor-" + spec.id() + "-",
                 options.getCliRpcThreadPoolSize());
         BoltRpcServer rpcServer = new BoltRpcServer(
-                new com.alipay.remoting.rpc.RpcServer(spec.self().getHostString(), spec.self().getPort(), true));
+                new RpcServer(spec.self().getHostString(), spec.self().getPort(), true));
         RaftRpcServerFactory.addRaftRequestProcessors(rpcServer, raftExecutor, cliExecutor);
 
         RaftGroupService service = new RaftGroupService(GROUP, self, options, rpcServer);

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -45,7 +46,7 @@ final class LostLogWatch {
     private final String selfId;
     private final Supplier<RaftNodeReport> report;
     private final Supplier<CompletableFuture<RaftNodeReport>> freshReport;
-    private final java.util.function.Function<RaftEndpoint, CompletableFuture<?>> transferTo;
+    private final Function<RaftEndpoint, CompletableFuture<?>> transferTo;
     private final LongSupplier nowMs;
     private final Map<String, Long> lastActionMs = new HashMap<>();
     private final Map<String, Long> lastFreshReportMs = new HashMap<>();
@@ -56,7 +57,7 @@ final class LostLogWatch {
      * @param transferTo  asks MicroRaft to hand leadership to a voter; completes exceptionally when it did not happen
      */
     LostLogWatch(String selfId, Supplier<RaftNodeReport> report, Supplier<CompletableFuture<RaftNodeReport>> freshReport,
-                 java.util.function.Function<RaftEndpoint, CompletableFuture<?>> transferTo, LongSupplier nowMs) {
+                 Function<RaftEndpoint, CompletableFuture<?>> transferTo, LongSupplier nowMs) {
         this.selfId = selfId;
         this.report = report;
         this.freshReport = freshReport;

@@ -8,6 +8,7 @@ import io.cairn.replication.ReplicaConfig;
 import io.cairn.replication.ReplicaStateMachine;
 import io.cairn.replication.ReplicaStatus;
 import io.cairn.replication.ReplicationException;
+import io.cairn.replication.SendBacklog;
 import io.microraft.MembershipChangeMode;
 import io.microraft.Ordered;
 import io.microraft.QueryPolicy;
@@ -30,6 +31,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -97,7 +99,7 @@ final class MicroRaftReplica implements Replica {
         }
 
         @Override
-        public Clock withZone(java.time.ZoneId zone) {
+        public Clock withZone(ZoneId zone) {
             throw new UnsupportedOperationException("a monotonic clock has no zone to change");
         }
     };
@@ -386,8 +388,8 @@ final class MicroRaftReplica implements Replica {
     }
 
     @Override
-    public io.cairn.replication.SendBacklog sendBacklog() {
-        return new io.cairn.replication.SendBacklog(transport.unsentBytes(), transport.peakUnsentBytes(), transport.droppedBackedUp());
+    public SendBacklog sendBacklog() {
+        return new SendBacklog(transport.unsentBytes(), transport.peakUnsentBytes(), transport.droppedBackedUp());
     }
 
     /** Messages dropped because their peer's connection held its high-water mark unsent (a peer not reading). */

@@ -6,6 +6,7 @@ import io.cairn.replication.ReplicaStateMachine;
 import io.netty.channel.EventLoopGroup;
 
 import java.io.IOException;
+import java.nio.file.Path;
 
 /** Starts members of replicated groups on MicroRaft: the one way into this package. */
 public final class MicroRaftReplicas {
@@ -24,7 +25,7 @@ public final class MicroRaftReplicas {
     }
 
     /** The highest log or snapshot index the member folder {@code dataDir} holds (0 for none), read without starting it. */
-    public static long logEnd(java.nio.file.Path dataDir) throws IOException {
+    public static long logEnd(Path dataDir) throws IOException {
         return FileRaftStore.logEnd(dataDir);
     }
 }

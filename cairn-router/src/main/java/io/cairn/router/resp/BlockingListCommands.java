@@ -2,6 +2,7 @@ package io.cairn.router.resp;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.kv.KvApplier;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -60,7 +61,7 @@ final class BlockingListCommands {
 
     /** LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] and BLMPOP timeout numkeys ...: [key, [elements]]. */
     private CompletableFuture<RedisMessage> lmpop(CommandArgs args, ClientSession session, int numKeysAt, long timeoutMs) {
-        Long parsed = io.cairn.core.kv.KvApplier.parseLong(args.raw(numKeysAt));
+        Long parsed = KvApplier.parseLong(args.raw(numKeysAt));
         if (parsed == null || parsed < 1) throw new CairnException(ErrorCode.NOT_INTEGER, "numkeys should be greater than 0");
         int whereAt = numKeysAt + 1 + (int) Math.min(parsed, args.count());
         if (whereAt >= args.count()) return Replies.done(Replies.syntaxError());
@@ -69,7 +70,7 @@ final class BlockingListCommands {
         long count = 1;
         if (whereAt + 1 < args.count()) {
             if (!args.is(whereAt + 1, "count") || whereAt + 3 != args.count()) return Replies.done(Replies.syntaxError());
-            Long c = io.cairn.core.kv.KvApplier.parseLong(args.raw(whereAt + 2));
+            Long c = KvApplier.parseLong(args.raw(whereAt + 2));
             if (c == null || c < 1) throw new CairnException(ErrorCode.NOT_INTEGER, "count should be greater than 0");
             count = c;
         }

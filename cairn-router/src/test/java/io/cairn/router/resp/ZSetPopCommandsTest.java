@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -60,7 +61,7 @@ class ZSetPopCommandsTest {
     void randomMembersAreDistinctMembersOfTheSetAndRepeatsOnlyForANegativeCount() {
         long seed = System.nanoTime();
         System.out.println("ZSetPopCommandsTest seed " + seed);
-        java.util.Random random = new java.util.Random(seed);
+        Random random = new Random(seed);
         try (TestServer cairn = new TestServer(new InMemoryKvBackend()); RawClient c = new RawClient(cairn.port())) {
             Set<String> members = new HashSet<>();
             for (int i = 0; i < 50; i++) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.slf4j.Logger;
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -33,7 +35,7 @@ public final class AdminServer implements AutoCloseable {
     private final ExecutorService executor;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final AdminAccess access;
-    private final java.util.concurrent.atomic.LongAdder unauthorized = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder unauthorized = new LongAdder();
 
     public AdminServer(String host, int port, Supplier<Map<String, Object>> info, Supplier<Boolean> healthy) throws IOException {
         this(host, port, info, healthy, AdminAccess.open());
@@ -44,7 +46,7 @@ public final class AdminServer implements AutoCloseable {
             throws IOException {
         this.access = access;
         http = AdminHttps.newServer(new InetSocketAddress(host, port), 64);
-        io.micrometer.core.instrument.FunctionCounter.builder("cairn_admin_unauthorized_requests", unauthorized, java.util.concurrent.atomic.LongAdder::sum)
+        FunctionCounter.builder("cairn_admin_unauthorized_requests", unauthorized, LongAdder::sum)
                 .description("admin HTTP requests refused with 401: no or a wrong bearer token").register(registry);
         executor = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "cairn-admin-http");

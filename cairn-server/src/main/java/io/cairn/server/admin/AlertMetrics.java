@@ -3,6 +3,7 @@ package io.cairn.server.admin;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -22,7 +23,7 @@ public final class AlertMetrics {
 
     /** Registers one {@code cairn_alerts} series per code (and {@link #OTHER}) over {@code alerts}. */
     public static void register(MeterRegistry registry, Supplier<List<String>> alerts, String... codes) {
-        List<String> all = new java.util.ArrayList<>(List.of(codes));
+        List<String> all = new ArrayList<>(List.of(codes));
         all.add(OTHER);
         for (String code : all) {
             Gauge.builder("cairn_alerts", alerts, a -> a.get().stream().filter(text -> codeOf(text, codes).equals(code)).count())

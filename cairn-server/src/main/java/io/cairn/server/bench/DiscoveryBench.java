@@ -4,6 +4,7 @@ import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
+import io.cairn.router.DiscoveryStats;
 import io.cairn.router.Router;
 import io.cairn.router.RouterConfig;
 import io.cairn.server.LocalCluster;
@@ -13,6 +14,7 @@ import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +23,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -211,7 +214,7 @@ public final class DiscoveryBench {
 
     private static int changedOwners(String[] before, String[] after) {
         int changed = 0;
-        for (int b = 1; b < before.length; b++) if (!java.util.Objects.equals(before[b], after[b])) changed++;
+        for (int b = 1; b < before.length; b++) if (!Objects.equals(before[b], after[b])) changed++;
         return changed;
     }
 
@@ -271,7 +274,7 @@ public final class DiscoveryBench {
         return false;
     }
 
-    private static Map<String, io.cairn.router.DiscoveryStats> counters(Router router) {
+    private static Map<String, DiscoveryStats> counters(Router router) {
         return new TreeMap<>(router.discoveryCounters());
     }
 
@@ -316,7 +319,7 @@ public final class DiscoveryBench {
 
     /** The machine's 1-minute load average: timings on a shared 2-core box mean little without it. */
     private static double loadAverage() {
-        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     private static String ratio(double value, double base) {

@@ -1,5 +1,6 @@
 package io.cairn.server.bench;
 
+import io.cairn.router.DiscoveryStats;
 import io.cairn.router.Router;
 
 /**
@@ -13,7 +14,7 @@ record DiscoveryCounters(long atNanos, long requests, long bytes, long records, 
         long bytes = 0;
         long records = 0;
         long resyncs = 0;
-        for (io.cairn.router.DiscoveryStats c : router.discoveryCounters().values()) {
+        for (DiscoveryStats c : router.discoveryCounters().values()) {
             requests += c.requests();
             bytes += c.bytes();
             records += c.records();

@@ -2,6 +2,7 @@ package io.cairn.server.bench;
 
 import io.cairn.core.BucketHasher;
 import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpResult;
 import io.cairn.router.Router;
 
 import java.time.Duration;
@@ -47,7 +48,7 @@ public final class Foreground {
             for (KvOp op : List.of(KvOp.set(bucket, key, value), KvOp.get(bucket, key))) {
                 long retries = router.retries();
                 long t = System.nanoTime();
-                io.cairn.core.kv.OpResult r = router.execute(List.of(op)).join().get(0);
+                OpResult r = router.execute(List.of(op)).join().get(0);
                 if (r.isError()) {
                     errors++;
                     if (firstError == null) firstError = r.error() + " " + r.message();

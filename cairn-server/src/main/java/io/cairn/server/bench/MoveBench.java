@@ -1,5 +1,6 @@
 package io.cairn.server.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.cairn.coordinator.CoordinatorClient;
 import io.cairn.core.BucketHasher;
 import io.cairn.core.kv.KvOp;
@@ -8,19 +9,26 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.router.Router;
 import io.cairn.server.LocalCluster;
+import io.cairn.server.Ports;
+import io.cairn.server.ProgressLine;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
+import java.util.function.LongConsumer;
 
 /**
  * {@code cairn bench moves}: loads N keys into two replicasets, gives a third one its share and
@@ -47,7 +55,7 @@ public final class MoveBench {
             if (!cluster.awaitReady(Duration.ofSeconds(120))) throw new IllegalStateException("cluster not ready");
             Router router = cluster.router().router();
             long t0 = System.nanoTime();
-            load(router, o.keys(), o.buckets(), o.valueBytes(), io.cairn.server.ProgressLine.stdout());
+            load(router, o.keys(), o.buckets(), o.valueBytes(), ProgressLine.stdout());
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
             System.out.printf("loaded %,d keys of %d bytes in %.1f s (%,.0f keys/s)%n", o.keys(), o.valueBytes(), loadSeconds, o.keys() / loadSeconds);
             for (int round = 1; round <= o.warmupRounds(); round++) {
@@ -111,12 +119,12 @@ public final class MoveBench {
 
     private static ClusterConfig prepare(Options o, Path dir) throws IOException {
         Files.createDirectories(dir);
-        int base = io.cairn.server.Ports.freeRange(100);
-        Map<String, Object> tree = new java.util.LinkedHashMap<>(LocalCluster.configTree(new LocalCluster.Shape(3, o.replicas(), o.buckets(), base + 99, base)));
+        int base = Ports.freeRange(100);
+        Map<String, Object> tree = new LinkedHashMap<>(LocalCluster.configTree(new LocalCluster.Shape(3, o.replicas(), o.buckets(), base + 99, base)));
         @SuppressWarnings("unchecked") List<Map<String, Object>> sets = (List<Map<String, Object>>) tree.get("replicasets");
         List<Map<String, Object>> adjusted = new ArrayList<>();
         for (Map<String, Object> rs : sets) {
-            Map<String, Object> copy = new java.util.LinkedHashMap<>(rs);
+            Map<String, Object> copy = new LinkedHashMap<>(rs);
             if ("rs3".equals(rs.get("id"))) copy.put("weight", 0);
             adjusted.add(copy);
         }
@@ -135,13 +143,13 @@ public final class MoveBench {
     }
 
     /** {@link #load}, drawing its progress on {@code progress} (null: silent). */
-    public static void load(Router router, int keys, int buckets, int valueBytes, io.cairn.server.ProgressLine progress) {
+    public static void load(Router router, int keys, int buckets, int valueBytes, ProgressLine progress) {
         long startNanos = System.nanoTime();
         long nextPlainNanos = startNanos;
         byte[] value = new byte[valueBytes];
         Arrays.fill(value, (byte) 'x');
         int batch = 1_000;
-        List<java.util.concurrent.CompletableFuture<List<OpResult>>> inFlight = new ArrayList<>();
+        List<CompletableFuture<List<OpResult>>> inFlight = new ArrayList<>();
         for (int start = 0; start < keys; start += batch) {
             List<KvOp> ops = new ArrayList<>(batch);
             for (int i = start; i < Math.min(keys, start + batch); i++) {
@@ -160,7 +168,7 @@ public final class MoveBench {
         if (progress != null) progress.finish();
     }
 
-    private static void drain(List<java.util.concurrent.CompletableFuture<List<OpResult>>> inFlight) {
+    private static void drain(List<CompletableFuture<List<OpResult>>> inFlight) {
         for (var f : inFlight) {
             for (OpResult r : f.join()) if (r.isError()) throw new IllegalStateException("load failed: " + r.message());
         }
@@ -174,20 +182,20 @@ public final class MoveBench {
     private static String rateSummary(List<Long> bytesPerSecond) {
         if (bytesPerSecond.isEmpty()) return "no samples";
         List<Long> sorted = bytesPerSecond.stream().sorted().toList();
-        java.util.function.IntFunction<String> mb = i -> String.format("%.1f", sorted.get(i) / 1e6);
+        IntFunction<String> mb = i -> String.format("%.1f", sorted.get(i) / 1e6);
         return "min " + mb.apply(0) + ", median " + mb.apply(sorted.size() / 2) + ", max " + mb.apply(sorted.size() - 1)
                 + ", last " + String.format("%.1f", bytesPerSecond.get(bytesPerSecond.size() - 1) / 1e6);
     }
 
     /** CPU time this JVM has used so far (all threads), in ns; 0 where the JVM cannot tell. */
     private static long cpuNanos() {
-        return java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+        return ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os
                 ? os.getProcessCpuTime() : 0;
     }
 
     /** Milliseconds this JVM's JIT compilers have spent so far. */
     private static long jitMs() {
-        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        var jit = ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
@@ -211,12 +219,12 @@ public final class MoveBench {
     }
 
     /** @param copyRates gets the rebalancer's copy rate (bytes/s, 0: not limited) at every poll */
-    private static boolean awaitBalanced(LocalCluster cluster, long epoch, Duration timeout, java.util.function.LongConsumer copyRates)
+    private static boolean awaitBalanced(LocalCluster cluster, long epoch, Duration timeout, LongConsumer copyRates)
             throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
         long nextReport = start;
-        io.cairn.server.ProgressLine line = io.cairn.server.ProgressLine.stdout();
+        ProgressLine line = ProgressLine.stdout();
         long movedBefore = -1;
         try {
             while (System.nanoTime() < deadline) {

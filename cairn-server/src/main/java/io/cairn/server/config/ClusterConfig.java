@@ -1,11 +1,26 @@
 package io.cairn.server.config;
 
+import io.cairn.core.move.SendMove;
+import io.cairn.core.rebalance.PlanLimits;
+import io.cairn.core.tls.ClusterTls;
+import io.cairn.core.tls.ReloadingFiles;
 import io.cairn.core.topology.Topology;
 import io.cairn.router.RouterConfig;
+import io.cairn.router.resp.RespAuth;
 import io.cairn.router.resp.RespConfig;
+import io.cairn.router.resp.RespTls;
+import io.cairn.server.admin.AdminAccess;
+import io.cairn.server.move.MoverService;
+import io.cairn.storage.DataPlaneMovePort;
+import io.cairn.storage.DoubledVerifier;
+import io.cairn.storage.ReplicationEngine;
 import io.cairn.storage.StorageConfig;
+import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * One validated cluster config file: the initial topology plus per-role settings. Every
@@ -46,8 +61,8 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
                                    String tlsCaFile, boolean tlsAuthClients, InternalTlsSettings internalTls) {
         /** The longest admin token file read. */
         public static final int MAX_TOKEN_FILE_BYTES = 4096;
-        public static final SecuritySettings NONE = new SecuritySettings("", io.cairn.router.resp.RespAuth.DEFAULT_MAX_FAILURES_PER_WINDOW,
-                io.cairn.router.resp.RespAuth.DEFAULT_FAILURE_WINDOW.toMillis(), "", "", true, "", "", "", true,
+        public static final SecuritySettings NONE = new SecuritySettings("", RespAuth.DEFAULT_MAX_FAILURES_PER_WINDOW,
+                RespAuth.DEFAULT_FAILURE_WINDOW.toMillis(), "", "", true, "", "", "", true,
                 InternalTlsSettings.NONE);
 
         public SecuritySettings {
@@ -64,28 +79,26 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
             if (!tlsCaFile.isEmpty() && tlsCertFile.isEmpty()) {
                 throw new IllegalArgumentException("security.tlsCaFile needs security.tlsCertFile and tlsKeyFile (TLS on the RESP port)");
             }
-            if (authMaxFailures < 1 || authMaxFailures > 1_000_000) {
-                throw new IllegalArgumentException("security.authMaxFailures must be 1..1000000, was " + authMaxFailures);
-            }
-            if (authFailureWindowMs < 1) throw new IllegalArgumentException("security.authFailureWindowMs must be positive, was " + authFailureWindowMs);
+            Setting.SECURITY_AUTH_MAX_FAILURES.check(authMaxFailures);
+            Setting.SECURITY_AUTH_FAILURE_WINDOW_MS.check(authFailureWindowMs);
         }
 
         /** TLS for the RESP port, files relative to {@code configDir}; null when not configured. */
-        public io.cairn.router.resp.RespTls respTls(Path configDir) {
+        public RespTls respTls(Path configDir) {
             if (tlsCertFile.isEmpty()) return null;
-            return io.cairn.router.resp.RespTls.load(new io.cairn.router.resp.RespTls.Certificates(configDir.resolve(tlsCertFile),
+            return RespTls.load(new RespTls.Certificates(configDir.resolve(tlsCertFile),
                     configDir.resolve(tlsKeyFile), tlsCaFile.isEmpty() ? null : configDir.resolve(tlsCaFile), tlsAuthClients));
         }
 
         /** A fresh RESP access policy from these settings (one per RESP server). */
-        public io.cairn.router.resp.RespAuth respAuth() {
-            return io.cairn.router.resp.RespAuth.withPassword(requirepass, authMaxFailures, java.time.Duration.ofMillis(authFailureWindowMs),
+        public RespAuth respAuth() {
+            return RespAuth.withPassword(requirepass, authMaxFailures, Duration.ofMillis(authFailureWindowMs),
                     System::nanoTime);
         }
 
         /** The admin port's policy. */
-        public io.cairn.server.admin.AdminAccess adminAccess() {
-            return new io.cairn.server.admin.AdminAccess(adminToken.isEmpty() ? null : adminToken, adminReadOpen);
+        public AdminAccess adminAccess() {
+            return new AdminAccess(adminToken.isEmpty() ? null : adminToken, adminReadOpen);
         }
 
         /** The same settings with the token read from {@code adminTokenFile}. */
@@ -96,12 +109,12 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
             String token;
             try {
                 // a token is a line: anything else (a device, a big file named by mistake) is refused unread
-                if (!java.nio.file.Files.isRegularFile(file) || java.nio.file.Files.size(file) > MAX_TOKEN_FILE_BYTES) {
+                if (!Files.isRegularFile(file) || Files.size(file) > MAX_TOKEN_FILE_BYTES) {
                     throw new IllegalArgumentException("security.adminTokenFile: " + file + " is not a file of at most "
                             + MAX_TOKEN_FILE_BYTES + " bytes");
                 }
-                token = java.nio.file.Files.readString(file).trim();
-            } catch (java.io.IOException e) {
+                token = Files.readString(file).trim();
+            } catch (IOException e) {
                 throw new IllegalArgumentException("security.adminTokenFile: cannot read " + file + " (" + e.getMessage() + ")");
             }
             if (token.isEmpty()) throw new IllegalArgumentException("security.adminTokenFile: " + file + " is empty");
@@ -154,19 +167,19 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
          *
          * @throws IllegalArgumentException starting "security.internalTls:" and naming the file at fault
          */
-        public io.cairn.core.tls.ClusterTls load(Path configDir) {
+        public ClusterTls load(Path configDir) {
             if (!enabled()) return null;
-            var files = new io.cairn.core.tls.ClusterTls.Files(configDir.resolve(certFile), configDir.resolve(keyFile), configDir.resolve(caFile));
+            var files = new ClusterTls.Files(configDir.resolve(certFile), configDir.resolve(keyFile), configDir.resolve(caFile));
             try {
-                return io.cairn.core.tls.ClusterTls.load(files, new io.cairn.core.tls.ReloadingFiles.Events() {
+                return ClusterTls.load(files, new ReloadingFiles.Events() {
                     @Override
                     public void reloaded(Path first) {
-                        org.slf4j.LoggerFactory.getLogger(InternalTlsSettings.class).info("cluster TLS: certificates reloaded from {}", first);
+                        LoggerFactory.getLogger(InternalTlsSettings.class).info("cluster TLS: certificates reloaded from {}", first);
                     }
 
                     @Override
                     public void failed(String why) {
-                        org.slf4j.LoggerFactory.getLogger(InternalTlsSettings.class)
+                        LoggerFactory.getLogger(InternalTlsSettings.class)
                                 .warn("cluster TLS: changed certificate files do not load ({}); new connections keep the previous ones", why);
                     }
                 });
@@ -187,28 +200,24 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
      */
     public record StorageSettings(int maxValueBytes, long electionTimeoutMs, long snapshotEveryEntries, long tombstoneRetentionMs,
                                   int doubledSelfCheckBucketsPerSecond, long quarantineRetentionHours, String engine) {
-        public static final long DEFAULT_TOMBSTONE_RETENTION_MS = 24 * 3600_000L;
+        public static final long DEFAULT_TOMBSTONE_RETENTION_MS = (Long) Setting.STORAGE_TOMBSTONE_RETENTION_MS.defaultValue();
 
         public StorageSettings {
-            if (tombstoneRetentionMs < io.cairn.storage.StorageConfig.MIN_TOMBSTONE_RETENTION_MS) {
-                throw new IllegalArgumentException("storage.tombstoneRetentionMs must be at least " + io.cairn.storage.StorageConfig.MIN_TOMBSTONE_RETENTION_MS
-                        + " (longer than the longest move call, so a late chunk still meets its bucket's fence), was " + tombstoneRetentionMs);
-            }
-            if (doubledSelfCheckBucketsPerSecond < 0 || doubledSelfCheckBucketsPerSecond > 100_000) {
-                throw new IllegalArgumentException("storage.doubledSelfCheckBucketsPerSecond must be 0..100000, was " + doubledSelfCheckBucketsPerSecond);
-            }
-            if (quarantineRetentionHours < 0) throw new IllegalArgumentException("storage.quarantineRetentionHours must be >= 0, was " + quarantineRetentionHours);
-            io.cairn.storage.ReplicationEngine.parse(engine);
+            Setting.STORAGE_MAX_VALUE_BYTES.check(maxValueBytes);
+            Setting.STORAGE_TOMBSTONE_RETENTION_MS.check(tombstoneRetentionMs);
+            Setting.STORAGE_DOUBLED_SELF_CHECK.check(doubledSelfCheckBucketsPerSecond);
+            Setting.STORAGE_QUARANTINE_RETENTION_HOURS.check(quarantineRetentionHours);
+            ReplicationEngine.parse(engine);
         }
 
-        public io.cairn.storage.DoubledVerifier.Settings doubledVerifier() {
-            return new io.cairn.storage.DoubledVerifier.Settings(doubledSelfCheckBucketsPerSecond, 256, 200,
-                    java.time.Duration.ofHours(quarantineRetentionHours));
+        public DoubledVerifier.Settings doubledVerifier() {
+            return new DoubledVerifier.Settings(doubledSelfCheckBucketsPerSecond, 256, 200,
+                    Duration.ofHours(quarantineRetentionHours));
         }
 
         public StorageConfig forNode(Path nodeDir) {
-            return new StorageConfig(nodeDir, maxValueBytes, java.time.Duration.ofMillis(electionTimeoutMs), snapshotEveryEntries,
-                    StorageConfig.DEFAULT_LOG_SEGMENT_BYTES, io.cairn.storage.ReplicationEngine.parse(engine));
+            return new StorageConfig(nodeDir, maxValueBytes, Duration.ofMillis(electionTimeoutMs), snapshotEveryEntries,
+                    StorageConfig.DEFAULT_LOG_SEGMENT_BYTES, ReplicationEngine.parse(engine));
         }
     }
 
@@ -231,17 +240,12 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
                                  int outputHighWaterBytes, long outputHardLimitBytes, long outputSoftLimitBytes,
                                  long outputSoftLimitMs, int clientMemoryHeapPercent) {
         public RouterSettings {
-            if (maxValueBytes < 1 || maxValueBytes > 512 << 20) {
-                throw new IllegalArgumentException("router.maxValueBytes must be between 1 and 536870912, was " + maxValueBytes);
-            }
-            if (maxKeyBytes < 1 || maxKeyBytes > 64 << 20) {
-                throw new IllegalArgumentException("router.maxKeyBytes must be between 1 and 67108864, was " + maxKeyBytes);
-            }
-            if (idleTimeoutMs < 0) throw new IllegalArgumentException("router.idleTimeoutMs must be >= 0 (0: none), was " + idleTimeoutMs);
-            if (outputSoftLimitMs < 0) throw new IllegalArgumentException("router.outputSoftLimitMs must be >= 0, was " + outputSoftLimitMs);
-            if (clientMemoryHeapPercent < 0 || clientMemoryHeapPercent > 90) {
-                throw new IllegalArgumentException("router.clientMemoryHeapPercent must be 0..90 (0: no limit), was " + clientMemoryHeapPercent);
-            }
+            Setting.ROUTER_DISCOVERY_INTERVAL_MS.check(discoveryIntervalMs);
+            Setting.ROUTER_MAX_VALUE_BYTES.check(maxValueBytes);
+            Setting.ROUTER_MAX_KEY_BYTES.check(maxKeyBytes);
+            Setting.ROUTER_IDLE_TIMEOUT_MS.check(idleTimeoutMs);
+            Setting.ROUTER_OUTPUT_SOFT_LIMIT_MS.check(outputSoftLimitMs);
+            Setting.ROUTER_CLIENT_MEMORY_HEAP_PERCENT.check(clientMemoryHeapPercent);
         }
 
         /**
@@ -262,15 +266,15 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
             return RespConfig.builder().host(host).port(port)
                     .maxKeyBytes(maxKeyBytes).maxValueBytes(maxValueBytes)
                     .maxBulkBytes(maxArg).maxRequestBytes(Math.max(maxArg, 64L << 20))
-                    .maxClients(maxClients).idleTimeout(java.time.Duration.ofMillis(idleTimeoutMs))
+                    .maxClients(maxClients).idleTimeout(Duration.ofMillis(idleTimeoutMs))
                     .queryBufferLimitBytes(queryBufferLimitBytes).outputHighWaterBytes(outputHighWaterBytes)
-                    .outputBufferLimit(outputHardLimitBytes, outputSoftLimitBytes, java.time.Duration.ofMillis(outputSoftLimitMs))
+                    .outputBufferLimit(outputHardLimitBytes, outputSoftLimitBytes, Duration.ofMillis(outputSoftLimitMs))
                     .maxMemoryClientsBytes(RespConfig.heapShareBytes(clientMemoryHeapPercent))
                     .build();
         }
 
         public RouterConfig routerConfig() {
-            return new RouterConfig(java.time.Duration.ofMillis(requestTimeoutMs), java.time.Duration.ofMillis(discoveryIntervalMs),
+            return new RouterConfig(Duration.ofMillis(requestTimeoutMs), Duration.ofMillis(discoveryIntervalMs),
                     10_000, maxBatchOps, maxBatchBytes, maxInflightBatches, followerReads);
         }
     }
@@ -291,28 +295,28 @@ public record ClusterConfig(Path source, Path dataDir, Topology topology, Storag
     public record RebalancerSettings(boolean auto, double thresholdPercent, int maxSendingPerReplicaset,
                                      int maxReceivingPerReplicaset, int maxMovesPerRound, int chunkKeys, int chunkBytes,
                                      long roundIntervalMs, boolean copyAhead, long maxBytesPerSecond,
-                                     long stepLatencyTargetMs) {
+                                     long stepLatencyTargetMs, int entriesInFlight, int maxCommandsPerEntry, int maxEntryBytes) {
         public RebalancerSettings {
-            if (chunkKeys < 1 || chunkKeys > 100_000) throw new IllegalArgumentException("rebalancer.chunkKeys must be 1..100000, was " + chunkKeys);
-            if (chunkBytes < 1024 || chunkBytes > 32 << 20) {
-                throw new IllegalArgumentException("rebalancer.chunkBytes must be 1024..33554432, was " + chunkBytes);
-            }
-            if (maxBytesPerSecond < 0) throw new IllegalArgumentException("rebalancer.maxBytesPerSecond must be >= 0 (0: no limit), was " + maxBytesPerSecond);
-            if (stepLatencyTargetMs < 0 || stepLatencyTargetMs > 60_000) {
-                throw new IllegalArgumentException("rebalancer.stepLatencyTargetMs must be 0..60000 (0: fixed budget), was " + stepLatencyTargetMs);
-            }
-            if (roundIntervalMs < 10) throw new IllegalArgumentException("rebalancer.roundIntervalMs must be at least 10, was " + roundIntervalMs);
+            Setting.REBALANCER_CHUNK_KEYS.check(chunkKeys);
+            Setting.REBALANCER_CHUNK_BYTES.check(chunkBytes);
+            Setting.REBALANCER_MAX_BYTES_PER_SECOND.check(maxBytesPerSecond);
+            Setting.REBALANCER_STEP_LATENCY_TARGET_MS.check(stepLatencyTargetMs);
+            Setting.REBALANCER_ROUND_INTERVAL_MS.check(roundIntervalMs);
+            Setting.REBALANCER_ENTRIES_IN_FLIGHT.check(entriesInFlight);
+            Setting.REBALANCER_MAX_COMMANDS_PER_ENTRY.check(maxCommandsPerEntry);
+            Setting.REBALANCER_MAX_ENTRY_BYTES.check(maxEntryBytes);
             try {
-                new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound);
+                new PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("rebalancer: " + e.getMessage());
             }
         }
 
-        public io.cairn.server.move.MoverService.Settings moverSettings() {
-            return new io.cairn.server.move.MoverService.Settings(java.time.Duration.ofMillis(roundIntervalMs),
-                    new io.cairn.core.rebalance.PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound),
-                    new io.cairn.core.move.SendMove.Limits(chunkKeys, chunkBytes, 200, copyAhead), auto, maxBytesPerSecond, stepLatencyTargetMs);
+        public MoverService.Settings moverSettings() {
+            return new MoverService.Settings(Duration.ofMillis(roundIntervalMs),
+                    new PlanLimits(thresholdPercent, maxSendingPerReplicaset, maxReceivingPerReplicaset, maxMovesPerRound),
+                    new SendMove.Limits(chunkKeys, chunkBytes, 200, copyAhead), auto, maxBytesPerSecond, stepLatencyTargetMs,
+                    new DataPlaneMovePort.EntryLimits(entriesInFlight, maxCommandsPerEntry, maxEntryBytes));
         }
     }
 

@@ -1,108 +1,43 @@
 package io.cairn.server.config;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.tls.ClusterTls;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.RouterSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.topology.TopologyValidator;
-import io.cairn.router.resp.RespConfig;
-import io.cairn.storage.StorageConfig;
+import io.cairn.server.admin.AdminAccess;
+import io.cairn.server.admin.AdminHttps;
+import io.cairn.storage.ReplicationEngine;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads a cluster config file (YAML). Every setting is declared once here with its default;
- * unknown keys, wrong types and invalid values are refused with the file name and every
- * problem listed, before any process starts.
+ * Reads a cluster config file (YAML). Every setting is declared once, with its default and
+ * bounds, in {@link Setting}; unknown keys, wrong types and values out of bounds are refused
+ * with the file name and every problem listed, before any process starts.
  */
 public final class ConfigLoader {
-    /** Settings with defaults: section -> key -> default value. */
-    static final Map<String, Map<String, Object>> DEFAULTS = Map.of(
-            "storage", Map.of(
-                    "maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES,
-                    "electionTimeoutMs", 1000L,
-                    "snapshotEveryEntries", StorageConfig.DEFAULT_SNAPSHOT_EVERY_ENTRIES,
-                    "tombstoneRetentionMs", ClusterConfig.StorageSettings.DEFAULT_TOMBSTONE_RETENTION_MS,
-                    "doubledSelfCheckBucketsPerSecond", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_SELF_CHECK_BUCKETS_PER_SECOND,
-                    "quarantineRetentionHours", io.cairn.storage.DoubledVerifier.Settings.DEFAULT_QUARANTINE_RETENTION_HOURS,
-                    "engine", io.cairn.storage.ReplicationEngine.defaultEngine().configName()),
-            "router", Map.ofEntries(
-                    Map.entry("requestTimeoutMs", 10_000L),
-                    Map.entry("discoveryIntervalMs", 1_000L),
-                    Map.entry("maxBatchOps", 1024),
-                    Map.entry("maxBatchBytes", 4 << 20),
-                    Map.entry("maxInflightBatches", 1),
-                    Map.entry("followerReads", false),
-                    Map.entry("maxValueBytes", StorageConfig.DEFAULT_MAX_VALUE_BYTES),
-                    Map.entry("maxKeyBytes", 64 << 10),
-                    Map.entry("verifyDoubled", true),
-                    Map.entry("maxClients", RespConfig.DEFAULT_MAX_CLIENTS),
-                    Map.entry("idleTimeoutMs", RespConfig.DEFAULT_IDLE_TIMEOUT.toMillis()),
-                    Map.entry("queryBufferLimitBytes", RespConfig.DEFAULT_QUERY_BUFFER_LIMIT_BYTES),
-                    Map.entry("outputHighWaterBytes", RespConfig.DEFAULT_OUTPUT_HIGH_WATER_BYTES),
-                    Map.entry("outputHardLimitBytes", RespConfig.DEFAULT_OUTPUT_HARD_LIMIT_BYTES),
-                    Map.entry("outputSoftLimitBytes", RespConfig.DEFAULT_OUTPUT_SOFT_LIMIT_BYTES),
-                    Map.entry("outputSoftLimitMs", RespConfig.DEFAULT_OUTPUT_SOFT_LIMIT.toMillis()),
-                    Map.entry("clientMemoryHeapPercent", RespConfig.DEFAULT_MAX_MEMORY_CLIENTS_HEAP_PERCENT)),
-            "security", Map.ofEntries(
-                    Map.entry("requirepass", ""),
-                    Map.entry("authMaxFailures", ClusterConfig.SecuritySettings.NONE.authMaxFailures()),
-                    Map.entry("authFailureWindowMs", ClusterConfig.SecuritySettings.NONE.authFailureWindowMs()),
-                    Map.entry("adminToken", ""),
-                    Map.entry("adminTokenFile", ""),
-                    Map.entry("adminReadOpen", true),
-                    Map.entry("tlsCertFile", ""),
-                    Map.entry("tlsKeyFile", ""),
-                    Map.entry("tlsCaFile", ""),
-                    Map.entry("tlsAuthClients", true),
-                    // cluster-internal TLS (ClusterConfig.InternalTlsSettings): the whole mapping is given or defaulted
-                    Map.entry("internalTls", Map.of("certFile", "", "keyFile", "", "caFile", "", "adminClientCerts", true))),
-            "rebalancer", Map.ofEntries(
-                    Map.entry("auto", true),
-                    Map.entry("thresholdPercent", 1.0),
-                    Map.entry("maxSendingPerReplicaset", 32),
-                    Map.entry("maxReceivingPerReplicaset", 64),
-                    Map.entry("maxMovesPerRound", 128),
-                    Map.entry("chunkKeys", 1_000),
-                    Map.entry("chunkBytes", 1 << 20),
-                    Map.entry("roundIntervalMs", 1_000L),
-                    Map.entry("copyAhead", true),
-                    Map.entry("maxBytesPerSecond", 0L),
-                    Map.entry("stepLatencyTargetMs", 10L)),
-            // The archive tier (ArchiveSettings documents each key): a folder under the data folder, idle archiving off
-            // (on by default with store: s3, defaultIdleArchivingByStore).
-            "archive", Map.ofEntries(
-                    Map.entry("store", ArchiveSettings.FOLDER),
-                    Map.entry("folder", ""),
-                    Map.entry("prefix", "cairn"),
-                    Map.entry("s3Endpoint", ""),
-                    Map.entry("s3Region", "us-east-1"),
-                    Map.entry("s3Bucket", ""),
-                    Map.entry("s3PathStyle", true),
-                    Map.entry("s3AccessKeyId", ""),
-                    Map.entry("s3SecretAccessKey", ""),
-                    Map.entry("callsPerSecond", 0L),
-                    Map.entry("bytesPerSecond", 0L),
-                    Map.entry("afterIdleMs", 0L),
-                    Map.entry("maxQueuedRestores", io.cairn.storage.BucketArchives.Settings.DEFAULT_MAX_QUEUED_RESTORES),
-                    Map.entry("restoreThreads", io.cairn.storage.BucketArchives.Settings.DEFAULT_RESTORE_THREADS),
-                    Map.entry("sweepAgeGuardMs", ArchiveSettings.DEFAULT_SWEEP_AGE_GUARD_MS),
-                    Map.entry("sweepIntervalMs", ArchiveSettings.DEFAULT_SWEEP_INTERVAL_MS),
-                    Map.entry("eagerRestore", false)));
+    /** Settings with defaults: section -> key -> default value ({@link Setting}, the one table of them). */
+    static final Map<String, Map<String, Object>> DEFAULTS = Setting.defaultsBySection();
     private static final Set<String> TOP_LEVEL = Set.of("bucketCount", "dataDir", "coordinators", "replicasets", "routers", "storage",
             "router", "rebalancer", "archive", "security");
 
@@ -116,7 +51,7 @@ public final class ConfigLoader {
         JsonNode root;
         try {
             root = YAML.readTree(file.toFile());
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw invalid(file, List.of("not valid YAML: " + e.getOriginalMessage()));
         } catch (IOException e) {
             throw invalid(file, List.of("cannot read: " + e.getMessage()));
@@ -146,7 +81,7 @@ public final class ConfigLoader {
             ClusterConfig.StorageSettings s = convert(storage, ClusterConfig.StorageSettings.class, "storage");
             ClusterConfig.RouterSettings r = convert(router, ClusterConfig.RouterSettings.class, "router");
             s.forNode(dataDir); // validates ranges
-            if (io.cairn.storage.ReplicationEngine.parse(s.engine()) == io.cairn.storage.ReplicationEngine.MICRORAFT) {
+            if (ReplicationEngine.parse(s.engine()) == ReplicationEngine.MICRORAFT) {
                 for (var rs : topology.replicasets()) for (var n : rs.nodes()) {
                     if (n.dataPort() == 0) {
                         problems.add("storage node " + n.id() + " names no dataPort: the microraft engine needs one for every storage node "
@@ -161,10 +96,10 @@ public final class ConfigLoader {
             ArchiveSettings a = convert(archive, ArchiveSettings.class, "archive");
             ClusterConfig.SecuritySettings security = convert(securityNode, ClusterConfig.SecuritySettings.class, "security")
                     .withTokenFrom(base);
-            io.cairn.server.admin.AdminAccess.useClientToken(security.adminToken());
+            AdminAccess.useClientToken(security.adminToken());
             // one cluster identity per process, as the client token: every transport set up from now on uses it
-            io.cairn.core.tls.ClusterTls.install(security.internalTls().load(base));
-            io.cairn.server.admin.AdminHttps.requireClientCertificates(security.internalTls().adminClientCerts());
+            ClusterTls.install(security.internalTls().load(base));
+            AdminHttps.requireClientCertificates(security.internalTls().adminClientCerts());
             return new ClusterConfig(file.toAbsolutePath(), dataDir, topology, s, r, b, a, security);
         } catch (CairnException e) {
             throw e;
@@ -187,17 +122,17 @@ public final class ConfigLoader {
     private static <T> T convert(JsonNode node, Class<T> type, String where) {
         try {
             return YAML.treeToValue(node, type);
-        } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
+        } catch (JsonMappingException e) {
             Throwable cause = e.getCause();
             if (cause instanceof IllegalArgumentException own) throw own; // a record's own range check names the key
             String what = cause instanceof NullPointerException ? "a required value is missing" : e.getOriginalMessage();
             throw new IllegalArgumentException(where + path(e) + ": " + what);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(where + ": " + e.getOriginalMessage());
         }
     }
 
-    private static String path(com.fasterxml.jackson.databind.JsonMappingException e) {
+    private static String path(JsonMappingException e) {
         StringBuilder b = new StringBuilder();
         for (var ref : e.getPath()) {
             if (ref.getFieldName() != null) b.append('.').append(ref.getFieldName());
@@ -229,11 +164,14 @@ public final class ConfigLoader {
         }
         for (Iterator<Map.Entry<String, JsonNode>> it = given.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            if (!merged.has(e.getKey())) {
+            Setting setting = Setting.of(name + "." + e.getKey());
+            if (!merged.has(e.getKey()) || setting == null) {
                 problems.add("unknown key '" + name + "." + e.getKey() + "' (known: " + String.join(", ", DEFAULTS.get(name).keySet()) + ")");
-            } else {
-                merged.set(e.getKey(), e.getValue());
+                continue;
             }
+            merged.set(e.getKey(), e.getValue());
+            String outOfBounds = e.getValue().isNumber() ? setting.problem(e.getValue().numberValue()) : null;
+            if (outOfBounds != null) problems.add(outOfBounds);
         }
         return merged;
     }
@@ -255,7 +193,7 @@ public final class ConfigLoader {
 
     /** The file as a plain tree, for tools that edit it (e.g. {@code cairn topology add-replicaset}). */
     public static Map<String, Object> readTree(Path file) throws IOException {
-        return YAML.readValue(file.toFile(), new com.fasterxml.jackson.core.type.TypeReference<java.util.LinkedHashMap<String, Object>>() {});
+        return YAML.readValue(file.toFile(), new TypeReference<LinkedHashMap<String, Object>>() {});
     }
 
     /** Writes a config file for a local cluster (used by {@code cairn up}). */

@@ -4,8 +4,11 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.router.Router;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32;
@@ -32,7 +35,7 @@ record BucketMap(List<String> owners, byte[] cells, long version, Map<String, In
      * Encodes the router's routes, marking as moving the buckets whose owner's record says so
      * (SENDING, or copied ahead) and the ones the rebalancer lists in flight.
      */
-    static BucketMap of(Router router, List<String> replicasets, java.util.BitSet moving, java.util.BitSet doubled) {
+    static BucketMap of(Router router, List<String> replicasets, BitSet moving, BitSet doubled) {
         List<String> owners = new ArrayList<>(replicasets);
         Map<String, Integer> codes = new HashMap<>();
         for (int i = 0; i < owners.size(); i++) codes.put(owners.get(i), i + 1);
@@ -53,8 +56,8 @@ record BucketMap(List<String> owners, byte[] cells, long version, Map<String, In
         });
         CRC32 crc = new CRC32();
         crc.update(cells);
-        owners.forEach(o -> crc.update(o.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+        owners.forEach(o -> crc.update(o.getBytes(StandardCharsets.UTF_8)));
+        Map<String, Integer> counts = new LinkedHashMap<>();
         for (int i = 0; i < owners.size(); i++) counts.put(owners.get(i), perCode[i + 1]);
         return new BucketMap(List.copyOf(owners), cells, crc.getValue(), counts, perCode[0]);
     }

@@ -1,6 +1,7 @@
 package io.cairn.server.console;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.cairn.server.admin.AdminHttps;
 import io.cairn.server.admin.AdminServer;
 
 import java.net.URI;
@@ -22,7 +23,7 @@ final class ClusterProbe {
     /** A JSON object from {@code url}, or null on any failure (the caller shows it as missing). */
     CompletableFuture<Map<String, Object>> getJson(String url, Duration timeout) {
         HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET().build();
-        return io.cairn.server.admin.AdminHttps.client(CONNECT_TIMEOUT).sendAsync(req, HttpResponse.BodyHandlers.ofString()).<Map<String, Object>>thenApply(resp -> {
+        return AdminHttps.client(CONNECT_TIMEOUT).sendAsync(req, HttpResponse.BodyHandlers.ofString()).<Map<String, Object>>thenApply(resp -> {
             if (resp.statusCode() != 200) return null;
             try {
                 return AdminServer.JSON.readValue(resp.body(), new TypeReference<Map<String, Object>>() {});

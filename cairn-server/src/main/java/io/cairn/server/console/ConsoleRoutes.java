@@ -1,5 +1,7 @@
 package io.cairn.server.console;
 
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.sun.net.httpserver.HttpExchange;
 import io.cairn.router.BucketRoute;
 import io.cairn.router.Router;
@@ -57,8 +59,8 @@ public final class ConsoleRoutes implements AutoCloseable {
     }
 
     /** Compact JSON: the page reads it every second (the other admin endpoints are indented for people). */
-    private static final com.fasterxml.jackson.databind.ObjectWriter COMPACT =
-            AdminServer.JSON.writer().without(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectWriter COMPACT =
+            AdminServer.JSON.writer().without(SerializationFeature.INDENT_OUTPUT);
 
     /**
      * GET /console/api/state[?since=MS]: the last refresh; with {@code since}, the traffic history

@@ -5,10 +5,12 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.RouterSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.router.Router;
+import io.cairn.server.admin.AdminHttps;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -57,7 +60,7 @@ final class ConsoleState implements AutoCloseable {
     /** The coordinator leader's admin URL at the last refresh (null: none answered), for one bucket's records. */
     private volatile String coordinatorLeader;
     private volatile List<Map<String, Object>> moves = List.of();
-    private final java.util.concurrent.atomic.AtomicLong refreshes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong refreshes = new AtomicLong();
 
     ConsoleState(Router router, String routerId, Supplier<List<String>> routerAlerts) {
         this.router = router;
@@ -186,7 +189,7 @@ final class ConsoleState implements AutoCloseable {
             if (i != null && Boolean.TRUE.equals(i.get("leader")) && i.get("rebalancer") instanceof Map<?, ?> r) {
                 @SuppressWarnings("unchecked") Map<String, Object> progress = (Map<String, Object>) r;
                 rebalancer = progress;
-                leaderUrl = io.cairn.server.admin.AdminHttps.base(c.host(), c.adminPort());
+                leaderUrl = AdminHttps.base(c.host(), c.adminPort());
             }
         }
         coordinatorLeader = leaderUrl;
@@ -196,9 +199,9 @@ final class ConsoleState implements AutoCloseable {
 
     /** The router's routes with the marks of the moves in flight and of suspected or contained doubled buckets. */
     private BucketMap readMap(Topology topology) {
-        java.util.BitSet moving = new java.util.BitSet();
+        BitSet moving = new BitSet();
         moves.forEach(m -> moving.set(((Number) m.get("bucket")).intValue()));
-        java.util.BitSet doubled = new java.util.BitSet();
+        BitSet doubled = new BitSet();
         router.suspectedBuckets().forEach(doubled::set);
         router.doubledBuckets().keySet().forEach(doubled::set);
         return BucketMap.of(router, topology.replicasets().stream().map(ReplicasetSpec::id).toList(), moving, doubled);

@@ -1,6 +1,11 @@
 package io.cairn.server.console;
 
+import io.cairn.server.admin.AdminHttps;
+
+import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -35,11 +40,11 @@ final class ProcessWatch {
     }
 
     /** Starts a probe of {@code id} at host:adminPort unless one is still in flight; completes when it ends. */
-    java.util.concurrent.CompletableFuture<?> probe(String id, String host, int adminPort) {
+    CompletableFuture<?> probe(String id, String host, int adminPort) {
         Watched w = watched.computeIfAbsent(id, k -> new Watched());
-        if (w.inFlight) return java.util.concurrent.CompletableFuture.completedFuture(null);
+        if (w.inFlight) return CompletableFuture.completedFuture(null);
         w.inFlight = true;
-        return probe.getJson(io.cairn.server.admin.AdminHttps.base(host, adminPort) + "/info", java.time.Duration.ofMillis(PROBE_TIMEOUT_MS)).whenComplete((info, e) -> {
+        return probe.getJson(AdminHttps.base(host, adminPort) + "/info", Duration.ofMillis(PROBE_TIMEOUT_MS)).whenComplete((info, e) -> {
             if (info != null) {
                 w.info = info;
                 w.answeredAtMs = System.currentTimeMillis();
@@ -57,7 +62,7 @@ final class ProcessWatch {
     }
 
     /** Forgets processes no longer in the topology. */
-    void retain(java.util.Set<String> ids) {
+    void retain(Set<String> ids) {
         watched.keySet().retainAll(ids);
     }
 }

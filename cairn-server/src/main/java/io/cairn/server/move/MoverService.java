@@ -1,5 +1,7 @@
 package io.cairn.server.move;
 
+import io.cairn.core.BucketRecord;
+import io.cairn.core.doubled.DoubledResolver;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MovePort;
 import io.cairn.core.move.MoveQuery;
@@ -10,15 +12,21 @@ import io.cairn.core.move.SendMove;
 import io.cairn.core.rebalance.PlanLimits;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
+import io.cairn.storage.ArchiveMoveIo;
 import io.cairn.storage.DataPlaneMovePort;
+import io.cairn.storage.DriverLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -38,53 +46,55 @@ public final class MoverService implements AutoCloseable {
      * copy rate adapts to (0: a fixed rate).
      */
     public record Settings(Duration roundInterval, PlanLimits planLimits, SendMove.Limits moveLimits, boolean autoRebalance,
-                           long maxBytesPerSecond, long stepLatencyTargetMs) {}
+                           long maxBytesPerSecond, long stepLatencyTargetMs, DataPlaneMovePort.EntryLimits entryLimits) {}
 
     private static final long PUBLISH_MS = 100;
 
-    private final ScheduledExecutorService driver = new DriverThread();
+    private final DriverLoop driver = new DriverLoop("cairn-mover", "rebalancer");
     private final DataPlaneMovePort port;
-    private volatile io.cairn.storage.ArchiveMoveIo archiveIo;
+    private volatile ArchiveMoveIo archiveIo;
     private final BooleanSupplier isLeader;
     /** Replaced by {@link #applySettings} on the driver thread (run-time settings); read there too. */
     private volatile Settings settings;
     private volatile Topology topology;
-    private final java.util.concurrent.CountDownLatch topologyKnown = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch topologyKnown = new CountDownLatch(1);
     private volatile boolean bootstrapComplete;
     private Mover mover;
     private SilenceablePort moverPort;
-    private volatile Map<String, Object> progress = Map.of("running", false);
+    /** The last progress published, and its JSON; null and {@link RebalancerProgress#NOT_RUNNING} while this node runs no rebalancer. */
+    private volatile RebalancerProgress running;
+    private volatile Map<String, Object> progress = RebalancerProgress.NOT_RUNNING;
 
     public MoverService(BooleanSupplier isLeader, Settings settings) {
         this.isLeader = isLeader;
         this.settings = settings;
-        this.port = new DataPlaneMovePort(driver, settings.maxBytesPerSecond(), settings.stepLatencyTargetMs());
+        this.port = new DataPlaneMovePort(driver, settings.maxBytesPerSecond(), settings.stepLatencyTargetMs(), settings.entryLimits());
     }
 
     /**
      * Lets moves of archived buckets copy their objects by server-side copy (the coordinator opens the
      * same store the storage nodes use); without it such a move rolls back. Call before {@link #start}.
      */
-    public MoverService withArchiveIo(io.cairn.storage.ArchiveMoveIo io) {
+    public MoverService withArchiveIo(ArchiveMoveIo io) {
         this.archiveIo = io;
         driver.execute(() -> port.setArchiveIo(io));
         return this;
     }
 
     /** Counters of the archive calls moves made (copies, durable checks, missing objects, deletes); null without an archive tier. */
-    public io.cairn.storage.ArchiveMoveIo.Counts archiveCounts() {
-        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+    public ArchiveMoveIo.Counts archiveCounts() {
+        ArchiveMoveIo archives = archiveIo;
         return archives == null ? null : archives.counts();
     }
 
     public MoverService start() {
         long ms = settings.roundInterval().toMillis();
-        driver.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
+        driver.every(ms, this::tick);
         // The one place progress is published: moves end between rounds, and a round's answers
         // arrive after its tick, so progress (and "balanced") is refreshed more often than rounds run.
-        driver.scheduleWithFixedDelay(() -> {
+        driver.every(PUBLISH_MS, () -> {
             if (mover != null) publish(mover.progress());
-        }, PUBLISH_MS, PUBLISH_MS, TimeUnit.MILLISECONDS);
+        });
         return this;
     }
 
@@ -125,13 +135,13 @@ public final class MoverService implements AutoCloseable {
     }
 
     /** Current problems (DOUBLED_BUCKETS, MISSING_BUCKETS, unreachable replicasets) for /alerts. */
-    @SuppressWarnings("unchecked")
-    public java.util.List<String> alerts() {
-        return progress.get("problems") instanceof java.util.List<?> l ? (java.util.List<String>) l : java.util.List.of();
+    public List<String> alerts() {
+        RebalancerProgress p = running;
+        return p == null ? List.of() : p.plan().problems();
     }
 
     /** Waits until the first topology has reached the rebalancer (manual moves need it); false on timeout. */
-    public boolean awaitTopology(java.time.Duration timeout) throws InterruptedException {
+    public boolean awaitTopology(Duration timeout) throws InterruptedException {
         return topologyKnown.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -172,8 +182,8 @@ public final class MoverService implements AutoCloseable {
     }
 
     /** The moves in flight (phase, keys sent) and the move port's queues: what a stalled move waits for. */
-    public java.util.concurrent.CompletableFuture<String> describe() {
-        var result = new java.util.concurrent.CompletableFuture<String>();
+    public CompletableFuture<String> describe() {
+        var result = new CompletableFuture<String>();
         driver.execute(() -> {
             StringBuilder out = new StringBuilder();
             if (mover != null) mover.inFlight().forEach((bucket, m) -> out.append("bucket ").append(bucket).append(' ')
@@ -184,9 +194,14 @@ public final class MoverService implements AutoCloseable {
         return result.orTimeout(5, TimeUnit.SECONDS);
     }
 
-    /** Rebalancer progress for /info, metrics and `cairn status`. */
+    /** Rebalancer progress as JSON, for /info, /rebalancer and `cairn status`. */
     public Map<String, Object> progress() {
         return progress;
+    }
+
+    /** Rebalancer progress as figures (metrics); empty while this node runs no rebalancer. */
+    public Optional<RebalancerProgress> running() {
+        return Optional.ofNullable(running);
     }
 
     private void tick() {
@@ -207,64 +222,29 @@ public final class MoverService implements AutoCloseable {
         if (mover == null) return;
         moverPort.silence();
         mover = null;
-        progress = Map.of("running", false);
+        running = null;
+        progress = RebalancerProgress.NOT_RUNNING;
         log.info("rebalancer stopped on this coordinator (no longer leader)");
     }
 
-    private final java.util.ArrayDeque<long[]> movedSamples = new java.util.ArrayDeque<>();
+    /** Buckets moved so far, as seen at a publish: the rate is taken over the last 10 s of them. */
+    private record MovedSample(long atMs, long moved) {}
+
+    private final ArrayDeque<MovedSample> movedSamples = new ArrayDeque<>();
 
     private void publish(Mover.Progress p) {
         long now = System.currentTimeMillis();
-        movedSamples.addLast(new long[] {now, p.moved()});
-        while (movedSamples.size() > 2 && movedSamples.peekFirst()[0] < now - 10_000) movedSamples.removeFirst();
-        long[] first = movedSamples.peekFirst();
-        double seconds = Math.max(1, now - first[0]) / 1000.0;
-        double rate = (p.moved() - first[1]) / seconds;
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("running", true);
-        m.put("epoch", topology.epoch());
-        m.put("planEpoch", p.planEpoch());
-        m.put("balanced", p.balanced());
-        m.put("bucketsPerSecond", Math.round(rate * 10) / 10.0);
-        m.put("etaSeconds", p.bucketsToMove() == 0 ? 0 : rate > 0 ? Math.round(p.bucketsToMove() / rate) : -1);
-        m.put("disbalancePercent", Double.isInfinite(p.disbalancePercent()) ? "inf" : Math.round(p.disbalancePercent() * 100) / 100.0);
-        m.put("bucketsToMove", p.bucketsToMove());
-        m.put("inFlight", p.inFlight());
-        m.put("moved", p.moved());
-        m.put("rolledBack", p.rolledBack());
-        m.put("keysMoved", p.keysMoved());
-        m.put("copyBytesPerSecond", port.copyBytesPerSecond());
-        DataPlaneMovePort.StepLatency steps = port.stepLatency();
-        m.put("stepMedianMs", steps.medianMs());
-        m.put("stepBaseMs", steps.baseMs());
-        m.put("stepRetries", p.stepRetries());
-        DataPlaneMovePort.Backlog backlog = port.backlog();
-        m.put("unsentBytes", backlog.unsentBytes());
-        m.put("deferredAttempts", backlog.deferredAttempts());
-        Map<String, Object> held = new LinkedHashMap<>();
-        held.put("moves", p.writesHeld().samples());
-        held.put("p50", p.writesHeld().p50Ms());
-        held.put("p99", p.writesHeld().p99Ms());
-        held.put("max", p.writesHeld().maxMs());
-        m.put("writesHeldMs", held);
-        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
-        if (archives != null) {
-            io.cairn.storage.ArchiveMoveIo.Counts c = archives.counts();
-            // Moves of archived buckets: server-side copies, durable checks (HEAD), objects found missing and copied again.
-            m.put("archiveMoves", Map.of("copies", c.copies(), "durableChecks", c.durableChecks(), "missingObjects", c.missingObjects(),
-                    "deletes", c.deletes(), "bytesRead", c.bytesRead(), "bytesWritten", c.bytesWritten()));
-        }
-        m.put("targets", p.targets());
-        Map<String, Object> sets = new LinkedHashMap<>();
-        p.phases().forEach((id, phase) -> {
-            int buckets = p.held().getOrDefault(id, 0);
-            sets.put(id, Map.of("state", phase.name(), "buckets", buckets,
-                    "bucketsLeft", io.cairn.core.rebalance.ReplicasetPhase.bucketsLeft(phase, buckets, p.targets().getOrDefault(id, -1))));
-        });
-        m.put("replicasets", sets);
-        m.put("moves", movesInFlight());
-        m.put("problems", p.problems());
-        progress = m;
+        movedSamples.addLast(new MovedSample(now, p.moved()));
+        while (movedSamples.size() > 2 && movedSamples.peekFirst().atMs() < now - 10_000) movedSamples.removeFirst();
+        MovedSample first = movedSamples.peekFirst();
+        double seconds = Math.max(1, now - first.atMs()) / 1000.0;
+        double rate = (p.moved() - first.moved()) / seconds;
+        long eta = p.bucketsToMove() == 0 ? 0 : rate > 0 ? Math.round(p.bucketsToMove() / rate) : -1;
+        ArchiveMoveIo archives = archiveIo;
+        RebalancerProgress published = new RebalancerProgress(p, topology.epoch(), Math.round(rate * 10) / 10.0, eta, port.copyBytesPerSecond(),
+                port.stepLatency(), port.backlog(), archives == null ? null : archives.counts(), movesInFlight());
+        running = published;
+        progress = published.toJson();
         logProblemChanges(p.problems(), now);
     }
 
@@ -272,12 +252,11 @@ public final class MoverService implements AutoCloseable {
     private static final int MAX_LISTED_MOVES = 256;
 
     /** Driver thread: the moves in flight, lowest bucket first, at most {@link #MAX_LISTED_MOVES}. */
-    private List<Map<String, Object>> movesInFlight() {
-        List<Map<String, Object>> moves = new java.util.ArrayList<>();
-        new java.util.TreeMap<>(mover.inFlight()).entrySet().stream().limit(MAX_LISTED_MOVES).forEach(e -> moves.add(Map.of(
-                "bucket", e.getKey(), "from", e.getValue().source(), "to", e.getValue().destination(),
-                "phase", String.valueOf(e.getValue().phase()), "keysSent", e.getValue().keysSent())));
-        return moves;
+    private List<RebalancerProgress.MoveInFlight> movesInFlight() {
+        return new TreeMap<>(mover.inFlight()).entrySet().stream().limit(MAX_LISTED_MOVES)
+                .map(e -> new RebalancerProgress.MoveInFlight(e.getKey(), e.getValue().source(), e.getValue().destination(),
+                        String.valueOf(e.getValue().phase()), e.getValue().keysSent()))
+                .toList();
     }
 
     /** A problem shorter than this (a leader election, a shutdown) is not logged. */
@@ -303,8 +282,8 @@ public final class MoverService implements AutoCloseable {
      * Every replicaset's record of {@code bucket} (a null value: that replicaset did not answer);
      * completes with null when this node is not the leader.
      */
-    public java.util.concurrent.CompletableFuture<Map<String, io.cairn.core.BucketRecord>> locate(int bucket) {
-        var result = new java.util.concurrent.CompletableFuture<Map<String, io.cairn.core.BucketRecord>>();
+    public CompletableFuture<Map<String, BucketRecord>> locate(int bucket) {
+        var result = new CompletableFuture<Map<String, BucketRecord>>();
         driver.execute(() -> {
             if (!ensureMover()) result.complete(null);
             else mover.locate(bucket, result::complete);
@@ -313,8 +292,8 @@ public final class MoverService implements AutoCloseable {
     }
 
     /** Pins or unpins a bucket where it is; the answer says what happened. Null when not the leader. */
-    public java.util.concurrent.CompletableFuture<String> pin(int bucket, boolean pinned) {
-        var result = new java.util.concurrent.CompletableFuture<String>();
+    public CompletableFuture<String> pin(int bucket, boolean pinned) {
+        var result = new CompletableFuture<String>();
         driver.execute(() -> {
             if (!ensureMover()) result.complete(null);
             else mover.pin(bucket, pinned, result::complete);
@@ -322,13 +301,13 @@ public final class MoverService implements AutoCloseable {
         return result.orTimeout(20, TimeUnit.SECONDS);
     }
 
-    private io.cairn.core.doubled.DoubledResolver resolver() {
-        return new io.cairn.core.doubled.DoubledResolver(port, topology.replicasets().stream().map(ReplicasetSpec::id).toList());
+    private DoubledResolver resolver() {
+        return new DoubledResolver(port, topology.replicasets().stream().map(ReplicasetSpec::id).toList());
     }
 
     /** Doubled buckets with every replicaset's report (docs/doubled-buckets.md); null when not the leader. */
-    public java.util.concurrent.CompletableFuture<Map<Integer, Map<String, io.cairn.core.move.MoveQuery.BucketReport>>> doubled() {
-        var result = new java.util.concurrent.CompletableFuture<Map<Integer, Map<String, io.cairn.core.move.MoveQuery.BucketReport>>>();
+    public CompletableFuture<Map<Integer, Map<String, MoveQuery.BucketReport>>> doubled() {
+        var result = new CompletableFuture<Map<Integer, Map<String, MoveQuery.BucketReport>>>();
         driver.execute(() -> {
             if (!ensureMover()) result.complete(null);
             else resolver().listDoubled(result::complete);
@@ -337,8 +316,8 @@ public final class MoverService implements AutoCloseable {
     }
 
     /** Keeps the copy of {@code bucket} on {@code keep}, quarantining the others; the answer says what happened. Null when not the leader. */
-    public java.util.concurrent.CompletableFuture<String> resolve(int bucket, String keep) {
-        var result = new java.util.concurrent.CompletableFuture<String>();
+    public CompletableFuture<String> resolve(int bucket, String keep) {
+        var result = new CompletableFuture<String>();
         driver.execute(() -> {
             if (!ensureMover()) result.complete(null);
             else resolver().resolve(bucket, keep, answer -> {
@@ -353,8 +332,8 @@ public final class MoverService implements AutoCloseable {
      * One page of a doubled copy's keys for export (stored records: value and expiry), after
      * {@code afterKey}; null when not the leader or no answer.
      */
-    public java.util.concurrent.CompletableFuture<MoveQuery.ChunkPage> exportPage(int bucket, String from, byte[] afterKey, int maxKeys) {
-        var result = new java.util.concurrent.CompletableFuture<MoveQuery.ChunkPage>();
+    public CompletableFuture<MoveQuery.ChunkPage> exportPage(int bucket, String from, byte[] afterKey, int maxKeys) {
+        var result = new CompletableFuture<MoveQuery.ChunkPage>();
         driver.execute(() -> {
             if (!ensureMover()) result.complete(null);
             else port.exportChunk(from, new MoveQuery.ExportChunk(bucket, afterKey, maxKeys, 4 << 20), result::complete);
@@ -364,44 +343,10 @@ public final class MoverService implements AutoCloseable {
 
     @Override
     public void close() {
-        driver.shutdownNow();
-        try {
-            driver.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        driver.close();
         port.close();
-        io.cairn.storage.ArchiveMoveIo archives = archiveIo;
+        ArchiveMoveIo archives = archiveIo;
         if (archives != null) archives.close();
-    }
-
-    /**
-     * The single driver thread. A scheduled executor keeps a task's exception in its future, where
-     * nobody looks: a move whose reply handler threw would wait forever without a word. Here it is
-     * logged (an error: it is a bug), and the rebalancer's next round still runs.
-     */
-    private static final class DriverThread extends java.util.concurrent.ScheduledThreadPoolExecutor {
-        DriverThread() {
-            super(1, r -> {
-                Thread t = new Thread(r, "cairn-mover");
-                t.setDaemon(true);
-                return t;
-            });
-        }
-
-        @Override
-        protected void afterExecute(Runnable task, Throwable thrown) {
-            if (thrown == null && task instanceof java.util.concurrent.Future<?> f && f.isDone() && !f.isCancelled()) {
-                try {
-                    f.get();
-                } catch (java.util.concurrent.ExecutionException e) {
-                    thrown = e.getCause();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            if (thrown != null) log.error("rebalancer task failed", thrown);
-        }
     }
 
     /** A port that stops delivering once its mover is retired (calls and answers are dropped). */

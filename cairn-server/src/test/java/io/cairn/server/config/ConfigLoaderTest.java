@@ -74,7 +74,7 @@ class ConfigLoaderTest {
                 10_000L, 1_000L, 1024, 4 << 20, 1, false, StorageConfig.DEFAULT_MAX_VALUE_BYTES, 64 << 10, true,
                 10_000, 0L, 64L << 20, 256 << 10, 64L << 20, 16L << 20, 60_000L, 25));
         assertThat(config.rebalancer()).isEqualTo(new ClusterConfig.RebalancerSettings(
-                true, 1.0, 32, 64, 128, 1_000, 1 << 20, 1_000L, true, 0L, 10L));
+                true, 1.0, 32, 64, 128, 1_000, 1 << 20, 1_000L, true, 0L, 10L, 2, 512, 1 << 20));
         assertThat(config.nodeDir("s1")).isEqualTo(config.dataDir().resolve("s1"));
     }
 
@@ -279,22 +279,32 @@ class ConfigLoaderTest {
     @Test
     void outOfRangeRouterSettingIsRefused() throws IOException {
         assertRefused(minimalPlus("router:\n  maxInflightBatches: 0\n"), "maxInflightBatches must be 1..64");
-        assertRefused(minimalPlus("router:\n  requestTimeoutMs: 5\n"), "requestTimeout must be at least 100 ms");
+        assertRefused(minimalPlus("router:\n  requestTimeoutMs: 5\n"), "router.requestTimeoutMs must be at least 100 ms, was 5");
     }
 
     @Test
     void outOfRangeStorageSettingIsRefused() throws IOException {
-        assertRefused(minimalPlus("storage:\n  electionTimeoutMs: 10\n"), "electionTimeoutMin must be at least 100 ms");
-        assertRefused(minimalPlus("storage:\n  maxValueBytes: 0\n"), "maxValueBytes must be between 1 and");
-        assertRefused(minimalPlus("storage:\n  tombstoneRetentionMs: 10\n"), "storage.tombstoneRetentionMs must be at least 20000 (longer than the longest move call");
+        assertRefused(minimalPlus("storage:\n  electionTimeoutMs: 10\n"), "storage.electionTimeoutMs must be at least 100 ms, was 10");
+        assertRefused(minimalPlus("storage:\n  maxValueBytes: 0\n"), "storage.maxValueBytes must be 1..536870912 bytes, was 0");
+        assertRefused(minimalPlus("storage:\n  tombstoneRetentionMs: 10\n"), "storage.tombstoneRetentionMs must be at least 20000 ms, was 10");
+    }
+
+    /** The bounds are the settings table's: every value out of them is named at once, with its unit. */
+    @Test
+    void everyOutOfBoundsSettingIsListedAtOnce() throws IOException {
+        assertRefused(minimalPlus("rebalancer:\n  chunkKeys: 0\n  entriesInFlight: 65\nrouter:\n  discoveryIntervalMs: 5\n"),
+                "rebalancer.chunkKeys must be 1..100000 keys, was 0", "rebalancer.entriesInFlight must be 1..64 entries, was 65",
+                "router.discoveryIntervalMs must be 10..3600000 ms, was 5");
+        ClusterConfig.RebalancerSettings r = ConfigLoader.load(minimalPlus("rebalancer:\n  maxCommandsPerEntry: 1\n")).rebalancer();
+        assertThat(r.moverSettings().entryLimits().maxCommandsPerEntry()).as("grouping off, as -Dcairn.move.maxCommandsPerEntry=1 did").isEqualTo(1);
     }
 
     @Test
     void outOfRangeRebalancerSettingIsRefused() throws IOException {
-        assertRefused(minimalPlus("rebalancer:\n  maxBytesPerSecond: -1\n"), "rebalancer.maxBytesPerSecond must be >= 0 (0: no limit), was -1");
+        assertRefused(minimalPlus("rebalancer:\n  maxBytesPerSecond: -1\n"), "rebalancer.maxBytesPerSecond must be at least 0 bytes per second, was -1");
         assertRefused(minimalPlus("rebalancer:\n  chunkKeys: 0\n"), "rebalancer.chunkKeys must be 1..100000");
         assertRefused(minimalPlus("rebalancer:\n  stepLatencyTargetMs: -5\n"),
-                "rebalancer.stepLatencyTargetMs must be 0..60000 (0: fixed budget), was -5");
+                "rebalancer.stepLatencyTargetMs must be 0..60000 ms, was -5");
         assertThat(ConfigLoader.load(minimalPlus("rebalancer:\n  maxBytesPerSecond: 4000000\n")).rebalancer().maxBytesPerSecond())
                 .isEqualTo(4_000_000L);
     }
@@ -310,8 +320,8 @@ class ConfigLoaderTest {
 
     @Test
     void outOfRangeRouterKeyAndValueLimitsAreRefusedBeforeAnyProcessStarts() throws IOException {
-        assertRefused(minimalPlus("router:\n  maxKeyBytes: 0\n"), "router.maxKeyBytes must be between 1 and");
-        assertRefused(minimalPlus("router:\n  maxValueBytes: -1\n"), "router.maxValueBytes must be between 1 and");
+        assertRefused(minimalPlus("router:\n  maxKeyBytes: 0\n"), "router.maxKeyBytes must be 1..67108864 bytes, was 0");
+        assertRefused(minimalPlus("router:\n  maxValueBytes: -1\n"), "router.maxValueBytes must be 1..536870912 bytes, was -1");
     }
 
     @Test

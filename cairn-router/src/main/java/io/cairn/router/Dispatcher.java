@@ -1,0 +1,193 @@
+package io.cairn.router;
+
+import io.cairn.core.ErrorCode;
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpResult;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The router's request loop: sends each operation to the replicaset its {@link RouteMap} names,
+ * and sends again, after a backoff and within the request's deadline, the operations whose
+ * refusal guarantees nothing was applied (wrong owner, bucket locked or restoring, owner unknown;
+ * a read that found no leader). A wrong-owner answer forgets that route and asks discovery for
+ * the new one. A failure whose outcome is unknown (a write that timed out in the log) is
+ * returned, never blindly retried, so a non-idempotent INCR is not applied twice.
+ *
+ * <p>Plain logic: the replicasets are reached through {@link Replicasets} and time through a
+ * {@link RouterClock}, so cairn-sim runs this very loop against simulated replicasets.
+ */
+final class Dispatcher {
+    private static final long MIN_BACKOFF_MS = 5;
+    private static final long MAX_BACKOFF_MS = 200;
+    /**
+     * The longest pause while only moving buckets refused: their new owner can take over at any
+     * moment and the discovery that finds it runs every 20 ms, so a long pause would only add to
+     * the client's wait.
+     */
+    private static final long MAX_LOCKED_BACKOFF_MS = 20;
+    /**
+     * A bucket that refuses requests while it moves (BUCKET_LOCKED) is looked for elsewhere at
+     * most this often: a copied bucket's new owner takes over before its old one is SENT, and
+     * only discovery tells.
+     */
+    private static final long LOCKED_DISCOVERY_MS = 20;
+
+    /** Where the operations go. */
+    interface Replicasets {
+        /** Sends one replicaset's operations; null when this router has no client for it (then they get NO_ROUTE). */
+        CompletableFuture<List<OpResult>> submit(String replicaset, List<KvOp> ops, long deadlineNs);
+    }
+
+    private final RouteMap routes;
+    private final Replicasets replicasets;
+    private final RouterClock clock;
+    private final long requestTimeoutNs;
+    private final Runnable rediscover;
+    private final BooleanSupplier closed;
+    private final AtomicLong retries = new AtomicLong();
+    private final AtomicLong lockedDiscoveryAtNs;
+
+    /**
+     * @param rediscover asks for a discovery round now (after a wrong-owner answer, or a locked bucket)
+     * @param closed     true once the router closes: answer what is known, send nothing more
+     */
+    Dispatcher(RouteMap routes, Replicasets replicasets, RouterClock clock, Duration requestTimeout, Runnable rediscover,
+               BooleanSupplier closed) {
+        this.routes = routes;
+        this.replicasets = replicasets;
+        this.clock = clock;
+        this.requestTimeoutNs = requestTimeout.toNanos();
+        this.rediscover = rediscover;
+        this.closed = closed;
+        this.lockedDiscoveryAtNs = new AtomicLong(clock.nanoTime());
+    }
+
+    /** Runs {@code ops}; the answer has one result per op, in order. */
+    CompletableFuture<List<OpResult>> execute(List<KvOp> ops) {
+        OpResult[] results = new OpResult[ops.size()];
+        int[] all = new int[ops.size()];
+        Arrays.setAll(all, i -> i);
+        long deadline = clock.nanoTime() + requestTimeoutNs;
+        CompletableFuture<List<OpResult>> done = new CompletableFuture<>();
+        attempt(ops, all, results, deadline, 0, done);
+        return done;
+    }
+
+    /** Requests sent again, over all requests. */
+    long retries() {
+        return retries.get();
+    }
+
+    private void attempt(List<KvOp> ops, int[] pending, OpResult[] results, long deadline, int attemptNo,
+                         CompletableFuture<List<OpResult>> done) {
+        Map<String, List<Integer>> byOwner = new LinkedHashMap<>();
+        String[] sentTo = new String[ops.size()];
+        for (int i : pending) {
+            if (!ops.get(i).readOnly() && routes.writesRefused(ops.get(i).bucket())) {
+                results[i] = OpResult.error(ErrorCode.BUCKET_READONLY, "bucket " + ops.get(i).bucket()
+                        + " is claimed by two replicasets at the same generation (suspected doubled); writes are refused");
+                continue;
+            }
+            String owner = routes.owner(ops.get(i).bucket());
+            if (owner == null) {
+                results[i] = noRoute(ops.get(i));
+            } else {
+                byOwner.computeIfAbsent(owner, k -> new ArrayList<>()).add(i);
+                sentTo[i] = owner;
+            }
+        }
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        for (Map.Entry<String, List<Integer>> e : byOwner.entrySet()) {
+            List<Integer> idx = e.getValue();
+            List<KvOp> unit = idx.stream().map(ops::get).toList();
+            CompletableFuture<List<OpResult>> answer = replicasets.submit(e.getKey(), unit, deadline);
+            if (answer == null) {
+                for (int i : idx) {
+                    results[i] = noRoute(ops.get(i));
+                    sentTo[i] = null;
+                }
+                continue;
+            }
+            sent.add(answer.thenAccept(rs -> {
+                for (int k = 0; k < idx.size(); k++) results[idx.get(k)] = rs.get(k);
+            }));
+        }
+        CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((v, err) -> {
+            int[] again = retryable(ops, pending, results, sentTo);
+            long now = clock.nanoTime();
+            if (again.length == 0 || now >= deadline || closed.getAsBoolean()) {
+                // Out of time while following a moved bucket: the client can only retry, so say TRYAGAIN
+                // (nothing was applied) rather than pass on the internal wrong-owner answer.
+                for (int i : again) {
+                    if (results[i].error() == ErrorCode.WRONG_BUCKET) {
+                        results[i] = OpResult.error(ErrorCode.BUCKET_LOCKED, "bucket " + ops.get(i).bucket()
+                                + " moved and its new owner is not known yet; retry");
+                    }
+                }
+                done.complete(Arrays.asList(results));
+                return;
+            }
+            retries.incrementAndGet();
+            // A restoring bucket is served within milliseconds of its restore: poll it as a locked one, not with the long backoff.
+            boolean onlyLocked = Arrays.stream(again).allMatch(i -> results[i].error() == ErrorCode.BUCKET_LOCKED
+                    || results[i].error() == ErrorCode.BUCKET_RESTORING);
+            long backoffMs = Math.min(onlyLocked ? MAX_LOCKED_BACKOFF_MS : MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attemptNo, 6));
+            long delayNs = Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadline - now);
+            clock.schedule(delayNs, () -> attempt(ops, again, results, deadline, attemptNo + 1, done));
+        });
+    }
+
+    private static OpResult noRoute(KvOp op) {
+        return OpResult.error(ErrorCode.NO_ROUTE, "no known owner for bucket " + op.bucket());
+    }
+
+    /** Indices whose error guarantees the op was not applied, so sending again is safe. */
+    private int[] retryable(List<KvOp> ops, int[] pending, OpResult[] results, String[] sentTo) {
+        List<Integer> again = new ArrayList<>();
+        boolean wrongOwner = false;
+        boolean locked = false;
+        for (int i : pending) {
+            OpResult r = results[i];
+            if (r == null || !r.isError()) continue;
+            switch (r.error()) {
+                case WRONG_BUCKET -> {
+                    if (sentTo[i] != null) routes.forgetBucket(ops.get(i).bucket(), sentTo[i]);
+                    wrongOwner = true;
+                    again.add(i);
+                }
+                case NO_ROUTE -> {
+                    wrongOwner = true;
+                    again.add(i);
+                }
+                case BUCKET_LOCKED -> {
+                    locked = true;
+                    again.add(i);
+                }
+                case BUCKET_RESTORING -> again.add(i); // an archived bucket: its leader restores it, then serves it
+                case UNAVAILABLE -> {
+                    if (ops.get(i).readOnly()) again.add(i);
+                }
+                default -> { }
+            }
+        }
+        if (wrongOwner || (locked && lockedDiscoveryDue())) rediscover.run();
+        return again.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** An extra round now (after a locked bucket), besides the periodic ones, at most every {@link #LOCKED_DISCOVERY_MS}. */
+    private boolean lockedDiscoveryDue() {
+        long now = clock.nanoTime();
+        long last = lockedDiscoveryAtNs.get();
+        return now - last >= TimeUnit.MILLISECONDS.toNanos(LOCKED_DISCOVERY_MS) && lockedDiscoveryAtNs.compareAndSet(last, now);
+    }
+}
