@@ -1,6 +1,9 @@
 package io.cairn.core;
 
+import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.OpResult;
 import io.cairn.core.move.MoveReply;
+import io.cairn.core.wire.KeyQuery;
 import io.cairn.core.wire.MemberChange;
 import io.cairn.core.wire.StorageRequest;
 import org.junit.jupiter.api.Test;
@@ -37,7 +40,7 @@ class WireCodesTest {
                 "OK", 0, "REFUSED", 1, "GAP", 2, "COMPLETE", 3, "ABORTED", 4, "UNAVAILABLE", 5));
         assertThat(codes(MemberChange.Op.values(), MemberChange.Op::code)).containsExactlyEntriesOf(ordered(
                 "GET", 0, "ADD_LEARNER", 1, "PROMOTE", 2, "REMOVE", 3, "LEAD", 4, "SNAPSHOT", 5));
-        assertThat(codes(io.cairn.core.wire.KeyQuery.Scope.values(), io.cairn.core.wire.KeyQuery.Scope::code)).containsExactlyEntriesOf(ordered(
+        assertThat(codes(KeyQuery.Scope.values(), KeyQuery.Scope::code)).containsExactlyEntriesOf(ordered(
                 "COUNT_OWNED", 0, "LIST_OWNED", 1, "LIST_RANGE", 2));
     }
 
@@ -56,10 +59,11 @@ class WireCodesTest {
         for (int i = 0; i < types.length; i++) expected.put(types[i], i);
         String[] stringEdits = {"GETEX", "SETRANGE", "INCRBYFLOAT", "SETBIT", "MSETNX", "BUCKET_VERSION", "TX_GUARD", "RENAME", "RENAMENX", "COPY"};
         for (int i = 0; i < stringEdits.length; i++) expected.put(stringEdits[i], 75 + i);
-        String[] zsetAlgebra = {"ZUNION", "ZINTER", "ZDIFF", "ZINTERCARD", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZRANGESTORE", "OBJECT", "DUMP", "RESTORE"};
+        String[] zsetAlgebra = {"ZUNION", "ZINTER", "ZDIFF", "ZINTERCARD", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZRANGESTORE", "OBJECT", "DUMP", "RESTORE",
+                "ZLEXCOUNT", "ZRANDMEMBER", "ZMPOP"};
         for (int i = 0; i < zsetAlgebra.length; i++) expected.put(zsetAlgebra[i], 85 + i);
-        assertThat(codes(io.cairn.core.kv.KvOp.Type.values(), io.cairn.core.kv.KvOp.Type::code)).containsExactlyEntriesOf(expected);
-        assertThat(codes(io.cairn.core.kv.OpResult.Kind.values(), io.cairn.core.kv.OpResult.Kind::code)).containsExactlyEntriesOf(ordered(
+        assertThat(codes(KvOp.Type.values(), KvOp.Type::code)).containsExactlyEntriesOf(expected);
+        assertThat(codes(OpResult.Kind.values(), OpResult.Kind::code)).containsExactlyEntriesOf(ordered(
                 "BULK", 0, "INTEGER", 1, "OK", 2, "ERROR", 3, "ARRAY", 4, "STATUS", 5));
     }
 

@@ -3,7 +3,9 @@ package io.cairn.router;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.wire.KeyPage;
+import io.cairn.core.wire.StorageStats;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -30,22 +32,30 @@ public interface KvBackend {
 
     /**
      * INFO keyspace's figures: live keys (as {@link #dbSize}), keys with a TTL and their average
-     * remaining TTL in ms. Backends that do not count TTLs answer zeros for them.
+     * remaining TTL in ms; and INFO stats' keyspace hits, misses and expired keys. Backends that do
+     * not count TTLs or lookups answer zeros for them.
      */
     default CompletableFuture<KeyspaceStats> keyspaceStats() {
         return dbSize().thenApply(keys -> new KeyspaceStats(keys, 0, 0));
     }
 
-    record KeyspaceStats(long keys, long expires, long avgTtlMs) {
+    record KeyspaceStats(long keys, long expires, long avgTtlMs, long hits, long misses, long expiredKeys) {
+        public KeyspaceStats(long keys, long expires, long avgTtlMs) {
+            this(keys, expires, avgTtlMs, 0, 0, 0);
+        }
+
         /** Over replicasets: counts add up, the average TTL is weighted by each one's keys with a TTL. */
-        public static KeyspaceStats sum(java.util.Collection<io.cairn.core.wire.StorageStats> replicasets) {
-            long keys = 0, expires = 0, ttlSum = 0;
-            for (io.cairn.core.wire.StorageStats s : replicasets) {
+        public static KeyspaceStats sum(Collection<StorageStats> replicasets) {
+            long keys = 0, expires = 0, ttlSum = 0, hits = 0, misses = 0, expired = 0;
+            for (StorageStats s : replicasets) {
                 keys += s.keyCount();
                 expires += s.expiringKeys();
                 ttlSum += s.expiringKeys() * s.avgTtlMs();
+                hits += s.keyspaceHits();
+                misses += s.keyspaceMisses();
+                expired += s.expiredKeys();
             }
-            return new KeyspaceStats(keys, expires, expires == 0 ? 0 : ttlSum / expires);
+            return new KeyspaceStats(keys, expires, expires == 0 ? 0 : ttlSum / expires, hits, misses, expired);
         }
     }
 

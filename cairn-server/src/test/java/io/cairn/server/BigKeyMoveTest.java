@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -25,12 +26,15 @@ import static org.awaitility.Awaitility.await;
  * A bucket holding one big hash moves while a client keeps writing other keys of that bucket and
  * reading the big key (issue 24, item 4): no acknowledged write is lost, the hash arrives whole,
  * and the slowest foreground request is reported. 100,000 fields in the normal build (the hash
- * moves as one chunk entry); {@code -Dcairn.bigkey.fields=1000000} for the million-field run
- * recorded in docs/benchmarks.md.
+ * moves in pieces of the 1 MiB chunk bound); {@code -Dcairn.bigkey.fields=1000000} for the
+ * million-field runs recorded in docs/benchmarks.md, with {@code -Dcairn.bigkey.valueBytes=64}
+ * for a hash above a Raft entry's 64 MiB bound.
  */
 class BigKeyMoveTest {
     private static final int BUCKETS = 300;
     private static final int FIELDS = Integer.getInteger("cairn.bigkey.fields", 100_000);
+    /** Bytes of each field's value ({@code -Dcairn.bigkey.valueBytes=64}: a million fields pass a Raft entry's 64 MiB); 0 keeps "v123". */
+    private static final int VALUE_BYTES = Integer.getInteger("cairn.bigkey.valueBytes", 0);
 
     @TempDir
     Path dir;
@@ -65,20 +69,26 @@ class BigKeyMoveTest {
                 client.join(30_000);
 
                 System.out.printf("big key move: a hash of %,d fields filled in %d ms, moved %s -> %s in %d ms (%,.0f fields/s); "
-                                + "foreground: %,d writes and %,d reads acknowledged, %,d errors retried, slowest request %d ms%n",
+                                + "foreground: %,d writes and %,d reads acknowledged, %,d errors retried, slowest request %d ms; writes held %s%n",
                         FIELDS, fillMs, from, to, moveMs, FIELDS * 1000.0 / Math.max(1, moveMs), load.acknowledged.size(),
-                        load.reads.get(), load.errors.get(), load.slowestNs.get() / 1_000_000);
+                        load.reads.get(), load.errors.get(), load.slowestNs.get() / 1_000_000,
+                        cluster.coordinator().mover().progress().get("writesHeldMs"));
                 assertThat(load.failure.get()).as("the big key read wrong during the move").isNull();
                 for (Map.Entry<String, String> w : load.acknowledged.entrySet()) {
                     assertThat(jedis.get(w.getKey())).as("acknowledged write %s", w.getKey()).isEqualTo(w.getValue());
                 }
                 assertThat(jedis.hlen("{big}hash")).isEqualTo(FIELDS);
                 for (int i = 0; i < FIELDS; i += Math.max(1, FIELDS / 1_000)) {
-                    assertThat(jedis.hget("{big}hash", "f" + i)).isEqualTo("v" + i);
+                    assertThat(jedis.hget("{big}hash", "f" + i)).isEqualTo(value(i));
                 }
-                assertThat(jedis.hget("{big}hash", "f" + (FIELDS - 1))).isEqualTo("v" + (FIELDS - 1));
+                assertThat(jedis.hget("{big}hash", "f" + (FIELDS - 1))).isEqualTo(value(FIELDS - 1));
             }
         }
+    }
+
+    private static String value(int i) {
+        String v = "v" + i;
+        return VALUE_BYTES <= v.length() ? v : "x".repeat(VALUE_BYTES - v.length()) + v;
     }
 
     /** HSET in pipelined batches of 1,000 fields. */
@@ -86,7 +96,7 @@ class BigKeyMoveTest {
         Pipeline pipe = jedis.pipelined();
         for (int from = 0; from < FIELDS; from += 1_000) {
             Map<String, String> batch = new HashMap<>();
-            for (int i = from; i < Math.min(FIELDS, from + 1_000); i++) batch.put("f" + i, "v" + i);
+            for (int i = from; i < Math.min(FIELDS, from + 1_000); i++) batch.put("f" + i, value(i));
             pipe.hset("{big}hash", batch);
             if ((from / 1_000) % 50 == 49) pipe.sync();
         }
@@ -108,7 +118,7 @@ class BigKeyMoveTest {
         final AtomicLong reads = new AtomicLong();
         final AtomicLong errors = new AtomicLong();
         final AtomicLong slowestNs = new AtomicLong();
-        final java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        final AtomicReference<String> failure = new AtomicReference<>();
         private final LocalCluster cluster;
 
         Foreground(LocalCluster cluster) {
@@ -130,7 +140,7 @@ class BigKeyMoveTest {
                         String field = jedis.hget("{big}hash", "f" + (i % FIELDS));
                         slowestNs.accumulateAndGet(System.nanoTime() - start, Math::max);
                         reads.incrementAndGet();
-                        if (length != FIELDS || !("v" + (i % FIELDS)).equals(field)) {
+                        if (length != FIELDS || !value(i % FIELDS).equals(field)) {
                             failure.compareAndSet(null, "HLEN " + length + ", f" + (i % FIELDS) + " = " + field);
                         }
                     } catch (redis.clients.jedis.exceptions.JedisException e) {

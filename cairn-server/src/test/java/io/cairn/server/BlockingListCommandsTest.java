@@ -5,8 +5,11 @@ import io.cairn.server.config.ClusterConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.resps.Tuple;
+import redis.clients.jedis.util.KeyValue;
 import redis.clients.jedis.args.ListDirection;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * BLPOP and friends against an in-process cluster: a blocked client is served by another client's
+ * BLPOP, BZPOPMAX and friends against an in-process cluster: a blocked client is served by another client's
  * push, times out with a nil array, keeps waiting through a move of its key's bucket, and a client
  * that disconnects while blocked pops nothing.
  */
@@ -34,7 +37,7 @@ class BlockingListCommandsTest {
         ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of("rebalancer", Map.of("auto", false)));
         try (LocalCluster cluster = new LocalCluster(config).start()) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
-            try (Jedis waiter = TestClusters.jedis(cluster); Jedis pusher = TestClusters.jedis(cluster)) {
+            try (Jedis waiter = TestClusters.jedis(cluster); Jedis pusher = TestClusters.jedis(cluster); Jedis zwaiter = TestClusters.jedis(cluster)) {
                 CompletableFuture<List<String>> popped = CompletableFuture.supplyAsync(() -> waiter.blpop(0, "{q}a", "{q}b"));
                 assertThat(popped).as("nothing to pop yet").isNotDone();
                 assertThat(pusher.rpush("{q}b", "job-1")).isEqualTo(1);
@@ -47,6 +50,7 @@ class BlockingListCommandsTest {
 
                 CompletableFuture<String> moved = CompletableFuture.supplyAsync(
                         () -> waiter.blmove("{q}src", "{q}dst", ListDirection.LEFT, ListDirection.RIGHT, 0));
+                CompletableFuture<KeyValue<String, Tuple>> zpopped = CompletableFuture.supplyAsync(() -> zwaiter.bzpopmax(0, "{q}z"));
                 // The waiter polls its list's length (reads): seeing reads grow shows it is blocked at the router.
                 long readsBefore = reads(pusher);
                 await().atMost(Duration.ofSeconds(30)).until(() -> reads(pusher) >= readsBefore + 3);
@@ -56,6 +60,11 @@ class BlockingListCommandsTest {
                 assertThat(cluster.coordinator().mover().requestMove(bucket, to)).isTrue();
                 await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> to.equals(cluster.router().router().ownerOf(bucket)));
                 assertThat(moved).as("still waiting after its bucket moved").isNotDone();
+                assertThat(zpopped).as("the sorted set's waiter too").isNotDone();
+                assertThat(pusher.zadd("{q}z", Map.of("low", 1.0, "high", 2.0))).isEqualTo(2);
+                KeyValue<String, Tuple> top = zpopped.get(30, TimeUnit.SECONDS);
+                assertThat(List.of(top.getKey(), top.getValue().getElement(), top.getValue().getScore())).containsExactly("{q}z", "high", 2.0);
+                assertThat(pusher.zrange("{q}z", 0, -1)).containsExactly("low");
                 assertThat(pusher.rpush("{q}src", "after-move")).isEqualTo(1);
                 assertThat(moved.get(30, TimeUnit.SECONDS)).isEqualTo("after-move");
                 assertThat(pusher.lrange("{q}dst", 0, -1)).containsExactly("after-move");
@@ -74,7 +83,7 @@ class BlockingListCommandsTest {
                 CompletableFuture.runAsync(() -> {
                     try {
                         gone.call("BLPOP", "work", "0");
-                    } catch (java.io.IOException closed) {
+                    } catch (IOException closed) {
                         // expected: the socket is closed under the blocked call
                     }
                 });

@@ -2,6 +2,7 @@ package io.cairn.server;
 
 import io.cairn.core.BucketHasher;
 import io.cairn.server.config.ClusterConfig;
+import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -194,7 +195,10 @@ class CollectionCommandsTest {
         }
     }
 
-    /** INFO keyspace over real replicasets: keys from the leaders' counters, expires and avg_ttl from their expiry sweepers. */
+    /**
+     * INFO keyspace over real replicasets: keys from the leaders' counters, expires and avg_ttl from their expiry sweepers;
+     * INFO stats' keyspace_hits, keyspace_misses and expired_keys move as Redis's do.
+     */
     @Test
     void infoKeyspaceCountsKeysWithATtlOverEveryReplicaset() throws Exception {
         ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of("rebalancer", Map.of("auto", false)));
@@ -212,15 +216,40 @@ class CollectionCommandsTest {
                 assertThat(avgTtl).isBetween(900_000L, 1_000_000L);
                 String replication = jedis.info("replication");
                 assertThat(replication).contains("role:master", "replicasets:2", "replicaset_rs1:members=1,leader=", "replicaset_rs2:members=1,leader=");
+
+                // INFO stats: a read of a live key is a hit (a missing hash field too: the key was found), of a missing key a miss;
+                // writes and a blocked pop's polling count neither, as in Redis.
+                long hits = stat(jedis, "keyspace_hits");
+                long misses = stat(jedis, "keyspace_misses");
+                assertThat(jedis.get("plain0")).isEqualTo("v");
+                assertThat(jedis.hget("hash", "nofield")).isNull();
+                assertThat(jedis.mget("plain1", "absent1", "absent2")).containsExactly("v", null, null);
+                assertThat(jedis.llen("absent-list")).isZero();
+                jedis.set("written", "v");
+                assertThat(jedis.blpop(0.2, "absent-queue")).isNull();
+                assertThat(stat(jedis, "keyspace_hits") - hits).isEqualTo(3);
+                assertThat(stat(jedis, "keyspace_misses") - misses).isEqualTo(3);
+
+                // expired_keys: the expiry sweeper's deletes, summed over leaders
+                long expired = stat(jedis, "expired_keys");
+                jedis.psetex("short1", 20, "v");
+                jedis.psetex("short2", 20, "v");
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> stat(jedis, "expired_keys") - expired == 2);
+                assertThat(jedis.exists("short1", "short2")).isZero();
             }
         }
+    }
+
+    private static long stat(Jedis jedis, String name) {
+        return jedis.info("stats").lines().filter(l -> l.startsWith(name + ":"))
+                .mapToLong(l -> Long.parseLong(l.substring(name.length() + 1).trim())).findFirst().orElseThrow();
     }
 
     private static long moved(LocalCluster cluster) {
         return cluster.coordinator().mover().progress().get("moved") instanceof Number n ? n.longValue() : -1;
     }
 
-    private static void assertError(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String text) {
+    private static void assertError(ThrowableAssert.ThrowingCallable call, String text) {
         assertThatThrownBy(call).isInstanceOf(JedisDataException.class).hasMessage(text);
     }
 }

@@ -10,10 +10,13 @@ import io.cairn.core.move.MoveQuery;
 import io.cairn.core.move.MoveQuery.*;
 import io.cairn.core.wire.StorageRequest;
 import org.rocksdb.RocksIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 
 /**
@@ -21,9 +24,14 @@ import java.util.function.Predicate;
  * {@link MoveAnswers} (the rules the simulator runs too) over this member's RocksDB. A hash, list
  * or set travels as one entry in its move form (metadata, then its elements:
  * {@link CollectionMeta#packForMove}; {@link HashMeta} for hashes), so a key is a key to the move
- * whatever its type: counted once, marked once, checksummed with its fields.
+ * whatever its type: counted once, marked once, checksummed with its fields. A collection bigger than the chunk
+ * bound travels in {@link io.cairn.core.kv.MovePiece}s read a page of elements at a time ({@link CollectionPieces}).
  */
 final class MoveQueries {
+    /** A digest worth a log line: it runs in the apply thread at a copy's hand-over (a big collection is walked whole). */
+    private static final long SLOW_DIGEST_MS = 500;
+    private static final Logger log = LoggerFactory.getLogger(MoveQueries.class);
+
     private MoveQueries() {}
 
     static byte[] answer(ByteBuffer request, ReplicasetState state) {
@@ -71,7 +79,11 @@ final class MoveQueries {
     }
 
     static BucketDigest digest(int bucket, ReplicasetState state) {
-        return MoveAnswers.digest(bucket, new RocksBucketData(state));
+        long start = System.nanoTime();
+        BucketDigest digest = MoveAnswers.digest(bucket, new RocksBucketData(state));
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        if (ms >= SLOW_DIGEST_MS) log.info("bucket {}: the digest of {} keys took {} ms", bucket, digest.keyCount(), ms);
+        return digest;
     }
 
     /** A member's state as {@link MoveAnswers} reads it: records from the state, keys from RocksDB in their move form. */
@@ -97,6 +109,37 @@ final class MoveQueries {
                     if (!visitor.test(new ChunkEntry(key, MoveQueries.moveForm(store, bucket, key, it.value())))) return;
                 }
             }
+        }
+
+        @Override
+        public void forEachRecord(int bucket, byte[] afterKey, BiPredicate<byte[], byte[]> visitor) {
+            RocksStore store = state.store();
+            try (RocksIterator it = store.newIterator(store.data)) {
+                it.seek(RocksStore.dataKey(bucket, afterKey));
+                if (it.isValid() && afterKey.length > 0 && Arrays.equals(RocksStore.userKey(it.key()), afterKey)) it.next();
+                for (; it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
+                    if (!visitor.test(RocksStore.userKey(it.key()), it.value())) return;
+                }
+            }
+        }
+
+        @Override
+        public byte[] record(int bucket, byte[] key) {
+            RocksStore store = state.store();
+            return store.get(store.data, RocksStore.dataKey(bucket, key));
+        }
+
+        @Override
+        public ChunkEntry part(int bucket, byte[] key, byte[] stored, byte[] afterElement, int budgetBytes) {
+            return CollectionMeta.isCollection(stored) ? CollectionPieces.next(state.store(), bucket, key, stored, afterElement, budgetBytes)
+                    : new ChunkEntry(key, stored);
+        }
+
+        @Override
+        public long crc(int bucket, byte[] key, byte[] stored) {
+            // A collection's CRC a page of elements at a time: the same value, never the whole key in memory.
+            return CollectionMeta.isCollection(stored) ? CollectionPieces.wholeCrc(state.store(), bucket, key, stored)
+                    : new ChunkEntry(key, stored).crc();
         }
 
         @Override

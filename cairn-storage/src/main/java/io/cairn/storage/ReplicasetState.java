@@ -8,9 +8,13 @@ import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.move.ArchivePointer;
 import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveCommand;
+import io.cairn.core.move.MoveQuery;
+import io.cairn.core.move.MoveReply;
+import io.cairn.core.wire.DiscoveryCursor;
 import io.cairn.core.wire.DiscoveryPage;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.core.wire.StorageStats;
@@ -22,9 +26,17 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -66,7 +78,7 @@ final class ReplicasetState {
      * When each bucket was last read here (the query's clock), for the archive tier's idle check; lossy
      * on purpose (buckets share a slot modulo its size), which can only make a bucket look busier.
      */
-    private final java.util.concurrent.atomic.AtomicLongArray lastReadMs = new java.util.concurrent.atomic.AtomicLongArray(1 << 16);
+    private final AtomicLongArray lastReadMs = new AtomicLongArray(1 << 16);
     /** Told of every request refused because its bucket is archived (the leader restores it). */
     private volatile ArchivedAccess archivedAccess = ArchivedAccess.NONE;
 
@@ -142,13 +154,13 @@ final class ReplicasetState {
     }
 
     /** The bucket's archive object: the current one while it is archived, else the last one (or null). */
-    io.cairn.core.move.ArchivePointer archivePointer(int bucket) {
+    ArchivePointer archivePointer(int bucket) {
         byte[] v = store.get(store.system, archivePointerKey(bucket));
-        return v == null ? null : io.cairn.core.move.ArchivePointer.decode(v);
+        return v == null ? null : ArchivePointer.decode(v);
     }
 
     /** The read ref of {@code bucket}: held from a reader's state check to its last key (see the class comment). */
-    java.util.concurrent.locks.Lock readRef(int bucket) {
+    Lock readRef(int bucket) {
         return lockOf(bucket).readLock();
     }
 
@@ -208,7 +220,7 @@ final class ReplicasetState {
     }
 
     /** The rebalancer's status of this replicaset, without a walk over the records. */
-    io.cairn.core.move.MoveQuery.MoveStatus moveStatus(int maxCandidates) {
+    MoveQuery.MoveStatus moveStatus(int maxCandidates) {
         return tally.status(maxCandidates);
     }
 
@@ -274,7 +286,7 @@ final class ReplicasetState {
      * (client, call) was applied before, in which case the first reply is returned again.
      */
     private byte[] applyOnce(ByteBuffer entry, WriteBatch batch, BatchView view, long stampMs) {
-        java.util.UUID client = new java.util.UUID(entry.getLong(), entry.getLong());
+        UUID client = new UUID(entry.getLong(), entry.getLong());
         long callId = entry.getLong();
         byte[] reply = callReplies.replyOf(client, callId);
         if (reply == null) {
@@ -302,7 +314,7 @@ final class ReplicasetState {
 
     private byte[] applyWrites(List<KvOp> ops, BatchView view, long nowMs) {
         List<OpResult> results = new ArrayList<>(ops.size());
-        java.util.Set<Integer> written = new java.util.HashSet<>();
+        Set<Integer> written = new HashSet<>();
         for (int i = 0; i < ops.size(); i++) {
             KvOp op = ops.get(i);
             OpResult refusal = refusal(op);
@@ -318,6 +330,7 @@ final class ReplicasetState {
                     : op.type() == KvOp.Type.BUCKET_VERSION ? OpResult.integer(bucketVersion(op.bucket()))
                     : applier.apply(op, view, nowMs);
             results.add(result);
+            if (op.type() == KvOp.Type.DEL_IF_EXPIRED && !result.isError() && result.number() == 1) expiredKeys.increment();
             if (!op.readOnly() && !result.isError() && op.type() != KvOp.Type.TX_GUARD) written.add(op.bucket());
         }
         // One small system key per bucket written in this entry: cheap, lets an operator compare doubled copies, and versions the bucket for WATCH.
@@ -326,7 +339,7 @@ final class ReplicasetState {
     }
 
     /** Whether the guarded bucket is still at the version its EXEC was watching (nothing earlier in this entry wrote it either). */
-    private boolean guardHolds(KvOp guard, java.util.Set<Integer> writtenInThisEntry) {
+    private boolean guardHolds(KvOp guard, Set<Integer> writtenInThisEntry) {
         return !writtenInThisEntry.contains(guard.bucket()) && bucketVersion(guard.bucket()) == guard.arg();
     }
 
@@ -343,13 +356,13 @@ final class ReplicasetState {
 
     private byte[] applyMove(ByteBuffer entry, MoveLedgerStore ledgerStore) {
         MoveCommand command = MoveCodec.decodeCommand(entry);
-        io.cairn.core.move.MoveReply reply = BucketLedger.apply(command, ledgerStore);
+        MoveReply reply = BucketLedger.apply(command, ledgerStore);
         if (command.takesTurnsWithRefs()) {
             if (reply.isOk()) refs.moveStarted(ledgerStore.batch());
             else if (reply.refusedByRefs()) refs.moveRefused(applyingStampMs, ledgerStore.batch());
         }
         boolean adopts = command instanceof MoveCommand.AdoptArchive || command instanceof MoveCommand.AdoptBackup;
-        boolean accepted = reply.isOk() || reply.outcome() == io.cairn.core.move.MoveReply.Outcome.COMPLETE;
+        boolean accepted = reply.isOk() || reply.outcome() == MoveReply.Outcome.COMPLETE;
         if (adopts && accepted && reply.record() != null && reply.record().isArchived()) {
             ledgerStore.markAdopted(command.bucket(), true); // replicated, so eager restore survives restarts and snapshots
             archivedAccess.adopted(command.bucket());
@@ -381,7 +394,7 @@ final class ReplicasetState {
         if (!refs.held(refId, stampMs)) {
             return OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.REF_NOT_HELD, "storage ref " + refId + " is not held")));
         }
-        for (BucketRecord r : new java.util.TreeMap<>(buckets).values()) {
+        for (BucketRecord r : new TreeMap<>(buckets).values()) {
             // A contained doubled copy refuses writes, FLUSHALL included: its data stays for the operator to compare and export.
             boolean flushable = r.state().isRoutable() && r.state() != BucketState.READONLY;
             if (flushable && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) {
@@ -401,11 +414,11 @@ final class ReplicasetState {
 
     /** Forgets an emptied bucket's archive object (current or last) and has the leader delete it: its contents are gone. */
     private void releaseArchive(WriteBatch batch, int bucket) {
-        io.cairn.core.move.ArchivePointer p = archivePointer(bucket);
+        ArchivePointer p = archivePointer(bucket);
         if (p == null) return;
         try {
             batch.delete(store.system, archivePointerKey(bucket));
-        } catch (org.rocksdb.RocksDBException e) {
+        } catch (RocksDBException e) {
             throw new RocksStore.StorageFailure("batch write failed", e);
         }
         archivedAccess.released(bucket, p.objectKey());
@@ -416,9 +429,9 @@ final class ReplicasetState {
             keyCount += view.keyCountDelta();
             putLong(batch, RocksStore.KEY_COUNT, keyCount);
         }
-        List<java.util.concurrent.locks.Lock> held = new ArrayList<>();
-        for (int bucket : new java.util.TreeSet<>(view.droppedBuckets())) {
-            java.util.concurrent.locks.Lock l = lockOf(bucket).writeLock();
+        List<Lock> held = new ArrayList<>();
+        for (int bucket : new TreeSet<>(view.droppedBuckets())) {
+            Lock l = lockOf(bucket).writeLock();
             if (held.contains(l)) continue;
             l.lock();
             held.add(l);
@@ -426,7 +439,7 @@ final class ReplicasetState {
         try {
             store.write(batch);
         } finally {
-            held.forEach(java.util.concurrent.locks.Lock::unlock);
+            held.forEach(Lock::unlock);
         }
     }
 
@@ -448,7 +461,7 @@ final class ReplicasetState {
     private byte[] applyCollect(ByteBuffer entry, WriteBatch batch, long stampMs) {
         long belowBsn = entry.getLong();
         int n = entry.getInt();
-        io.cairn.core.kv.OpCodec.checkCount(n, entry);
+        OpCodec.checkCount(n, entry);
         int[] listed = new int[n];
         for (int i = 0; i < n; i++) listed[i] = entry.getInt();
         long bornBefore = entry.remaining() >= 8 ? stampMs - Math.max(entry.getLong(), StorageConfig.MIN_TOMBSTONE_RETENTION_MS) : Long.MAX_VALUE;
@@ -540,14 +553,14 @@ final class ReplicasetState {
                 continue;
             }
             lastReadMs.lazySet(op.bucket() & (lastReadMs.length() - 1), nowMs);
-            java.util.concurrent.locks.Lock ref = lockOf(op.bucket()).readLock();
+            Lock ref = lockOf(op.bucket()).readLock();
             ref.lock();
             try {
                 OpResult refusal = refusal(op);
                 if (refusal != null) results.add(refusal);
                 else if (op.type() == KvOp.Type.BUCKET_VERSION) results.add(OpResult.integer(bucketVersion(op.bucket())));
-                else if (KvOp.HASH_TYPES.contains(op.type())) results.add(store.consistent(o -> applier.apply(op, new ReadOnlyView(store, o), nowMs)));
-                else results.add(applier.apply(op, direct, nowMs));
+                else if (KvOp.HASH_TYPES.contains(op.type())) results.add(store.consistent(o -> applyCounted(op, new ReadOnlyView(store, o), nowMs)));
+                else results.add(applyCounted(op, direct, nowMs));
             } finally {
                 ref.unlock();
             }
@@ -555,12 +568,24 @@ final class ReplicasetState {
         return OpCodec.encodeResults(results);
     }
 
+    /** A read of one key, counted as a keyspace hit or miss as Redis counts its lookups (INFO stats; not replicated state). */
+    private OpResult applyCounted(KvOp op, KvView view, long nowMs) {
+        if (!KeyspaceLookups.counts(op)) return applier.apply(op, view, nowMs);
+        LookupView lookup = new LookupView(view);
+        OpResult result = applier.apply(op, lookup, nowMs);
+        if (!result.isError() || result.error() == ErrorCode.WRONG_TYPE) {
+            if (lookup.foundLive(nowMs)) keyspaceHits.increment();
+            else keyspaceMisses.increment();
+        }
+        return result;
+    }
+
     /** Discovery answers served by this member. */
     DiscoveryServed discoveryServed() {
         return history.served();
     }
 
-    DiscoveryPage discover(io.cairn.core.wire.DiscoveryCursor after, int limit) {
+    DiscoveryPage discover(DiscoveryCursor after, int limit) {
         return history.discover(after, limit, incarnation);
     }
 
@@ -571,8 +596,17 @@ final class ReplicasetState {
             if (r.isHeld()) held++;
         }
         ExpiryScanner.Tally expiry = expiryTally;
-        return new StorageStats(keyCount, owned, lastBsn, appliedIndex, incarnation, bootstrapped, held, expiry.expiringKeys(), expiry.avgTtlMs());
+        return new StorageStats(keyCount, owned, lastBsn, appliedIndex, incarnation, bootstrapped, held, expiry.expiringKeys(), expiry.avgTtlMs(),
+                keyspaceHits.sum(), keyspaceMisses.sum(), expiredKeys.sum());
     }
+
+    /**
+     * INFO stats' keyspace_hits and keyspace_misses (reads this member served) and expired_keys (expired keys its
+     * applied entries deleted): since this process started, not replicated state; INFO sums the leaders'.
+     */
+    private final LongAdder keyspaceHits = new LongAdder();
+    private final LongAdder keyspaceMisses = new LongAdder();
+    private final LongAdder expiredKeys = new LongAdder();
 
     /** Keys with a TTL and their average TTL in ms, from the leader's expiry sweeper (not replicated state: INFO only). */
     private volatile ExpiryScanner.Tally expiryTally = new ExpiryScanner.Tally(0, 0);

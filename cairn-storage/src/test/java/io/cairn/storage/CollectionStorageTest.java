@@ -200,16 +200,51 @@ class CollectionStorageTest {
         }
     }
 
-    /** Moves {@code BUCKET} from source to dest in 4 KiB chunks (a big collection still travels whole in its own). */
+    /**
+     * A copy cut between the pieces of a big collection (the destination holds its FIRST piece, not
+     * its LAST) never passes the verdict: the copy is fenced and every element it held is deleted,
+     * so nothing half-copied is left to read anywhere.
+     */
+    @Test
+    void aCopyCutBetweenTheElementPiecesOfACollectionIsFencedAndLeavesNoElementBehind() throws Exception {
+        try (ReplicaUnderTest source = ReplicaUnderTest.bootstrapped(dir.resolve("src"), 10);
+             ReplicaUnderTest dest = ReplicaUnderTest.bootstrapped(dir.resolve("dst"), 2)) {
+            source.result(write(sadd("s", 2_000)), 2_000);
+            source.result(write(KvOp.set(BUCKET, b("str"), b("v"))), 2_000);
+            assertThat(source.move(new MoveCommand.StartSend(BUCKET, "rs2"), 3_000).isOk()).isTrue();
+            long generation = source.state.record(BUCKET).generation();
+            MoveQuery.ChunkPage first = MoveQueries.readChunk(new MoveQuery.ReadChunk(BUCKET, generation, new byte[0], 100, 4096), source.state);
+            assertThat(first.entries()).hasSize(1);
+            assertThat(first.entries().get(0).isPiece()).as("a set of 2,000 members does not fit 4 KiB").isTrue();
+            assertThat(first.last()).isFalse();
+            assertThat(dest.move(new MoveCommand.ReceiveChunk(BUCKET, "rs1", generation, 0, first.entries()), 4_000).isOk()).isTrue();
+            assertThat(storedFields(dest)).as("the first piece's members are held").isPositive().isLessThan(2_000);
+
+            MoveQuery.BucketDigest digest = MoveQueries.digest(BUCKET, source.state);
+            MoveReply verdict = dest.move(new MoveCommand.FinishReceive(BUCKET, generation, digest.keyCount(), digest.checksum(), false), 5_000);
+            assertThat(verdict.outcome()).isEqualTo(MoveReply.Outcome.ABORTED);
+            assertThat(dest.state.record(BUCKET).state()).isEqualTo(BucketState.GARBAGE);
+            assertThat(storedFields(dest)).as("no element of the half copy is left").isZero();
+            assertThat(dest.state.keyCount()).isZero();
+        }
+    }
+
+    /**
+     * Moves {@code BUCKET} from source to dest in 4 KiB chunks, as the driver does: a collection that
+     * does not fit travels in element pieces, the cursor pointing inside it; each chunk stays within
+     * the bound (a single element may pass it alone).
+     */
     private static void moveBucket(ReplicaUnderTest source, ReplicaUnderTest dest, long nowMs) throws Exception {
         assertThat(source.move(new MoveCommand.StartSend(BUCKET, "rs2"), nowMs).isOk()).isTrue();
         long generation = source.state.record(BUCKET).generation();
         List<ChunkEntry> all = new ArrayList<>();
         byte[] after = new byte[0];
+        byte[] afterElement = new byte[0];
         int seq = 0;
         while (true) {
-            MoveQuery.ChunkPage page = MoveQueries.readChunk(new MoveQuery.ReadChunk(BUCKET, generation, after, 100, 4096), source.state);
+            MoveQuery.ChunkPage page = MoveQueries.readChunk(new MoveQuery.ReadChunk(BUCKET, generation, after, 100, 4096, afterElement), source.state);
             all.addAll(page.entries());
+            assertThat(page.entries().stream().mapToInt(ChunkEntry::sizeBytes).sum()).as("chunk %d within the bound", seq).isLessThanOrEqualTo(4096 + 64);
             if (page.last()) {
                 MoveQuery.BucketDigest digest = MoveQueries.digest(BUCKET, source.state);
                 assertThat(dest.move(new MoveCommand.ReceiveLastChunk(BUCKET, "rs1", generation + 1, seq, page.entries(),
@@ -217,11 +252,15 @@ class CollectionStorageTest {
                 break;
             }
             assertThat(dest.move(new MoveCommand.ReceiveChunk(BUCKET, "rs1", generation + 1, seq++, page.entries()), nowMs + 1_000).isOk()).isTrue();
-            after = page.entries().get(page.entries().size() - 1).key();
+            ChunkEntry last = page.entries().get(page.entries().size() - 1);
+            after = last.key();
+            afterElement = last.resumeElement();
         }
         assertThat(dest.move(new MoveCommand.Activate(BUCKET, generation + 1), nowMs + 1_000).isOk()).isTrue();
         assertThat(dest.state.record(BUCKET).state()).isEqualTo(BucketState.ACTIVE);
-        assertThat(all).as("one entry per key").hasSize((int) dest.state.keyCount());
+        assertThat(ChunkEntry.keyCount(all)).as("each key completed once").isEqualTo(dest.state.keyCount());
+        assertThat(all.stream().filter(ChunkEntry::isPiece).count()).as("the collections travelled in pieces").isGreaterThan(3);
+        assertThat(ChunkEntry.checksum(all)).as("the pieces add up to the source's digest").isEqualTo(MoveQueries.digest(BUCKET, source.state).checksum());
     }
 
     private static KvOp push(KvOp.Type type, String key, int first, int n) {

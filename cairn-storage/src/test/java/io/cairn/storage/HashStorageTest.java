@@ -96,10 +96,11 @@ class HashStorageTest {
             long generation = source.state.record(BUCKET).generation();
             List<ChunkEntry> all = new ArrayList<>();
             byte[] after = new byte[0];
+            byte[] afterElement = new byte[0];
             int seq = 0;
             while (true) {
-                // 4 KiB chunks: the 1,000-field hash exceeds one, and still travels whole in its own.
-                MoveQuery.ChunkPage page = MoveQueries.readChunk(new MoveQuery.ReadChunk(BUCKET, generation, after, 100, 4096), source.state);
+                // 4 KiB chunks: the 1,000-field hash exceeds one and travels in pieces, the cursor pointing inside it.
+                MoveQuery.ChunkPage page = MoveQueries.readChunk(new MoveQuery.ReadChunk(BUCKET, generation, after, 100, 4096, afterElement), source.state);
                 all.addAll(page.entries());
                 if (page.last()) {
                     MoveQuery.BucketDigest digest = MoveQueries.digest(BUCKET, source.state);
@@ -109,8 +110,10 @@ class HashStorageTest {
                 }
                 assertThat(dest.move(new MoveCommand.ReceiveChunk(BUCKET, "rs1", generation + 1, seq++, page.entries()), 4_000).isOk()).isTrue();
                 after = page.entries().get(page.entries().size() - 1).key();
+                afterElement = page.entries().get(page.entries().size() - 1).resumeElement();
             }
-            assertThat(all).as("one entry per key").hasSize(2);
+            assertThat(ChunkEntry.keyCount(all)).as("each key completed once").isEqualTo(2);
+            assertThat(all.stream().filter(ChunkEntry::isPiece).count()).as("the hash in pieces").isGreaterThan(3);
             assertThat(dest.move(new MoveCommand.Activate(BUCKET, generation + 1), 4_000).isOk()).isTrue();
             assertThat(dest.state.record(BUCKET).state()).isEqualTo(BucketState.ACTIVE);
             assertThat(dest.state.keyCount()).isEqualTo(2);

@@ -2,6 +2,7 @@ package io.cairn.core.kv;
 
 import io.cairn.core.ErrorCode;
 
+import java.nio.BufferUnderflowException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -56,9 +57,9 @@ public final class KvApplier {
         try {
             if (KvOp.LIST_TYPES.contains(op.type())) return lists.apply(op, raw, stored, view, nowMs);
             if (KvOp.SET_TYPES.contains(op.type())) return sets.apply(op, raw, stored, view, nowMs);
-            if (KvOp.ZSET_TYPES.contains(op.type())) return zsets.apply(op, raw, stored, view);
+            if (KvOp.ZSET_TYPES.contains(op.type())) return zsets.apply(op, raw, stored, view, nowMs);
             if (KvOp.ZSET_ALGEBRA.contains(op.type())) return zsetAlgebra.apply(op, raw, view, nowMs);
-        } catch (IllegalArgumentException | java.nio.BufferUnderflowException malformed) {
+        } catch (IllegalArgumentException | BufferUnderflowException malformed) {
             // The collections check their arguments before they write anything: refused alike on every replica.
             return OpResult.error(ErrorCode.PROTOCOL, op.type() + " arguments are malformed: " + malformed.getMessage());
         }

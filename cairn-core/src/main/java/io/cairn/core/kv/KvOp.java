@@ -1,6 +1,11 @@
 package io.cairn.core.kv;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * One key-value operation, as the router sends it and the replicaset applies it.
@@ -44,6 +49,12 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_REV = 16384;
     /** LMPOP: pop from the right end (else the left). */
     public static final int FLAG_RIGHT = 32768;
+    /**
+     * A read the router makes for itself, not a client's lookup (a blocked pop polling LLEN or ZCARD): not
+     * counted in INFO's keyspace_hits and keyspace_misses, as Redis's LOOKUP_NOSTATS. A high bit, clear of the
+     * per-command flags below it.
+     */
+    public static final int FLAG_NO_STATS = 1 << 30;
     /** OBJECT's {@code arg}: the encoding Redis would report. */
     public static final long OBJECT_ENCODING = 0;
     /** OBJECT's {@code arg}: the reference count Redis would report. */
@@ -64,17 +75,17 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     public static final int FLAG_PERSIST = 1024;
     /** A TX_GUARD for the {@code guarded} operations that follow it, valid while {@code bucket} is at {@code version}. */
     public static KvOp txGuard(int bucket, long version, int guarded) {
-        return new KvOp(Type.TX_GUARD, bucket, new byte[0], java.nio.ByteBuffer.allocate(4).putInt(guarded).array(), version, 0);
+        return new KvOp(Type.TX_GUARD, bucket, new byte[0], ByteBuffer.allocate(4).putInt(guarded).array(), version, 0);
     }
 
     /** How many operations after this TX_GUARD it covers (0 for a malformed one). */
     public static int txGuarded(KvOp guard) {
         byte[] v = guard.value();
-        return v == null || v.length != 4 ? 0 : Math.max(0, java.nio.ByteBuffer.wrap(v).getInt());
+        return v == null || v.length != 4 ? 0 : Math.max(0, ByteBuffer.wrap(v).getInt());
     }
 
     /** The string edits ({@link StringEditApplier}'s). */
-    public static final java.util.Set<Type> STRING_EDITS = java.util.Collections.unmodifiableSet(java.util.EnumSet.of(
+    public static final Set<Type> STRING_EDITS = Collections.unmodifiableSet(EnumSet.of(
             Type.GETEX, Type.SETRANGE, Type.INCRBYFLOAT, Type.SETBIT, Type.MSETNX));
 
     /** An operation's type; its {@link #code()} is stored in the Raft log: never reuse or renumber one. */
@@ -123,7 +134,15 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
          * DUMP and RESTORE ({@link DumpApplier}): RESTORE's packed list is the TTL as the client gave it and the payload,
          * with {@link #FLAG_XX} for REPLACE and {@link #FLAG_EXPIRE_ABS} for ABSTTL.
          */
-        DUMP(94, true), RESTORE(95, false);
+        DUMP(94, true), RESTORE(95, false),
+        /**
+         * ZLEXCOUNT: min, max as ZRANGEBYLEX reads them. ZRANDMEMBER: its 8-byte seed (chosen by the router, so every
+         * replica agrees), {@code arg} the count with {@link #FLAG_COUNT}, {@link #FLAG_WITHVALUES} for WITHSCORES.
+         * ZMPOP: pops up to {@code arg} members from the first non-empty of the key and the packed keys, highest first
+         * with {@link #FLAG_REV} (ZMPOP MAX), answering [key, member, score, ...] or nil; every BZPOPMIN, BZPOPMAX and
+         * BZMPOP attempt is one.
+         */
+        ZLEXCOUNT(96, true), ZRANDMEMBER(97, true), ZMPOP(98, false);
 
         public final boolean readOnly;
         private final byte code;
@@ -151,27 +170,33 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
     }
 
     /** The hash commands ({@link HashApplier}'s). */
-    public static final java.util.Set<Type> HASH_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.of(
+    public static final Set<Type> HASH_TYPES = Collections.unmodifiableSet(EnumSet.of(
             Type.HGET, Type.HMGET, Type.HEXISTS, Type.HLEN, Type.HGETALL, Type.HKEYS, Type.HVALS, Type.HSTRLEN,
             Type.HRANDFIELD, Type.HSCAN, Type.HSET, Type.HSETNX, Type.HDEL, Type.HINCRBY, Type.HINCRBYFLOAT));
 
     /** The list commands ({@link ListApplier}'s). */
-    public static final java.util.Set<Type> LIST_TYPES = java.util.Collections.unmodifiableSet(listTypes());
+    public static final Set<Type> LIST_TYPES = Collections.unmodifiableSet(listTypes());
 
-    private static java.util.EnumSet<Type> listTypes() {
-        java.util.EnumSet<Type> types = java.util.EnumSet.range(Type.LLEN, Type.LMOVE);
+    private static EnumSet<Type> listTypes() {
+        EnumSet<Type> types = EnumSet.range(Type.LLEN, Type.LMOVE);
         types.add(Type.LMPOP);
         return types;
     }
 
     /** The set commands ({@link SetApplier}'s). */
-    public static final java.util.Set<Type> SET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.SCARD, Type.SDIFFSTORE));
+    public static final Set<Type> SET_TYPES = Collections.unmodifiableSet(EnumSet.range(Type.SCARD, Type.SDIFFSTORE));
 
     /** The sorted set commands ({@link ZSetApplier}'s). */
-    public static final java.util.Set<Type> ZSET_TYPES = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZCARD, Type.ZPOPMAX));
+    public static final Set<Type> ZSET_TYPES = Collections.unmodifiableSet(zsetTypes());
+
+    private static EnumSet<Type> zsetTypes() {
+        EnumSet<Type> types = EnumSet.range(Type.ZCARD, Type.ZPOPMAX);
+        types.addAll(EnumSet.range(Type.ZLEXCOUNT, Type.ZMPOP));
+        return types;
+    }
 
     /** The sorted-set algebra ({@link ZSetAlgebraApplier}'s). */
-    public static final java.util.Set<Type> ZSET_ALGEBRA = java.util.Collections.unmodifiableSet(java.util.EnumSet.range(Type.ZUNION, Type.ZRANGESTORE));
+    public static final Set<Type> ZSET_ALGEBRA = Collections.unmodifiableSet(EnumSet.range(Type.ZUNION, Type.ZRANGESTORE));
 
     public boolean readOnly() {
         return type.readOnly;
@@ -194,6 +219,6 @@ public record KvOp(Type type, int bucket, byte[] key, byte[] value, long arg, in
 
     @Override
     public String toString() {
-        return type + "(" + bucket + "," + new String(key, java.nio.charset.StandardCharsets.UTF_8) + ")";
+        return type + "(" + bucket + "," + new String(key, StandardCharsets.UTF_8) + ")";
     }
 }

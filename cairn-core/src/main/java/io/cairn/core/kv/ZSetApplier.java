@@ -5,8 +5,10 @@ import io.cairn.core.ErrorCode;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.SplittableRandom;
 
 /**
  * Redis 7 sorted set commands over a {@link KvView} (the encoding is {@link ZSetMeta}'s),
@@ -21,7 +23,9 @@ import java.util.List;
  * min, max; ZRANGE: by rank start, stop, else min, max, offset, count (count < 0: no LIMIT), with
  * {@link KvOp#FLAG_BYSCORE}, {@link KvOp#FLAG_BYLEX}, {@link KvOp#FLAG_REV} and
  * {@link KvOp#FLAG_WITHVALUES} for WITHSCORES, min below max whatever REV says; ZREMRANGE: the same
- * two bounds; ZPOPMIN/ZPOPMAX: {@code arg} the count; ZSCAN: the 8-byte COUNT, {@code arg} the cursor.
+ * two bounds; ZPOPMIN/ZPOPMAX: {@code arg} the count; ZSCAN: the 8-byte COUNT, {@code arg} the cursor;
+ * ZLEXCOUNT: min, max; ZRANDMEMBER: the router's 8-byte seed; ZMPOP: the keys after the first,
+ * {@code arg} the count, {@link KvOp#FLAG_REV} for MAX.
  */
 final class ZSetApplier {
     /** Redis keeps a sorted set this small as a listpack and ZSCAN returns it whole (zset-max-listpack-entries/-value). */
@@ -37,7 +41,7 @@ final class ZSetApplier {
         this.maxValueBytes = maxValueBytes;
     }
 
-    OpResult apply(KvOp op, byte[] raw, byte[] stored, KvView view) {
+    OpResult apply(KvOp op, byte[] raw, byte[] stored, KvView view, long nowMs) {
         if (stored != null && !ZSetMeta.isZSet(stored)) return HashApplier.wrongType();
         PackedArgs parsed = PackedArgs.of(op, minArgs(op), maxValueBytes);
         if (parsed.error() != null) return parsed.error();
@@ -70,14 +74,17 @@ final class ZSetApplier {
             }
             case ZREMRANGE -> removeRange(op, z, args);
             case ZPOPMIN, ZPOPMAX -> pop(op, z);
+            case ZLEXCOUNT -> lexCount(z, args);
+            case ZRANDMEMBER -> randomMembers(op, z, args.get(0));
+            case ZMPOP -> zmpop(op, z, args, view, nowMs);
             default -> throw new IllegalArgumentException(op.type() + " is not a sorted set command");
         };
     }
 
     private static int minArgs(KvOp op) {
         return switch (op.type()) {
-            case ZSCORE, ZRANK, ZREVRANK, ZREM, ZMSCORE, ZSCAN -> 1;
-            case ZADD, ZINCRBY, ZCOUNT, ZREMRANGE -> 2;
+            case ZSCORE, ZRANK, ZREVRANK, ZREM, ZMSCORE, ZSCAN, ZRANDMEMBER -> 1;
+            case ZADD, ZINCRBY, ZCOUNT, ZREMRANGE, ZLEXCOUNT -> 2;
             case ZRANGE -> op.has(KvOp.FLAG_BYSCORE) || op.has(KvOp.FLAG_BYLEX) ? 4 : 2;
             default -> 0;
         };
@@ -95,12 +102,90 @@ final class ZSetApplier {
         return OpResult.integer(n[0]);
     }
 
+    /** ZLEXCOUNT: walks the score index from its start, as BYLEX does (members compare in byte order only within one score). */
+    private static OpResult lexCount(ZSet z, List<byte[]> args) {
+        ZRanges.Members members = ZRanges.members(args.get(0), args.get(1));
+        if (members == null) return OpResult.error(ErrorCode.SYNTAX, "min or max not valid string range item");
+        long n = 0;
+        for (ZSet.Entry e : z.ordered()) if (members.contains(e.member())) n++;
+        return OpResult.integer(n);
+    }
+
+    /**
+     * ZRANDMEMBER: without a count one member or nil (a position from the exact count, only that
+     * entry read); a positive count distinct members (all of them, highest score first, when it
+     * covers the set), a negative one with repeats; WITHSCORES puts each score after its member.
+     */
+    private static OpResult randomMembers(KvOp op, ZSet z, byte[] seed) {
+        boolean withCount = op.has(KvOp.FLAG_COUNT);
+        if (z.count == 0) return withCount ? OpResult.array(List.of()) : OpResult.NIL;
+        SplittableRandom random = new SplittableRandom(seed.length >= 8 ? ByteBuffer.wrap(seed).getLong() : 0);
+        if (!withCount) return OpResult.bulk(z.byRank(random.nextLong(z.count), 1).get(0).member());
+        long count = op.arg();
+        if (count < -KvOp.MAX_RANDOM_FIELDS) return OpResult.error(ErrorCode.PROTOCOL, "ZRANDMEMBER count below -" + KvOp.MAX_RANDOM_FIELDS);
+        List<ZSet.Entry> all = z.ordered();
+        List<ZSet.Entry> chosen = new ArrayList<>();
+        if (count < 0) {
+            for (long i = 0; i < -count; i++) chosen.add(all.get(random.nextInt(all.size())));
+        } else if (count >= all.size()) {
+            chosen = all;
+            Collections.reverse(chosen); // highest first, as redis-server's iterator walks a sorted set from its tail
+        } else {
+            // A partial Fisher-Yates shuffle: the first count places get distinct random members.
+            List<ZSet.Entry> pool = new ArrayList<>(all);
+            for (int i = 0; i < count; i++) {
+                int j = i + random.nextInt(pool.size() - i);
+                ZSet.Entry e = pool.get(j);
+                pool.set(j, pool.get(i));
+                pool.set(i, e);
+                chosen.add(e);
+            }
+        }
+        boolean withScores = op.has(KvOp.FLAG_WITHVALUES);
+        List<byte[]> out = new ArrayList<>(chosen.size() * (withScores ? 2 : 1));
+        for (ZSet.Entry e : chosen) {
+            out.add(e.member());
+            if (withScores) out.add(ascii(ZSetMeta.format(e.score())));
+        }
+        return OpResult.array(out);
+    }
+
+    /**
+     * ZMPOP: pops up to {@code arg} members from the first of the keys that holds a sorted set, as
+     * redis-server does: keys before it are skipped when missing, a key of another type is
+     * WRONGTYPE. Answers [key, member, score, ...], or nil when every key is missing.
+     */
+    private static OpResult zmpop(KvOp op, ZSet first, List<byte[]> otherKeys, KvView view, long nowMs) {
+        ZSet z = first;
+        for (int i = 0; z.count == 0 && i < otherKeys.size(); i++) {
+            byte[] key = otherKeys.get(i);
+            byte[] raw = view.get(op.bucket(), key);
+            byte[] stored = raw == null || StoredValue.isExpired(raw, nowMs) ? null : raw;
+            if (stored != null && !ZSetMeta.isZSet(stored)) return HashApplier.wrongType();
+            z = new ZSet(op.bucket(), key, raw, stored, view);
+        }
+        if (z.count == 0) return OpResult.NIL;
+        long n = Math.min(Math.max(op.arg(), 1), z.count);
+        boolean max = op.has(KvOp.FLAG_REV);
+        List<ZSet.Entry> taken = z.byRank(max ? z.count - n : 0, n);
+        if (max) Collections.reverse(taken);
+        List<byte[]> out = new ArrayList<>(1 + taken.size() * 2);
+        out.add(z.key);
+        for (ZSet.Entry e : taken) {
+            z.remove(e.member());
+            out.add(e.member());
+            out.add(ascii(ZSetMeta.format(e.score())));
+        }
+        z.save();
+        return OpResult.array(out);
+    }
+
     private static OpResult rank(ZSet z, byte[] member, boolean reverse) {
         Double score = z.score(member);
         if (score == null) return OpResult.NIL;
         long rank = 0;
         for (ZSet.Entry e : z.ordered()) {
-            if (java.util.Arrays.equals(e.member(), member)) break;
+            if (Arrays.equals(e.member(), member)) break;
             rank++;
         }
         return OpResult.integer(reverse ? z.count - 1 - rank : rank);

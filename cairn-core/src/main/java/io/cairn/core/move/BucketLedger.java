@@ -2,6 +2,7 @@ package io.cairn.core.move;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
+import io.cairn.core.kv.MovePiece;
 import io.cairn.core.move.MoveCommand.*;
 
 import static io.cairn.core.BucketState.*;
@@ -46,6 +47,15 @@ public final class BucketLedger {
 
         /** Deletes one key of the bucket; returns the value it had, or null. */
         byte[] deleteData(int bucket, byte[] key);
+
+        /**
+         * Adds the elements of a MIDDLE or LAST {@link io.cairn.core.kv.MovePiece} to the collection its FIRST
+         * piece stored; after the LAST, returns the CRC of the key's whole move form as stored here (else 0).
+         * Stores that hold strings only never receive pieces.
+         */
+        default long putPiece(int bucket, ChunkEntry piece) {
+            throw new UnsupportedOperationException("this store holds strings only: a move piece of " + piece.stored().length + " bytes");
+        }
 
         /** Deletes every key of the bucket. */
         void dropData(int bucket);
@@ -255,9 +265,17 @@ public final class BucketLedger {
         // Keys changed during a copy ahead replace or delete what the copy holds; the progress
         // always sums what is stored, so the verdict compares real contents with the source's.
         for (ChunkEntry e : c.entries()) {
-            byte[] old = e.isDeletion() ? store.deleteData(c.bucket(), e.key()) : store.putData(c.bucket(), e);
+            if (e.isPiece() && MovePiece.kind(e.stored()) != MovePiece.Kind.FIRST) {
+                // A big collection's later pieces add elements; the key counts once complete, with what is held here.
+                long crc = store.putPiece(c.bucket(), e);
+                if (MovePiece.kind(e.stored()) == MovePiece.Kind.LAST) p = p.addKey(crc);
+                continue;
+            }
+            // A FIRST piece replaces the key like a whole entry; it is counted at its LAST.
+            ChunkEntry stored = e.isPiece() ? new ChunkEntry(e.key(), MovePiece.moveForm(e.stored())) : e;
+            byte[] old = e.isDeletion() ? store.deleteData(c.bucket(), e.key()) : store.putData(c.bucket(), stored);
             if (old != null) p = p.remove(new ChunkEntry(e.key(), old));
-            if (!e.isDeletion()) p = p.add(e);
+            if (!e.isDeletion() && !e.isPiece()) p = p.add(e);
         }
         store.putProgress(c.bucket(), new ReceiveProgress(p.generation(), p.nextSeq() + 1, p.keyCount(), p.checksum(), false));
         return MoveReply.ok(r);

@@ -1,6 +1,11 @@
 package io.cairn.core.move;
 
+import io.cairn.core.kv.CollectionMeta;
+import io.cairn.core.kv.KvView;
+import io.cairn.core.kv.MovePiece;
+
 import java.util.Arrays;
+import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
@@ -20,11 +25,40 @@ public record ChunkEntry(byte[] key, byte[] stored) {
         return stored.length == 0;
     }
 
+    /** A part of a collection too big for one chunk ({@link MovePiece}). */
+    public boolean isPiece() {
+        return MovePiece.isPiece(stored);
+    }
+
+    /** Keys this entry completes: 1, except a collection's pieces before its last (0). */
+    public int keys() {
+        return isPiece() && MovePiece.kind(stored) != MovePiece.Kind.LAST ? 0 : 1;
+    }
+
+    /**
+     * Where the next read resumes inside this entry's key: the last element name of a FIRST or
+     * MIDDLE piece; empty for anything else (the next read starts after the key).
+     */
+    public byte[] resumeElement() {
+        if (keys() != 0) return NONE;
+        List<KvView.Field> fields = CollectionMeta.fieldsOfMoveForm(MovePiece.moveForm(stored));
+        return fields.get(fields.size() - 1).name();
+    }
+
+    /** The number of keys {@code entries} complete (a key sent in pieces counts once). */
+    public static long keyCount(List<ChunkEntry> entries) {
+        long n = 0;
+        for (ChunkEntry e : entries) n += e.keys();
+        return n;
+    }
+
     /**
      * Contribution of this entry to a bucket's checksum. Checksums are sums of per-entry CRCs,
-     * so they can be accumulated chunk by chunk and compared whatever the order.
+     * so they can be accumulated chunk by chunk and compared whatever the order. A key sent in
+     * pieces contributes its whole CRC with its last piece (as the source computed it).
      */
     public long crc() {
+        if (isPiece()) return keys() == 0 ? 0 : MovePiece.wholeCrc(stored);
         CRC32C crc = new CRC32C();
         crc.update(key.length >>> 24);
         crc.update(key.length >>> 16);
@@ -36,7 +70,7 @@ public record ChunkEntry(byte[] key, byte[] stored) {
     }
 
     /** The checksum contribution of {@code entries} (the sum of their {@link #crc()}s). */
-    public static long checksum(java.util.List<ChunkEntry> entries) {
+    public static long checksum(List<ChunkEntry> entries) {
         long sum = 0;
         for (ChunkEntry e : entries) sum += e.crc();
         return sum;

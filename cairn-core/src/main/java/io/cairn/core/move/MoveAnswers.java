@@ -13,6 +13,7 @@ import io.cairn.core.move.MoveQuery.ReadChunk;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 
 /**
@@ -24,7 +25,8 @@ import java.util.function.Predicate;
  *
  * <p>A SENDING bucket refuses writes, so the chunks read from it are a stable picture of its data.
  * Chunks read while a bucket is copied ahead may be outdated by later writes; those writes mark
- * their keys, and the changed keys are read again once it is SENDING.
+ * their keys, and the changed keys are read again once it is SENDING. A collection bigger than a page's bound
+ * travels in {@link io.cairn.core.kv.MovePiece}s, the driver's cursor ({@code afterElement}) then pointing inside it.
  */
 public final class MoveAnswers {
     /** Bounds of one export page, whatever the caller asks. */
@@ -45,6 +47,33 @@ public final class MoveAnswers {
          */
         void forEachEntry(int bucket, byte[] afterKey, Predicate<ChunkEntry> visitor);
 
+        /**
+         * Visits {@code bucket}'s keys after {@code afterKey} with their records as {@link #part} takes them (a store that
+         * splits collections gives a collection's metadata only), in key order, until false.
+         */
+        default void forEachRecord(int bucket, byte[] afterKey, BiPredicate<byte[], byte[]> visitor) {
+            forEachEntry(bucket, afterKey, e -> visitor.test(e.key(), e.stored()));
+        }
+
+        /** {@code key}'s record as {@link #forEachRecord} gives it, or null when absent. */
+        default byte[] record(int bucket, byte[] key) {
+            return moveForm(bucket, key);
+        }
+
+        /**
+         * What a page with {@code budgetBytes} left sends of {@code key} ({@code stored} its record): the whole move
+         * form when it fits and {@code afterElement} is empty, else the next {@link io.cairn.core.kv.MovePiece} after
+         * {@code afterElement}. A store whose records are already move forms sends them whole.
+         */
+        default ChunkEntry part(int bucket, byte[] key, byte[] stored, byte[] afterElement, int budgetBytes) {
+            return new ChunkEntry(key, stored);
+        }
+
+        /** The CRC of {@code key}'s whole move form ({@link ChunkEntry#crc()}), {@code stored} its record. */
+        default long crc(int bucket, byte[] key, byte[] stored) {
+            return new ChunkEntry(key, stored).crc();
+        }
+
         /** Visits the keys marked changed during {@code bucket}'s copy ahead after {@code afterKey}, in key order, until false. */
         void forEachChanged(int bucket, byte[] afterKey, Predicate<byte[]> visitor);
 
@@ -64,7 +93,22 @@ public final class MoveAnswers {
         if (!q.allows(r)) {
             return new ChunkPage(List.of(), true, "bucket " + q.bucket() + " is neither SENDING nor copied at generation " + q.generation() + ": " + r);
         }
-        return page(q.bucket(), q.afterKey(), q.maxKeys(), q.maxBytes(), data);
+        Pager pager = new Pager(q.maxKeys(), q.maxBytes());
+        if (!resume(q.bucket(), q.afterKey(), q.afterElement(), pager, data)) return pager.page();
+        data.forEachRecord(q.bucket(), q.afterKey(), (key, stored) -> pager.offerPart(data.part(q.bucket(), key, stored, NONE, pager.left())));
+        return pager.page();
+    }
+
+    private static final byte[] NONE = new byte[0];
+
+    /**
+     * The rest of a collection sent in pieces, when the driver's cursor points inside {@code afterKey}; false when that
+     * piece ends the page. A key gone or no longer a collection since (a copy ahead) is read again once changed.
+     */
+    private static boolean resume(int bucket, byte[] afterKey, byte[] afterElement, Pager pager, BucketData data) {
+        if (afterElement.length == 0) return true;
+        byte[] stored = data.record(bucket, afterKey);
+        return stored == null || pager.offerPart(data.part(bucket, afterKey, stored, afterElement, pager.left()));
     }
 
     /** The keys written since the copy ahead started, as they are now (absent ones as deletions); the last page carries the digest. */
@@ -75,9 +119,10 @@ public final class MoveAnswers {
             return new ChangesPage(refused, -1, -1);
         }
         Pager pager = new Pager(q.maxKeys(), q.maxBytes());
+        if (!resume(q.bucket(), q.afterKey(), q.afterElement(), pager, data)) return new ChangesPage(pager.page(), -1, -1);
         data.forEachChanged(q.bucket(), q.afterKey(), key -> {
-            byte[] stored = data.moveForm(q.bucket(), key);
-            return pager.offer(stored == null ? ChunkEntry.deletion(key) : new ChunkEntry(key, stored));
+            byte[] stored = data.record(q.bucket(), key);
+            return pager.offerPart(stored == null ? ChunkEntry.deletion(key) : data.part(q.bucket(), key, stored, NONE, pager.left()));
         });
         ChunkPage page = pager.page();
         if (!page.last()) return new ChangesPage(page, -1, -1);
@@ -123,9 +168,9 @@ public final class MoveAnswers {
     /** Count and checksum of {@code bucket}'s keys in their move form (what the destination must end with). */
     public static BucketDigest digest(int bucket, BucketData data) {
         long[] keysAndSum = {0, 0};
-        data.forEachEntry(bucket, new byte[0], e -> {
+        data.forEachRecord(bucket, NONE, (key, stored) -> {
             keysAndSum[0]++;
-            keysAndSum[1] += e.crc();
+            keysAndSum[1] += data.crc(bucket, key, stored);
             return true;
         });
         return new BucketDigest(data.record(bucket), keysAndSum[0], keysAndSum[1]);
@@ -159,6 +204,27 @@ public final class MoveAnswers {
             entries.add(e);
             bytes += e.sizeBytes();
             return true;
+        }
+
+        /**
+         * As {@link #offer}, for a key that may come in pieces: a piece does not join a page that has entries already
+         * (it starts the next one), and a piece that is not its key's last ends the page (the next resumes inside the key).
+         */
+        boolean offerPart(ChunkEntry e) {
+            if (!entries.isEmpty() && e.isPiece()) {
+                last = false;
+                return false;
+            }
+            if (!offer(e)) return false;
+            if (e.keys() == 0) {
+                last = false;
+                return false;
+            }
+            return true;
+        }
+
+        int left() {
+            return maxBytes - bytes;
         }
 
         ChunkPage page() {

@@ -143,13 +143,13 @@ public final class MoveCodec {
 
     public static byte[] encode(MoveQuery query) {
         Out o = new Out();
-        if (query instanceof ReadChunk q) o.b(0).i(q.bucket()).l(q.generation()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes());
+        if (query instanceof ReadChunk q) o.b(0).i(q.bucket()).l(q.generation()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes()).bytes(q.afterElement());
         else if (query instanceof Digest q) o.b(1).i(q.bucket());
         else if (query instanceof Status q) o.b(2).i(q.maxCandidates());
         else if (query instanceof Inspect q) o.b(3).ints(q.buckets()).b(q.withCounts() ? 1 : 0);
         else if (query instanceof Verify q) o.b(4).ints(q.buckets());
         else if (query instanceof ExportChunk q) o.b(5).i(q.bucket()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes());
-        else if (query instanceof ReadChanges q) o.b(6).i(q.bucket()).l(q.generation()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes());
+        else if (query instanceof ReadChanges q) o.b(6).i(q.bucket()).l(q.generation()).bytes(q.afterKey()).i(q.maxKeys()).i(q.maxBytes()).bytes(q.afterElement());
         else if (query instanceof ArchiveOf q) o.b(7).i(q.bucket());
         else throw new IllegalArgumentException("unknown move query " + query);
         return o.done();
@@ -158,16 +158,21 @@ public final class MoveCodec {
     public static MoveQuery decodeQuery(ByteBuffer in) {
         int type = in.get();
         return switch (type) {
-            case 0 -> new ReadChunk(in.getInt(), in.getLong(), OpCodec.readBytes(in), in.getInt(), in.getInt());
+            case 0 -> new ReadChunk(in.getInt(), in.getLong(), OpCodec.readBytes(in), in.getInt(), in.getInt(), afterElement(in));
             case 1 -> new Digest(in.getInt());
             case 2 -> new Status(in.getInt());
             case 3 -> new Inspect(ints(in), OpCodec.readBoolean(in));
             case 4 -> new Verify(ints(in));
             case 5 -> new ExportChunk(in.getInt(), OpCodec.readBytes(in), in.getInt(), in.getInt());
-            case 6 -> new ReadChanges(in.getInt(), in.getLong(), OpCodec.readBytes(in), in.getInt(), in.getInt());
+            case 6 -> new ReadChanges(in.getInt(), in.getLong(), OpCodec.readBytes(in), in.getInt(), in.getInt(), afterElement(in));
             case 7 -> new ArchiveOf(in.getInt());
             default -> throw new IllegalArgumentException("unknown move query type " + type);
         };
+    }
+
+    /** A read's element cursor inside its last key (issue 24's pieces); a driver from before them sends none. */
+    private static byte[] afterElement(ByteBuffer in) {
+        return in.hasRemaining() ? OpCodec.readBytes(in) : new byte[0];
     }
 
     public static byte[] encode(ChunkPage page) {

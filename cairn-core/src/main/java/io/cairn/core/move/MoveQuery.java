@@ -3,15 +3,22 @@ package io.cairn.core.move;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.NavigableMap;
 
 /** Read-only requests of the move driver, answered by a replicaset leader without entering the log. */
 public sealed interface MoveQuery {
     /**
      * The next keys of a SENDING bucket, or of one being copied ahead, after {@code afterKey}
-     * (empty = from the start), bounded by count and bytes.
+     * (empty = from the start), bounded by count and bytes; with {@code afterElement} (not empty)
+     * the page resumes inside the collection {@code afterKey}, after that element ({@link ChunkEntry#resumeElement}).
      */
-    record ReadChunk(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {
+    record ReadChunk(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes, byte[] afterElement) implements MoveQuery {
+        public ReadChunk(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) {
+            this(bucket, generation, afterKey, maxKeys, maxBytes, new byte[0]);
+        }
+
         /** Whether the bucket's record allows this read: SENDING at {@code generation}, or being copied ahead for it. */
         public boolean allows(BucketRecord r) {
             if (r == null) return false;
@@ -22,9 +29,13 @@ public sealed interface MoveQuery {
 
     /**
      * The next keys written since a copy ahead started (deletions included), of a bucket SENDING
-     * at {@code generation}; the last page carries the bucket's digest.
+     * at {@code generation}; the last page carries the bucket's digest. {@code afterElement} as in {@link ReadChunk}.
      */
-    record ReadChanges(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) implements MoveQuery {
+    record ReadChanges(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes, byte[] afterElement) implements MoveQuery {
+        public ReadChanges(int bucket, long generation, byte[] afterKey, int maxKeys, int maxBytes) {
+            this(bucket, generation, afterKey, maxKeys, maxBytes, new byte[0]);
+        }
+
         /** The first page at the default chunk bounds: what SendCopied's answer carries. */
         public static ReadChanges first(int bucket, long generation) {
             SendMove.Limits d = SendMove.Limits.defaults();
@@ -67,8 +78,8 @@ public sealed interface MoveQuery {
 
     record ChunkPage(List<ChunkEntry> entries, boolean last, String refusal) {
         /** The next page of a sorted key map after {@code afterKey} (empty: from the start); for in-memory models. */
-        public static ChunkPage of(java.util.NavigableMap<byte[], byte[]> keys, byte[] afterKey, int maxKeys, int maxBytes) {
-            List<ChunkEntry> entries = new java.util.ArrayList<>();
+        public static ChunkPage of(NavigableMap<byte[], byte[]> keys, byte[] afterKey, int maxKeys, int maxBytes) {
+            List<ChunkEntry> entries = new ArrayList<>();
             int bytes = 0;
             for (var e : (afterKey.length == 0 ? keys : keys.tailMap(afterKey, false)).entrySet()) {
                 ChunkEntry c = new ChunkEntry(e.getKey(), e.getValue());
@@ -110,8 +121,8 @@ public sealed interface MoveQuery {
         /** The status of a replicaset holding {@code records} in id order, for models that keep no tally. */
         public static MoveStatus of(Iterable<BucketRecord> records, int maxCandidates) {
             int active = 0, pinned = 0, sending = 0, receiving = 0;
-            List<BucketRecord> unfinished = new java.util.ArrayList<>();
-            List<Integer> candidates = new java.util.ArrayList<>();
+            List<BucketRecord> unfinished = new ArrayList<>();
+            List<Integer> candidates = new ArrayList<>();
             for (BucketRecord r : records) {
                 if (isUnfinished(r)) unfinished.add(r);
                 if (isLeaving(r)) sending++;

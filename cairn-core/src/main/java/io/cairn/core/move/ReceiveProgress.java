@@ -14,6 +14,11 @@ public record ReceiveProgress(long generation, int nextSeq, long keyCount, long 
         return new ReceiveProgress(generation, nextSeq, keyCount + 1, checksum + entry.crc(), complete);
     }
 
+    /** Counts a key completed here by its last piece, with the CRC of its whole move form as stored here. */
+    public ReceiveProgress addKey(long crc) {
+        return new ReceiveProgress(generation, nextSeq, keyCount + 1, checksum + crc, complete);
+    }
+
     /** Takes out an entry the copy held before a changed key replaced or deleted it. */
     public ReceiveProgress remove(ChunkEntry entry) {
         return new ReceiveProgress(generation, nextSeq, keyCount - 1, checksum - entry.crc(), complete);

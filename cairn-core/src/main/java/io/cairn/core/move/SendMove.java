@@ -74,6 +74,8 @@ public final class SendMove {
     private int archiveRepairs;
     private int seq;
     private byte[] afterKey = new byte[0];
+    /** Inside {@link #afterKey}, when a big collection is sent in pieces: the last element sent (else empty). */
+    private byte[] afterElement = new byte[0];
     private ChunkPage pending;
     private long keysSent;
     private long checksumSent;
@@ -289,7 +291,7 @@ public final class SendMove {
     /** Whole-bucket chunks: while SENDING (no copy ahead), or while copying ahead. */
     private void streamNext() {
         if (pending != null) { sendPending(); return; }
-        port.readChunk(source, new MoveQuery.ReadChunk(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes()), page -> {
+        port.readChunk(source, new MoveQuery.ReadChunk(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes(), afterElement), page -> {
             if (page == null) { retryLater(); return; }
             if (!page.refusal().isEmpty()) { chunkFailed(page.refusal()); return; }
             // An empty bucket still sends chunk 0 (as the last one): it creates the destination's RECEIVING record.
@@ -308,7 +310,7 @@ public final class SendMove {
     /** The keys changed since the copy ahead started; the last page carries the source's digest. */
     private void streamChanges() {
         if (pending != null) { sendPending(); return; }
-        port.readChanges(source, new MoveQuery.ReadChanges(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes()), changes -> {
+        port.readChanges(source, new MoveQuery.ReadChanges(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes(), afterElement), changes -> {
             if (changes == null) { retryLater(); return; }
             onChanges(changes);
         });
@@ -335,14 +337,18 @@ public final class SendMove {
             if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
             if (!reply.isOk()) { chunkFailed(reply.message()); return; } // GAP or REFUSED
             seq++;
-            keysSent += entries.size();
+            keysSent += ChunkEntry.keyCount(entries);
             checksumSent += ChunkEntry.checksum(entries);
-            if (!entries.isEmpty()) afterKey = entries.get(entries.size() - 1).key();
+            if (!entries.isEmpty()) {
+                afterKey = entries.get(entries.size() - 1).key();
+                afterElement = entries.get(entries.size() - 1).resumeElement();
+            }
             boolean copyDone = pending.last();
             pending = null;
             if (copyDone) {
                 copied = true;
                 afterKey = new byte[0];
+                afterElement = new byte[0];
                 moveTo(Phase.STARTING);
             } else {
                 step();
@@ -357,7 +363,7 @@ public final class SendMove {
      * source's own after a copy ahead), so the destination judges the copy in the same entry.
      */
     private void sendLastChunk(List<ChunkEntry> entries) {
-        long keys = copied ? sourceKeys : keysSent + entries.size();
+        long keys = copied ? sourceKeys : keysSent + ChunkEntry.keyCount(entries);
         long checksum = copied ? sourceChecksum : checksumSent + ChunkEntry.checksum(entries);
         port.submit(destination, new ReceiveLastChunk(bucket, source, generation, seq, entries, keys, checksum, copied), reply -> {
             if (reply != null && reply.outcome() == MoveReply.Outcome.COMPLETE) keysSent = keys;

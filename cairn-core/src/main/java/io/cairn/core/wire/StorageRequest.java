@@ -2,6 +2,7 @@ package io.cairn.core.wire;
 
 import io.cairn.core.WireCodes;
 import io.cairn.core.kv.CollectionMeta;
+import io.cairn.core.kv.MovePiece;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.move.ChunkEntry;
@@ -149,7 +150,8 @@ public final class StorageRequest {
                 : command instanceof MoveCommand.ReceiveLastChunk l ? l.entries()
                 : command instanceof MoveCommand.RestoreChunk r ? r.entries() : List.of();
         for (ChunkEntry e : entries) {
-            if (!e.isDeletion()) CollectionMeta.checkMoveForm(e.stored());
+            if (e.isPiece()) MovePiece.check(e.stored());
+            else if (!e.isDeletion()) CollectionMeta.checkMoveForm(e.stored());
         }
     }
 

@@ -15,9 +15,12 @@ import java.nio.ByteBuffer;
  *                     in its last full pass over the data (INFO keyspace's expires; an estimate
  *                     that lags by one pass, 0 before the first pass of a new leader)
  * @param avgTtlMs     their average remaining TTL at that pass, in milliseconds (INFO's avg_ttl)
+ * @param keyspaceHits reads of a live key this member served since its process started (INFO stats' keyspace_hits)
+ * @param keyspaceMisses reads of a missing key, likewise (keyspace_misses)
+ * @param expiredKeys  expired keys its applied entries deleted since its process started (expired_keys)
  */
 public record StorageStats(long keyCount, int ownedBuckets, long lastBsn, long appliedIndex, long incarnation, boolean bootstrapped,
-                           int heldBuckets, long expiringKeys, long avgTtlMs) {
+                           int heldBuckets, long expiringKeys, long avgTtlMs, long keyspaceHits, long keyspaceMisses, long expiredKeys) {
     /** Bytes of the encoding before the expiry counters (2026-12-03) were appended. */
     private static final int WITHOUT_EXPIRY_BYTES = 8 + 4 + 8 + 8 + 8 + 1 + 4;
 
@@ -26,13 +29,21 @@ public record StorageStats(long keyCount, int ownedBuckets, long lastBsn, long a
         this(keyCount, ownedBuckets, lastBsn, appliedIndex, incarnation, bootstrapped, heldBuckets, 0, 0);
     }
 
-    public byte[] encode() {
-        return ByteBuffer.allocate(WITHOUT_EXPIRY_BYTES + 16).putLong(keyCount).putInt(ownedBuckets).putLong(lastBsn)
-                .putLong(appliedIndex).putLong(incarnation).put((byte) (bootstrapped ? 1 : 0)).putInt(heldBuckets)
-                .putLong(expiringKeys).putLong(avgTtlMs).array();
+    public StorageStats(long keyCount, int ownedBuckets, long lastBsn, long appliedIndex, long incarnation, boolean bootstrapped,
+                        int heldBuckets, long expiringKeys, long avgTtlMs) {
+        this(keyCount, ownedBuckets, lastBsn, appliedIndex, incarnation, bootstrapped, heldBuckets, expiringKeys, avgTtlMs, 0, 0, 0);
     }
 
-    /** A node older than 2026-12-02 sends no held count: its owned count stands in; one older than 2026-12-03 no expiry counters (0). */
+    public byte[] encode() {
+        return ByteBuffer.allocate(WITHOUT_EXPIRY_BYTES + 16 + 24).putLong(keyCount).putInt(ownedBuckets).putLong(lastBsn)
+                .putLong(appliedIndex).putLong(incarnation).put((byte) (bootstrapped ? 1 : 0)).putInt(heldBuckets)
+                .putLong(expiringKeys).putLong(avgTtlMs).putLong(keyspaceHits).putLong(keyspaceMisses).putLong(expiredKeys).array();
+    }
+
+    /**
+     * A node older than 2026-12-02 sends no held count: its owned count stands in; one older than 2026-12-03 no expiry
+     * counters, nor (issue 24's INFO stats) hit, miss and expired counters: 0.
+     */
     public static StorageStats decode(ByteBuffer in) {
         long keys = in.getLong();
         int owned = in.getInt();
@@ -43,6 +54,10 @@ public record StorageStats(long keyCount, int ownedBuckets, long lastBsn, long a
         int held = in.remaining() >= 4 ? in.getInt() : owned;
         long expiring = in.remaining() >= 16 ? in.getLong() : 0;
         long avgTtl = in.remaining() >= 8 ? in.getLong() : 0;
-        return new StorageStats(keys, owned, bsn, applied, incarnation, bootstrapped, held, expiring, avgTtl);
+        boolean lookups = in.remaining() >= 24;
+        long hits = lookups ? in.getLong() : 0;
+        long misses = lookups ? in.getLong() : 0;
+        long expired = lookups ? in.getLong() : 0;
+        return new StorageStats(keys, owned, bsn, applied, incarnation, bootstrapped, held, expiring, avgTtl, hits, misses, expired);
     }
 }

@@ -29,7 +29,7 @@ class StorageStatsTest {
     @Test
     void everyTruncationOfStatsFails() {
         byte[] full = new StorageStats(10, 3000, 77, 123, 5, true, 3001).encode();
-        assertThat(full).hasSize(8 + 4 + 8 + 8 + 8 + 1 + 4 + 8 + 8);
+        assertThat(full).hasSize(8 + 4 + 8 + 8 + 8 + 1 + 4 + 8 + 8 + 24);
         for (int length = 0; length < OLD_LENGTH; length++) {
             ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
             assertThatThrownBy(() -> StorageStats.decode(prefix)).as("length %d", length)
@@ -43,6 +43,14 @@ class StorageStatsTest {
         assertThat(StorageStats.decode(ByteBuffer.wrap(stats.encode()))).isEqualTo(stats);
         byte[] old = Arrays.copyOf(stats.encode(), OLD_LENGTH + 4);
         assertThat(StorageStats.decode(ByteBuffer.wrap(old))).isEqualTo(new StorageStats(10, 3000, 77, 123, 5, true, 3001, 0, 0));
+    }
+
+    @Test
+    void theLookupAndExpiredCountersTravelAndANodeBeforeThemSendsNone() {
+        StorageStats stats = new StorageStats(10, 3000, 77, 123, 5, true, 3001, 42, 90_000, 7, 8, 9);
+        assertThat(StorageStats.decode(ByteBuffer.wrap(stats.encode()))).isEqualTo(stats);
+        byte[] beforeLookups = Arrays.copyOf(stats.encode(), OLD_LENGTH + 4 + 16);
+        assertThat(StorageStats.decode(ByteBuffer.wrap(beforeLookups))).isEqualTo(new StorageStats(10, 3000, 77, 123, 5, true, 3001, 42, 90_000));
     }
 
     /** Stats from a node older than the held count (2026-12-02). */

@@ -21,7 +21,7 @@ final class AclCategories {
             "expiretime", "pexpiretime", "touch", "copy", "object", "dump", "restore");
     private static final Set<String> CONNECTION = Set.of("ping", "echo", "quit", "select", "hello", "auth", "client");
     private static final Set<String> LIST = Set.of("lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen", "lrange", "lindex",
-            "lset", "lrem", "ltrim", "linsert", "lpos", "rpoplpush", "lmove", "lmpop", "blpop", "brpop", "blmove");
+            "lset", "lrem", "ltrim", "linsert", "lpos", "rpoplpush", "lmove", "lmpop", "blpop", "brpop", "blmove", "blmpop", "brpoplpush");
     private static final Set<String> SET = Set.of("sadd", "srem", "smembers", "sismember", "smismember", "scard", "spop", "srandmember",
             "sinter", "sunion", "sdiff", "sinterstore", "sunionstore", "sdiffstore", "smove", "sscan", "sintercard");
     private static final Set<String> DANGEROUS = Set.of("keys", "flushall", "flushdb", "config", "client", "info", "acl");
@@ -44,7 +44,7 @@ final class AclCategories {
         else if (LIST.contains(name)) c.add("list");
         else if (SET.contains(name)) c.add("set");
         else if (name.startsWith("h") && spec.firstKey() > 0) c.add("hash");
-        else if (name.startsWith("z")) c.add("sortedset");
+        else if (name.startsWith("z") || name.startsWith("bz")) c.add("sortedset");
         return c;
     }
 }

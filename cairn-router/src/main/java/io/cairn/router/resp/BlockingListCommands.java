@@ -2,43 +2,40 @@ package io.cairn.router.resp;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
-import io.cairn.core.RetryClass;
+import io.cairn.core.kv.KvApplier;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
-import io.cairn.core.kv.RedisFloats;
 import io.netty.handler.codec.redis.RedisMessage;
 
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * LMPOP and the blocking list commands: BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH (issue 24).
- *
- * <p>How a client blocks: Redis parks it and serves it when a push lands; here the router tries
- * the pop (one LMPOP or LMOVE operation, so Redis's answers for missing and wrong-type keys hold),
- * and while every list is empty it asks their lengths (reads, no Raft entry) every
- * {@link #POLL_MS} until one is not, then tries again, until the timeout (0: forever) answers a
- * nil array. Every attempt goes through the router like any command, so a wait outlives bucket
- * moves and leader changes: a retryable refusal (bucket moving, no leader) counts as "still empty".
- * The costs: a push is seen up to {@link #POLL_MS} late, and a client that disconnects between
- * the last length check and the pop loses the element it popped (the wait stops as soon as the
- * connection is seen closed). Keys of one command must share a bucket (CROSSSLOT otherwise).
+ * LMPOP and the blocking list commands: BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH (issue 24). Each
+ * attempt is one LMPOP or LMOVE operation, so Redis's answers for missing and wrong-type keys hold;
+ * how a client waits is {@link BlockingPop}'s. Keys of one command must share a bucket (CROSSSLOT
+ * otherwise).
  */
 final class BlockingListCommands {
-    static final long POLL_MS = 20;
     private static final List<String> WRITE_BLOCKING = List.of("write", "blocking");
 
     private final CollectionOps ops;
-    private final Executor poll = CompletableFuture.delayedExecutor(POLL_MS, TimeUnit.MILLISECONDS);
+    private final BlockingPop blocking;
 
     BlockingListCommands(CollectionOps ops) {
         this.ops = ops;
+        this.blocking = new BlockingPop(ops);
+    }
+
+    private static long timeoutMs(CommandArgs args, int index) {
+        return BlockingPop.timeoutMs(args, index);
+    }
+
+    private CompletableFuture<RedisMessage> block(List<byte[]> keys, KvOp attempt, Function<OpResult, RedisMessage> reply,
+                                                  long timeoutMs, ClientSession session) {
+        return blocking.block(keys, KvOp.Type.LLEN, attempt, reply, timeoutMs, session);
     }
 
     List<CommandSpec> specs() {
@@ -64,7 +61,7 @@ final class BlockingListCommands {
 
     /** LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] and BLMPOP timeout numkeys ...: [key, [elements]]. */
     private CompletableFuture<RedisMessage> lmpop(CommandArgs args, ClientSession session, int numKeysAt, long timeoutMs) {
-        Long parsed = io.cairn.core.kv.KvApplier.parseLong(args.raw(numKeysAt));
+        Long parsed = KvApplier.parseLong(args.raw(numKeysAt));
         if (parsed == null || parsed < 1) throw new CairnException(ErrorCode.NOT_INTEGER, "numkeys should be greater than 0");
         int whereAt = numKeysAt + 1 + (int) Math.min(parsed, args.count());
         if (whereAt >= args.count()) return Replies.done(Replies.syntaxError());
@@ -73,7 +70,7 @@ final class BlockingListCommands {
         long count = 1;
         if (whereAt + 1 < args.count()) {
             if (!args.is(whereAt + 1, "count") || whereAt + 3 != args.count()) return Replies.done(Replies.syntaxError());
-            Long c = io.cairn.core.kv.KvApplier.parseLong(args.raw(whereAt + 2));
+            Long c = KvApplier.parseLong(args.raw(whereAt + 2));
             if (c == null || c < 1) throw new CairnException(ErrorCode.NOT_INTEGER, "count should be greater than 0");
             count = c;
         }
@@ -85,7 +82,7 @@ final class BlockingListCommands {
             return Replies.array(List.of(Replies.bulk(e.get(0)), Replies.array(elements)));
         };
         KvOp pop = pop(keys, count, right);
-        if (timeoutMs < 0) return ops.execute(pop, r -> isNil(r) ? CollectionOps.NULL_ARRAY : reply.apply(r));
+        if (timeoutMs < 0) return ops.execute(pop, r -> BlockingPop.isNil(r) ? CollectionOps.NULL_ARRAY : reply.apply(r));
         return block(keys, pop, reply, timeoutMs, session);
     }
 
@@ -110,65 +107,4 @@ final class BlockingListCommands {
         return ops.op(KvOp.Type.LMPOP, keys.get(0), keys.subList(1, keys.size()), count, right ? KvOp.FLAG_RIGHT : 0);
     }
 
-    /** Redis's blocking timeout: seconds as a float, rounded up to the millisecond; 0 waits forever. */
-    private static long timeoutMs(CommandArgs args, int index) {
-        BigDecimal seconds = RedisFloats.parse(args.raw(index));
-        if (seconds == null) throw new CairnException(ErrorCode.NOT_FLOAT, "timeout is not a float or out of range");
-        BigDecimal ms = seconds.multiply(BigDecimal.valueOf(1000)).setScale(0, RoundingMode.CEILING);
-        if (ms.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) throw new CairnException(ErrorCode.NOT_FLOAT, "timeout is out of range");
-        if (ms.signum() < 0) throw new CairnException(ErrorCode.NOT_FLOAT, "timeout is negative");
-        return ms.longValueExact();
-    }
-
-    /** Tries {@code attempt}; while it answers nil, waits for a list to fill or the deadline to pass. */
-    private CompletableFuture<RedisMessage> block(List<byte[]> keys, KvOp attempt, Function<OpResult, RedisMessage> reply,
-                                                  long timeoutMs, ClientSession session) {
-        long deadlineNanos = timeoutMs == 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        CompletableFuture<RedisMessage> done = new CompletableFuture<>();
-        tryPop(keys, attempt, reply, deadlineNanos, session, done);
-        return done;
-    }
-
-    private void tryPop(List<byte[]> keys, KvOp attempt, Function<OpResult, RedisMessage> reply, long deadlineNanos,
-                        ClientSession session, CompletableFuture<RedisMessage> done) {
-        ops.execute(attempt, r -> isNil(r) ? null : reply.apply(r)).whenComplete((answer, failure) -> {
-            if (failure != null) done.completeExceptionally(failure);
-            else if (answer != null && !retryable(answer)) done.complete(answer);
-            else waitForElements(keys, attempt, reply, deadlineNanos, session, done);
-        });
-    }
-
-    /** Polls the lists' lengths (reads) until one has an element, the deadline passes or the client goes. */
-    private void waitForElements(List<byte[]> keys, KvOp attempt, Function<OpResult, RedisMessage> reply, long deadlineNanos,
-                                 ClientSession session, CompletableFuture<RedisMessage> done) {
-        if (session != null && session.closing()) {
-            done.complete(CollectionOps.NULL_ARRAY);
-            return;
-        }
-        if (System.nanoTime() - deadlineNanos >= 0) {
-            done.complete(CollectionOps.NULL_ARRAY);
-            return;
-        }
-        CompletableFuture.runAsync(() -> {
-            List<KvOp> lengths = new ArrayList<>(keys.size());
-            for (byte[] key : keys) lengths.add(ops.op(KvOp.Type.LLEN, key, List.of(), 0, 0));
-            ops.executeAll(lengths).whenComplete((results, failure) -> {
-                boolean filled = failure == null && results.stream().anyMatch(r -> r.isError() && r.error().retry == RetryClass.FATAL || r.number() > 0);
-                if (filled && !(session != null && session.closing())) tryPop(keys, attempt, reply, deadlineNanos, session, done);
-                else waitForElements(keys, attempt, reply, deadlineNanos, session, done);
-            });
-        }, poll);
-    }
-
-    /** The store's "nothing to pop" (LMPOP and LMOVE found every list empty). */
-    private static boolean isNil(OpResult r) {
-        return r.kind() == OpResult.Kind.BULK && r.bytes() == null;
-    }
-
-    /** An error reply a retry may cure (bucket moving, leader election): the wait goes on. */
-    private static boolean retryable(RedisMessage answer) {
-        if (!(answer instanceof io.netty.handler.codec.redis.ErrorRedisMessage error)) return false;
-        String text = error.content();
-        return text.startsWith("TRYAGAIN") || text.startsWith("CLUSTERDOWN") || text.startsWith("WRONGBUCKET");
-    }
 }

@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +58,7 @@ final class CommandDispatcher {
         register(new BlockingListCommands(collections).specs());
         register(new SetCommands(collections).specs());
         register(new ZSetCommands(collections).specs());
+        register(new BlockingZSetCommands(collections).specs());
         register(new ZSetAlgebraCommands(collections).specs());
         register(new ObjectCommands(collections).specs());
         register(new DumpCommands(collections).specs());
@@ -114,7 +116,7 @@ final class CommandDispatcher {
     /** COMMAND, COMMAND COUNT / LIST / INFO name... / DOCS (empty: we ship no docs). */
     private CompletableFuture<RedisMessage> command(CommandArgs args, ClientSession session) {
         if (args.count() == 1) return Replies.done(describe(new ArrayList<>(commands.values())));
-        String sub = args.string(1).toLowerCase(java.util.Locale.ROOT);
+        String sub = args.string(1).toLowerCase(Locale.ROOT);
         return Replies.done(switch (sub) {
             case "count" -> Replies.integer(commands.size());
             case "list" -> Replies.bulkArray(new ArrayList<>(commands.keySet()));
@@ -127,7 +129,7 @@ final class CommandDispatcher {
     private RedisMessage info(CommandArgs args) {
         List<RedisMessage> entries = new ArrayList<>();
         for (int i = 2; i < args.count(); i++) {
-            CommandSpec spec = commands.get(args.string(i).toLowerCase(java.util.Locale.ROOT));
+            CommandSpec spec = commands.get(args.string(i).toLowerCase(Locale.ROOT));
             entries.add(spec == null ? Replies.NIL : describe(spec));
         }
         return Replies.array(entries);

@@ -129,11 +129,17 @@ final class ServerCommands {
         sections.put("replication", RouterInfo.replication());
         backend.info().forEach((name, entries) ->
                 sections.computeIfAbsent(name.toLowerCase(Locale.ROOT), n -> new LinkedHashMap<>()).putAll(entries));
-        CompletableFuture<KvBackend.KeyspaceStats> keys = InfoText.wants(wanted, "keyspace")
+        CompletableFuture<KvBackend.KeyspaceStats> keys = InfoText.wants(wanted, "keyspace") || InfoText.wants(wanted, "stats")
                 ? backend.keyspaceStats() : CompletableFuture.completedFuture(null);
         return keys.thenApply(k -> {
+            if (k != null) {
+                Map<String, String> stats = sections.get("stats");
+                stats.put("expired_keys", Long.toString(k.expiredKeys()));
+                stats.put("keyspace_hits", Long.toString(k.hits()));
+                stats.put("keyspace_misses", Long.toString(k.misses()));
+            }
             // As Redis: an empty database has no db0 line, only the section's title.
-            if (k != null) sections.put("keyspace", k.keys() == 0 ? Map.of()
+            if (k != null && InfoText.wants(wanted, "keyspace")) sections.put("keyspace", k.keys() == 0 ? Map.of()
                     : Map.of("db0", "keys=" + k.keys() + ",expires=" + k.expires() + ",avg_ttl=" + k.avgTtlMs()));
             return Replies.bulk(InfoText.render(sections, wanted));
         });

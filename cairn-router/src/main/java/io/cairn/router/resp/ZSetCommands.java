@@ -57,6 +57,8 @@ final class ZSetCommands {
                 new CommandSpec("zremrangebylex", 4, WRITE, 1, 1, 1, (a, s) -> zremrange(a, By.LEX)),
                 new CommandSpec("zpopmin", -2, WRITE_FAST, 1, 1, 1, (a, s) -> zpop(KvOp.Type.ZPOPMIN, a)),
                 new CommandSpec("zpopmax", -2, WRITE_FAST, 1, 1, 1, (a, s) -> zpop(KvOp.Type.ZPOPMAX, a)),
+                new CommandSpec("zlexcount", 4, READ, 1, 1, 1, (a, s) -> zlexcount(a)),
+                new CommandSpec("zrandmember", -2, READ_SLOW, 1, 1, 1, (a, s) -> zrandmember(a)),
                 new CommandSpec("zscan", -3, READ_SLOW, 1, 1, 1, (a, s) -> ops.scan(KvOp.Type.ZSCAN, a, 2)));
     }
 
@@ -209,5 +211,26 @@ final class ZSetCommands {
         if (args.count() == 2) return ops.execute(ops.op(type, args.key(1), List.of(), 0, 0));
         long count = CollectionOps.positive(args, 2, null);
         return ops.execute(ops.op(type, args.key(1), List.of(), count, KvOp.FLAG_COUNT));
+    }
+
+    private CompletableFuture<RedisMessage> zlexcount(CommandArgs args) {
+        return ops.execute(ops.op(KvOp.Type.ZLEXCOUNT, args.key(1), bounds(args, 2, By.LEX, false), 0, 0));
+    }
+
+    /** ZRANDMEMBER key [count [WITHSCORES]], checked as redis-server 7.0 checks it; the router picks the random seed. */
+    private CompletableFuture<RedisMessage> zrandmember(CommandArgs args) {
+        List<byte[]> seed = List.of(CollectionOps.seed());
+        if (args.count() == 2) return ops.execute(ops.op(KvOp.Type.ZRANDMEMBER, args.key(1), seed, 0, 0));
+        long count = CollectionOps.symmetricLong(args, 2);
+        if (args.count() > 4 || (args.count() == 4 && !args.is(3, "withscores"))) return Replies.done(Replies.syntaxError());
+        int flags = KvOp.FLAG_COUNT;
+        if (args.count() == 4) {
+            flags |= KvOp.FLAG_WITHVALUES;
+            if (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2) return Replies.done(Replies.error("ERR value is out of range"));
+        }
+        if (count < -KvOp.MAX_RANDOM_FIELDS) {
+            return Replies.done(Replies.error("ERR ZRANDMEMBER count below -" + KvOp.MAX_RANDOM_FIELDS + " is beyond Cairn's limit"));
+        }
+        return ops.execute(ops.op(KvOp.Type.ZRANDMEMBER, args.key(1), seed, count, flags));
     }
 }
