@@ -23,12 +23,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A bucket holding one big hash moves while a client keeps writing other keys of that bucket and
- * reading the big key (issue 24, item 4): no acknowledged write is lost, the hash arrives whole,
- * and the slowest foreground request is reported. 100,000 fields in the normal build (the hash
- * moves in pieces of the 1 MiB chunk bound); {@code -Dcairn.bigkey.fields=1000000} for the
- * million-field runs recorded in docs/benchmarks.md, with {@code -Dcairn.bigkey.valueBytes=64}
- * for a hash above a Raft entry's 64 MiB bound.
+ * A bucket holding a big hash and a list as long moves while a client keeps writing other keys of
+ * that bucket and reading the big keys (issue 24): no acknowledged write is lost, both arrive
+ * whole, and the slowest foreground request is reported. 100,000 fields and elements in the
+ * normal build (each key moves in pieces of the 1 MiB chunk bound); {@code -Dcairn.bigkey.fields=1000000}
+ * for the million-element runs recorded in docs/benchmarks.md, with {@code -Dcairn.bigkey.valueBytes=64}
+ * for keys above a Raft entry's 64 MiB bound.
  */
 class BigKeyMoveTest {
     private static final int BUCKETS = 300;
@@ -40,7 +40,7 @@ class BigKeyMoveTest {
     Path dir;
 
     @Test
-    void aBucketWithABigHashMovesUnderLoadWithNothingLost() throws Exception {
+    void aBucketWithABigHashAndABigListMovesUnderLoadWithNothingLost() throws Exception {
         ClusterConfig config = TestClusters.config(dir, 2, 1, BUCKETS, Map.of("rebalancer", Map.of("auto", false)));
         try (LocalCluster cluster = new LocalCluster(config).start()) {
             assertThat(cluster.awaitReady(Duration.ofSeconds(60))).isTrue();
@@ -49,6 +49,7 @@ class BigKeyMoveTest {
                 fill(jedis);
                 long fillMs = (System.nanoTime() - fillStart) / 1_000_000;
                 assertThat(jedis.hlen("{big}hash")).isEqualTo(FIELDS);
+                assertThat(jedis.llen("{big}list")).isEqualTo(FIELDS);
 
                 int bucket = BucketHasher.bucketOf("big".getBytes(StandardCharsets.UTF_8), BUCKETS);
                 String from = cluster.router().router().ownerOf(bucket);
@@ -68,7 +69,7 @@ class BigKeyMoveTest {
                 load.stop.set(true);
                 client.join(30_000);
 
-                System.out.printf("big key move: a hash of %,d fields filled in %d ms, moved %s -> %s in %d ms (%,.0f fields/s); "
+                System.out.printf("big key move: a hash of %,d fields and a list as long filled in %d ms, moved %s -> %s in %d ms (%,.0f fields/s); "
                                 + "foreground: %,d writes and %,d reads acknowledged, %,d errors retried, slowest request %d ms; writes held %s%n",
                         FIELDS, fillMs, from, to, moveMs, FIELDS * 1000.0 / Math.max(1, moveMs), load.acknowledged.size(),
                         load.reads.get(), load.errors.get(), load.slowestNs.get() / 1_000_000,
@@ -82,6 +83,11 @@ class BigKeyMoveTest {
                     assertThat(jedis.hget("{big}hash", "f" + i)).isEqualTo(value(i));
                 }
                 assertThat(jedis.hget("{big}hash", "f" + (FIELDS - 1))).isEqualTo(value(FIELDS - 1));
+                assertThat(jedis.llen("{big}list")).isEqualTo(FIELDS);
+                for (int i = 0; i < FIELDS; i += Math.max(1, FIELDS / 1_000)) {
+                    assertThat(jedis.lindex("{big}list", i)).as("list element %d", i).isEqualTo(value(i));
+                }
+                assertThat(jedis.lindex("{big}list", -1)).isEqualTo(value(FIELDS - 1));
             }
         }
     }
@@ -91,13 +97,18 @@ class BigKeyMoveTest {
         return VALUE_BYTES <= v.length() ? v : "x".repeat(VALUE_BYTES - v.length()) + v;
     }
 
-    /** HSET in pipelined batches of 1,000 fields. */
+    /** HSET and RPUSH in pipelined batches of 1,000 fields and elements: element i of the list is field i's value. */
     private static void fill(Jedis jedis) {
         Pipeline pipe = jedis.pipelined();
         for (int from = 0; from < FIELDS; from += 1_000) {
             Map<String, String> batch = new HashMap<>();
-            for (int i = from; i < Math.min(FIELDS, from + 1_000); i++) batch.put("f" + i, value(i));
+            List<String> elements = new ArrayList<>();
+            for (int i = from; i < Math.min(FIELDS, from + 1_000); i++) {
+                batch.put("f" + i, value(i));
+                elements.add(value(i));
+            }
             pipe.hset("{big}hash", batch);
+            pipe.rpush("{big}list", elements.toArray(String[]::new));
             if ((from / 1_000) % 50 == 49) pipe.sync();
         }
         pipe.sync();
@@ -108,8 +119,8 @@ class BigKeyMoveTest {
     }
 
     /**
-     * One client alternating a SET of a new key of the moving bucket and a read of the big hash
-     * (HLEN, which must always be the full count, and one field). A write that fails is not
+     * One client alternating a SET of a new key of the moving bucket and reads of the big keys
+     * (HLEN and LLEN, which must always be the full count, one field and one element). A write that fails is not
      * acknowledged and is retried under a new key; the slowest acknowledged request is kept.
      */
     private static final class Foreground implements Runnable {
@@ -138,10 +149,15 @@ class BigKeyMoveTest {
                         start = System.nanoTime();
                         long length = jedis.hlen("{big}hash");
                         String field = jedis.hget("{big}hash", "f" + (i % FIELDS));
+                        long listLength = jedis.llen("{big}list");
+                        String element = jedis.lindex("{big}list", i % FIELDS);
                         slowestNs.accumulateAndGet(System.nanoTime() - start, Math::max);
                         reads.incrementAndGet();
                         if (length != FIELDS || !value(i % FIELDS).equals(field)) {
                             failure.compareAndSet(null, "HLEN " + length + ", f" + (i % FIELDS) + " = " + field);
+                        }
+                        if (listLength != FIELDS || !value(i % FIELDS).equals(element)) {
+                            failure.compareAndSet(null, "LLEN " + listLength + ", element " + (i % FIELDS) + " = " + element);
                         }
                     } catch (redis.clients.jedis.exceptions.JedisException e) {
                         errors.incrementAndGet();
