@@ -310,6 +310,30 @@ final class BatchView implements KvView {
         return out;
     }
 
+    /** The last entry of {@code key}: this entry's own writes against a seek from the end in RocksDB, skipping what it deleted. */
+    @Override
+    public Field lastField(int bucket, byte[] key) {
+        byte[] prefix = RocksStore.fieldPrefix(bucket, key);
+        Set<ByteBuffer> deleted = new HashSet<>();
+        Field last = null;
+        Map<ByteBuffer, byte[]> written = fieldOverlay.get(bucket);
+        if (written != null) {
+            for (var e : written.entrySet()) {
+                byte[] k = e.getKey().array();
+                if (!startsWith(k, prefix)) continue;
+                byte[] name = Arrays.copyOfRange(k, prefix.length, k.length);
+                if (e.getValue() == DELETED) deleted.add(ByteBuffer.wrap(name));
+                else if (last == null || Arrays.compareUnsigned(name, last.name()) > 0) last = new Field(name, e.getValue());
+            }
+        }
+        if (droppedBuckets.contains(bucket) || clearedPrefixes.contains(ByteBuffer.wrap(prefix))) return last;
+        Field stored;
+        try (ReadOptions latest = new ReadOptions()) {
+            stored = store.lastField(bucket, key, name -> deleted.contains(ByteBuffer.wrap(name)), latest);
+        }
+        return stored != null && (last == null || Arrays.compareUnsigned(stored.name(), last.name()) > 0) ? stored : last;
+    }
+
     /** Whether this entry wrote, deleted or cleared anything under {@code key}'s field prefix (or dropped its bucket). */
     private boolean touched(int bucket, byte[] key) {
         byte[] prefix = RocksStore.fieldPrefix(bucket, key);

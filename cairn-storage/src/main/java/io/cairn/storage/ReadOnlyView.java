@@ -33,6 +33,14 @@ record ReadOnlyView(RocksStore store, ReadOptions options) implements KvView {
     }
 
     @Override
+    public Field lastField(int bucket, byte[] key) {
+        if (options != null) return store.lastField(bucket, key, name -> false, options);
+        try (ReadOptions latest = new ReadOptions()) {
+            return store.lastField(bucket, key, name -> false, latest);
+        }
+    }
+
+    @Override
     public List<Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit) {
         if (options != null) return store.fieldsFrom(bucket, key, from, limit, options);
         try (ReadOptions latest = new ReadOptions()) {

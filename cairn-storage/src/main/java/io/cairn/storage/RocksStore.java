@@ -244,6 +244,27 @@ final class RocksStore implements AutoCloseable {
         return out;
     }
 
+    /** The last field of {@code key} stored whose name is not in {@code skip} (names this entry deleted), or null. */
+    KvView.Field lastField(int bucket, byte[] key, Predicate<byte[]> skip, ReadOptions options) {
+        byte[] prefix = fieldPrefix(bucket, key);
+        byte[] end = fieldPrefix(bucket, key);
+        // the prefix ends with the key's last byte; the first key after every field of this key is the prefix + 1
+        int i = end.length - 1;
+        while (i >= 0 && end[i] == (byte) 0xFF) end[i--] = 0;
+        if (i < 0) return null;
+        end[i]++;
+        try (RocksIterator it = db.newIterator(fields, options)) {
+            for (it.seekForPrev(end); it.isValid(); it.prev()) {
+                byte[] k = it.key();
+                if (Arrays.equals(k, end)) continue;
+                if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) return null;
+                byte[] name = Arrays.copyOfRange(k, prefix.length, k.length);
+                if (!skip.test(name)) return new KvView.Field(name, it.value());
+            }
+        }
+        return null;
+    }
+
     List<KvView.Field> fields(int bucket, byte[] key) {
         try (ReadOptions latest = new ReadOptions()) {
             return fields(bucket, key, latest);

@@ -47,6 +47,31 @@ class CollectionStorageTest {
         }
     }
 
+    /**
+     * SPOP on a set bigger than a uniform walk picks by two seeks (first/last member, then a point between),
+     * also inside one entry that already popped from it: every pop answers a member still there, no member
+     * twice, and the picks spread over the set instead of taking its first members.
+     */
+    @Test
+    void popsFromABigSetInOneEntryAnswerDistinctMembersSpreadOverTheSet() throws Exception {
+        try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
+            r.result(write(sadd("s", 1_000)), 2_000);
+            List<KvOp> pops = new ArrayList<>();
+            for (long i = 0; i < 300; i++) pops.add(op(KvOp.Type.SPOP, "s", 0, new byte[][] {ByteBuffer.allocate(8).putLong(i * 7919 + 1).array()}));
+            pops.add(op(KvOp.Type.SADD, "s", 0, "zz-added-in-the-entry"));
+            for (long i = 0; i < 100; i++) pops.add(op(KvOp.Type.SPOP, "s", 0, new byte[][] {ByteBuffer.allocate(8).putLong(-i - 1).array()}));
+            List<OpResult> results = OpCodec.decodeResults(ByteBuffer.wrap(r.apply(StorageRequest.write(pops), 3_000)));
+            List<String> popped = new ArrayList<>();
+            for (int i = 0; i < results.size(); i++) if (i != 300) popped.add(new String(results.get(i).bytes(), StandardCharsets.UTF_8));
+            assertThat(popped).as("each pop answers a member, none twice").doesNotHaveDuplicates().allMatch(m -> m.startsWith("m") || m.startsWith("zz"));
+            assertThat(read(r, op(KvOp.Type.SCARD, "s", 0)).number()).isEqualTo(1_001 - 400);
+            for (String m : popped) assertThat(read(r, op(KvOp.Type.SISMEMBER, "s", 0, m)).number()).as("%s was removed", m).isZero();
+            // members m0..m999 in byte order: the first 300 of that order are m0, m1, m10, m100..m109, ...: picks must reach past them
+            long late = popped.stream().filter(m -> m.startsWith("m") && m.compareTo("m5") >= 0).count();
+            assertThat(late).as("picks spread over the names (%s)", popped.subList(0, 20)).isGreaterThan(100);
+        }
+    }
+
     @Test
     void listCommandsInOneEntrySeeEachOthersWrites() throws Exception {
         try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {

@@ -63,6 +63,12 @@ public interface KvView {
         return out;
     }
 
+    /** The last field of {@code key} in field order, or null when it has none: a seek from the end in a sorted store. */
+    default Field lastField(int bucket, byte[] key) {
+        List<Field> all = fields(bucket, key);
+        return all.isEmpty() ? null : all.get(all.size() - 1);
+    }
+
     /** One field of a hash and its value. */
     record Field(byte[] name, byte[] value) {}
 }

@@ -84,6 +84,28 @@ final class SetApplier {
         return stored != null && stored.length > 0 && StoredValue.type(stored) == StoredValue.TYPE_SET;
     }
 
+    /** Sets up to this size pick a member by a uniform position (a walk of at most this many). */
+    static final long UNIFORM_MAX_MEMBERS = 128;
+    private static final int POINT_BYTES = 7;
+
+    /** A name between {@code low} and {@code high} (low <= high): their shared prefix, then a number drawn between theirs. */
+    static byte[] pointBetween(byte[] low, byte[] high, SplittableRandom random) {
+        int shared = Arrays.mismatch(low, high);
+        if (shared < 0) return low;
+        long from = digits(low, shared), to = digits(high, shared);
+        long drawn = to > from ? from + random.nextLong(to - from + 1) : from;
+        byte[] point = Arrays.copyOf(low, shared + POINT_BYTES);
+        for (int i = POINT_BYTES - 1; i >= 0; i--, drawn >>>= 8) point[shared + i] = (byte) drawn;
+        return point;
+    }
+
+    /** The {@link #POINT_BYTES} bytes of {@code name} from {@code offset} as an unsigned number (missing bytes are 0). */
+    private static long digits(byte[] name, int offset) {
+        long n = 0;
+        for (int i = 0; i < POINT_BYTES; i++) n = (n << 8) | (offset + i < name.length ? name[offset + i] & 0xFF : 0);
+        return n;
+    }
+
     private static SplittableRandom random(byte[] seed) {
         return new SplittableRandom(seed.length >= 8 ? ByteBuffer.wrap(seed).getLong() : 0);
     }
@@ -93,7 +115,7 @@ final class SetApplier {
         if (set.count == 0) return withCount ? OpResult.array(List.of()) : OpResult.NIL;
         // One member: a uniformly random position, skipped to in RocksDB without copying the members
         // before it (a count reads the whole set to choose distinct members).
-        List<byte[]> chosen = withCount ? distinct(set, op.arg(), random(seed)) : List.of(set.at(random(seed).nextLong(set.count)));
+        List<byte[]> chosen = withCount ? distinct(set, op.arg(), random(seed)) : List.of(set.randomMember(random(seed)));
         for (byte[] m : chosen) set.remove(m);
         set.save();
         return withCount ? OpResult.array(chosen) : OpResult.bulk(chosen.get(0));
@@ -104,7 +126,7 @@ final class SetApplier {
         boolean withCount = op.has(KvOp.FLAG_COUNT);
         if (set.count == 0) return withCount ? OpResult.array(List.of()) : OpResult.NIL;
         SplittableRandom random = random(seed);
-        if (!withCount) return OpResult.bulk(set.at(random.nextLong(set.count)));
+        if (!withCount) return OpResult.bulk(set.randomMember(random));
         if (op.arg() >= 0) return OpResult.array(distinct(set, op.arg(), random));
         List<byte[]> all = set.all();
         List<byte[]> out = new ArrayList<>();
@@ -241,6 +263,21 @@ final class SetApplier {
 
         byte[] at(long index) {
             return view.fields(bucket, key, index, 1).get(0).name();
+        }
+
+        /**
+         * One member at random without walking the set (SPOP and SRANDMEMBER without a count): a small
+         * set picks a uniform position; a bigger one draws a point between its first and its last
+         * member's names (their next 7 bytes after the prefix they share, read as a number) and takes
+         * the first member at or after it, two seeks. Like Redis's, not exactly uniform: a member
+         * after a wide gap in the names comes up more often.
+         */
+        byte[] randomMember(SplittableRandom random) {
+            if (count <= UNIFORM_MAX_MEMBERS) return at(random.nextLong(count));
+            byte[] first = view.fieldsFrom(bucket, key, new byte[0], 1).get(0).name();
+            byte[] last = view.lastField(bucket, key).name();
+            List<KvView.Field> at = view.fieldsFrom(bucket, key, pointBetween(first, last, random), 1);
+            return at.isEmpty() ? first : at.get(0).name();
         }
 
         boolean add(byte[] member) {
