@@ -277,8 +277,8 @@ final class BatchView implements KvView {
     }
 
     /**
-     * The first {@code limit} entries at or after {@code from}: a seek in RocksDB for that many plus
-     * as many as this entry deleted under the key, merged with this entry's own writes.
+     * The first {@code limit} entries at or after {@code from}: a seek in RocksDB for that many,
+     * passing over what this entry deleted under the key, merged with this entry's own writes.
      */
     @Override
     public List<Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit) {
@@ -286,13 +286,22 @@ final class BatchView implements KvView {
         boolean storeGone = droppedBuckets.contains(bucket) || clearedPrefixes.contains(ByteBuffer.wrap(prefix));
         TreeMap<byte[], byte[]> merged = new TreeMap<>(Arrays::compareUnsigned);
         List<Map.Entry<ByteBuffer, byte[]>> own = new ArrayList<>();
+        Set<ByteBuffer> deleted = new HashSet<>();
         Map<ByteBuffer, byte[]> written = fieldOverlay.get(bucket);
-        if (written != null) for (var e : written.entrySet()) if (startsWith(e.getKey().array(), prefix)) own.add(e);
+        if (written != null) {
+            for (var e : written.entrySet()) {
+                byte[] k = e.getKey().array();
+                if (!startsWith(k, prefix)) continue;
+                own.add(e);
+                if (e.getValue() == DELETED) deleted.add(ByteBuffer.wrap(Arrays.copyOfRange(k, prefix.length, k.length)));
+            }
+        }
         if (!storeGone) {
-            long deleted = own.stream().filter(e -> e.getValue() == DELETED).count();
-            int wanted = (int) Math.min(Integer.MAX_VALUE, limit + deleted);
+            // a many-pop entry (SPOP, ZPOPMIN) must not read past every member it already took, each time
             try (ReadOptions latest = new ReadOptions()) {
-                for (Field f : store.fieldsFrom(bucket, key, from, wanted, latest)) merged.put(f.name(), f.value());
+                for (Field f : store.fieldsFrom(bucket, key, from, limit, name -> deleted.contains(ByteBuffer.wrap(name)), latest)) {
+                    merged.put(f.name(), f.value());
+                }
             }
         }
         for (var e : own) {

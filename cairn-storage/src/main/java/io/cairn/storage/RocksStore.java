@@ -232,13 +232,19 @@ final class RocksStore implements AutoCloseable {
 
     /** At most {@code limit} fields of {@code key} from the first whose name is at or after {@code from}: one seek. */
     List<KvView.Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit, ReadOptions options) {
+        return fieldsFrom(bucket, key, from, limit, name -> false, options);
+    }
+
+    /** The same, passing over the names {@code skip} accepts (this entry deleted them) without counting them. */
+    List<KvView.Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit, Predicate<byte[]> skip, ReadOptions options) {
         byte[] prefix = fieldPrefix(bucket, key);
         List<KvView.Field> out = new ArrayList<>();
         try (RocksIterator it = db.newIterator(fields, options)) {
             for (it.seek(fieldKey(bucket, key, from)); it.isValid() && out.size() < limit; it.next()) {
                 byte[] k = it.key();
                 if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
-                out.add(new KvView.Field(Arrays.copyOfRange(k, prefix.length, k.length), it.value()));
+                byte[] name = Arrays.copyOfRange(k, prefix.length, k.length);
+                if (!skip.test(name)) out.add(new KvView.Field(name, it.value()));
             }
         }
         return out;
