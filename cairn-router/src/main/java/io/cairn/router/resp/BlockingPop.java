@@ -3,6 +3,7 @@ package io.cairn.router.resp;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.RetryClass;
+import io.cairn.core.kv.KvApplier;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.kv.RedisFloats;
@@ -34,6 +35,30 @@ import java.util.function.Function;
  */
 final class BlockingPop {
     static final long POLL_MS = 20;
+
+    /**
+     * The arguments of LMPOP/BLMPOP and ZMPOP/BZMPOP: {@code numkeys key [key ...] FIRST|SECOND [COUNT count]}
+     * from {@code numKeysAt}, checked in redis-server 7.0's order (numkeys, the side, then COUNT); null
+     * for a syntax error. {@code second} is whether the side named was the second one (RIGHT, MAX).
+     */
+    record MPop(List<byte[]> keys, boolean second, long count) {
+        static MPop parse(CommandArgs args, int numKeysAt, String first, String second) {
+            Long parsed = KvApplier.parseLong(args.raw(numKeysAt));
+            if (parsed == null || parsed < 1) throw new CairnException(ErrorCode.NOT_INTEGER, "numkeys should be greater than 0");
+            int sideAt = numKeysAt + 1 + (int) Math.min(parsed, args.count());
+            if (sideAt >= args.count()) return null;
+            boolean isSecond = args.is(sideAt, second);
+            if (!isSecond && !args.is(sideAt, first)) return null;
+            long count = 1;
+            if (sideAt + 1 < args.count()) {
+                if (!args.is(sideAt + 1, "count") || sideAt + 3 != args.count()) return null;
+                Long c = KvApplier.parseLong(args.raw(sideAt + 2));
+                if (c == null || c < 1) throw new CairnException(ErrorCode.NOT_INTEGER, "count should be greater than 0");
+                count = c;
+            }
+            return new MPop(CollectionOps.keys(args, numKeysAt + 1, sideAt - 1), isSecond, count);
+        }
+    }
 
     private final CollectionOps ops;
     private final Executor poll = CompletableFuture.delayedExecutor(POLL_MS, TimeUnit.MILLISECONDS);

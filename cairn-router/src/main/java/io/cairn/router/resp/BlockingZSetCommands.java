@@ -1,8 +1,5 @@
 package io.cairn.router.resp;
 
-import io.cairn.core.CairnException;
-import io.cairn.core.ErrorCode;
-import io.cairn.core.kv.KvApplier;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -51,27 +48,16 @@ final class BlockingZSetCommands {
      * score], ...]]; checked in redis-server 7.0's order (numkeys, the side, then COUNT).
      */
     private CompletableFuture<RedisMessage> zmpop(CommandArgs args, ClientSession session, int numKeysAt, long timeoutMs) {
-        Long parsed = KvApplier.parseLong(args.raw(numKeysAt));
-        if (parsed == null || parsed < 1) throw new CairnException(ErrorCode.NOT_INTEGER, "numkeys should be greater than 0");
-        int whereAt = numKeysAt + 1 + (int) Math.min(parsed, args.count());
-        if (whereAt >= args.count()) return Replies.done(Replies.syntaxError());
-        boolean max = args.is(whereAt, "max");
-        if (!max && !args.is(whereAt, "min")) return Replies.done(Replies.syntaxError());
-        long count = 1;
-        if (whereAt + 1 < args.count()) {
-            if (!args.is(whereAt + 1, "count") || whereAt + 3 != args.count()) return Replies.done(Replies.syntaxError());
-            Long c = KvApplier.parseLong(args.raw(whereAt + 2));
-            if (c == null || c < 1) throw new CairnException(ErrorCode.NOT_INTEGER, "count should be greater than 0");
-            count = c;
-        }
-        List<byte[]> keys = CollectionOps.keys(args, numKeysAt + 1, whereAt - 1);
+        BlockingPop.MPop parsed = BlockingPop.MPop.parse(args, numKeysAt, "min", "max");
+        if (parsed == null) return Replies.done(Replies.syntaxError());
+        List<byte[]> keys = parsed.keys();
         Function<OpResult, RedisMessage> reply = r -> {
             List<byte[]> e = r.elements();
             List<RedisMessage> pairs = new ArrayList<>((e.size() - 1) / 2);
             for (int i = 1; i + 1 < e.size(); i += 2) pairs.add(Replies.array(List.of(Replies.bulk(e.get(i)), Replies.bulk(e.get(i + 1)))));
             return Replies.array(List.of(Replies.bulk(e.get(0)), Replies.array(pairs)));
         };
-        KvOp pop = pop(keys, count, max);
+        KvOp pop = pop(keys, parsed.count(), parsed.second());
         if (timeoutMs < 0) return ops.execute(pop, r -> BlockingPop.isNil(r) ? CollectionOps.NULL_ARRAY : reply.apply(r));
         return blocking.block(keys, KvOp.Type.ZCARD, pop, reply, timeoutMs, session);
     }
