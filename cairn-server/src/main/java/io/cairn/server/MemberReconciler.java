@@ -170,7 +170,14 @@ final class MemberReconciler implements AutoCloseable {
                 addresses.remove(MemberIds.nodeOf(c.member()));
             }
         } catch (CairnException e) {
-            report(rsId, describe(c) + " failed (retried next round): " + e.getMessage(), false);
+            MemberChange.View now = membership(wanted);
+            if (now != null && now.shows(c)) {
+                // committed though its reply was lost (a leader change, a timeout): the change happened, say so once
+                report(rsId, describe(c) + ": " + now, true);
+                busy = true;
+            } else {
+                report(rsId, describe(c) + " failed (retried next round): " + e.getMessage(), false);
+            }
         }
     }
 

@@ -79,8 +79,11 @@ class WipedFollowerLearnerTest {
             }
             await(member + " a voter in place of " + wiped).atMost(Duration.ofSeconds(120)).ignoreExceptions()
                     .until(() -> group.members().voters().containsKey(member) && !group.members().voters().containsKey(wiped));
-            assertThat(coordinatorSteps(cluster, config, wiped, member)).as("the coordinator's steps, in order")
-                    .containsExactly(wiped + " left the group", member + " joined as a learner", member + " caught up and votes");
+            // the coordinator logs a step once its call returns, which can be after the group shows the change
+            List<String> steps = List.of(wiped + " left the group", member + " joined as a learner", member + " caught up and votes");
+            await("the coordinator's steps logged").atMost(Duration.ofSeconds(30))
+                    .until(() -> coordinatorSteps(cluster, config, wiped, member).size() >= steps.size());
+            assertThat(coordinatorSteps(cluster, config, wiped, member)).as("the coordinator's steps, in order").containsExactlyElementsOf(steps);
             assertThat(Boolean.FALSE.equals(cluster.info(wiped).get("rejoining"))).isTrue();
             cluster.awaitReplicasAgree(List.of("rs1"));
             cluster.passed();

@@ -95,6 +95,16 @@ public record MemberChange(Op op, String member, String address, long expectedIn
             return voters.keySet().stream().anyMatch(v -> MemberIds.nodeOf(v).equals(node));
         }
 
+        /** Whether {@code change} is in effect in this membership (a change whose reply was lost may still have applied). */
+        public boolean shows(MemberChange change) {
+            return switch (change.op()) {
+                case ADD_LEARNER -> learners.containsKey(change.member());
+                case PROMOTE -> voters.containsKey(change.member());
+                case REMOVE -> !has(change.member());
+                default -> false;
+            };
+        }
+
         /** Whether node {@code node} is a learner here, under any of its member ids. */
         public boolean nodeLearns(String node) {
             return learners.keySet().stream().anyMatch(l -> MemberIds.nodeOf(l).equals(node));
