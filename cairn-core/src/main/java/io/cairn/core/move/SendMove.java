@@ -6,6 +6,7 @@ import io.cairn.core.move.MoveCommand.*;
 import io.cairn.core.move.MoveQuery.BucketDigest;
 import io.cairn.core.move.MoveQuery.ChunkPage;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -77,6 +78,13 @@ public final class SendMove {
     /** Inside {@link #afterKey}, when a big collection is sent in pieces: the last element sent (else empty). */
     private byte[] afterElement = new byte[0];
     private ChunkPage pending;
+    /**
+     * The page after {@link #pending}, read while {@code pending} is submitted, so the source's reads and the
+     * destination's commits overlap (a move's time was their sum, chunk by chunk). Null when none was asked.
+     */
+    private ReadAhead ahead;
+    /** The driver waits for {@link #ahead}'s answer: it continues the stream when it comes. */
+    private boolean awaitingAhead;
     private long keysSent;
     private long checksumSent;
     /** The source's digest at SENDING, from the last page of changed keys (copy ahead only). */
@@ -165,7 +173,7 @@ public final class SendMove {
                     this::onStarted);
             // A chunk numbered past any real one changes nothing and is answered GAP with the next number expected.
             case PROBING -> port.submit(destination, new ReceiveChunk(bucket, source, generation, Integer.MAX_VALUE, List.of()), this::onProbed);
-            case STREAMING -> { if (copied) streamChanges(); else streamNext(); }
+            case STREAMING -> streamNext();
             case FINISHING -> port.digest(source, bucket, this::onDigest);
             case MARKING_SENT -> port.submit(source, new MarkSent(bucket, generation), this::onMarkedSent);
             case COPYING_ARCHIVE -> port.copyArchive(source, destination, bucket, generation, this::onArchiveCopied);
@@ -288,32 +296,52 @@ public final class SendMove {
         finish(Result.ROLLED_BACK, detail.isEmpty() ? reply.message() : detail);
     }
 
-    /** Whole-bucket chunks: while SENDING (no copy ahead), or while copying ahead. */
+    /**
+     * The next page: whole-bucket chunks while SENDING (no copy ahead) or copying ahead, or the keys
+     * changed since the copy ahead started (whose last page carries the source's digest).
+     */
     private void streamNext() {
         if (pending != null) { sendPending(); return; }
-        port.readChunk(source, new MoveQuery.ReadChunk(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes(), afterElement), page -> {
-            if (page == null) { retryLater(); return; }
-            if (!page.refusal().isEmpty()) { chunkFailed(page.refusal()); return; }
-            // An empty bucket still sends chunk 0 (as the last one): it creates the destination's RECEIVING record.
-            if (page.entries().isEmpty() && !page.last()) { chunkFailed("empty page before the end"); return; } // a reader that would loop
-            pending = page;
-            sendPending();
-        });
+        if (ahead != null && ahead.startsAt(phase, copied, afterKey, afterElement)) {
+            if (ahead.page == null) { awaitingAhead = true; return; } // its answer calls step() again
+            MoveQuery.ChangesPage page = ahead.page;
+            ahead = null;
+            onPage(page);
+            return;
+        }
+        ahead = null;
+        read(afterKey, afterElement, this::onPage);
+    }
+
+    /** Reads the page after the cursor for the current phase; whole-bucket pages carry no digest. */
+    private void read(byte[] fromKey, byte[] fromElement, Consumer<MoveQuery.ChangesPage> reply) {
+        if (streamsChanges()) {
+            port.readChanges(source, new MoveQuery.ReadChanges(bucket, generation, fromKey, limits.chunkKeys(), limits.chunkBytes(), fromElement), reply);
+        } else {
+            port.readChunk(source, new MoveQuery.ReadChunk(bucket, generation, fromKey, limits.chunkKeys(), limits.chunkBytes(), fromElement),
+                    page -> reply.accept(page == null ? null : new MoveQuery.ChangesPage(page, 0, 0)));
+        }
+    }
+
+    private boolean streamsChanges() {
+        return copied && phase == Phase.STREAMING;
+    }
+
+    private void onPage(MoveQuery.ChangesPage answer) {
+        if (answer == null) { retryLater(); return; }
+        if (streamsChanges()) { onChanges(answer); return; }
+        ChunkPage page = answer.page();
+        if (!page.refusal().isEmpty()) { chunkFailed(page.refusal()); return; }
+        // An empty bucket still sends chunk 0 (as the last one): it creates the destination's RECEIVING record.
+        if (page.entries().isEmpty() && !page.last()) { chunkFailed("empty page before the end"); return; } // a reader that would loop
+        pending = page;
+        sendPending();
     }
 
     /** While SENDING the verdict decides; a copy ahead is abandoned. */
     private void chunkFailed(String why) {
         if (phase == Phase.COPYING) cancel(why);
         else moveTo(Phase.FINISHING);
-    }
-
-    /** The keys changed since the copy ahead started; the last page carries the source's digest. */
-    private void streamChanges() {
-        if (pending != null) { sendPending(); return; }
-        port.readChanges(source, new MoveQuery.ReadChanges(bucket, generation, afterKey, limits.chunkKeys(), limits.chunkBytes(), afterElement), changes -> {
-            if (changes == null) { retryLater(); return; }
-            onChanges(changes);
-        });
     }
 
     /** A page of changed keys, from a query or from SendCopied's answer (the first page). */
@@ -326,12 +354,51 @@ public final class SendMove {
         sendPending();
     }
 
+    /** Asks for the page after {@link #pending} while it is submitted; a chunk refused or a phase left makes the answer unused. */
+    private void readAhead() {
+        List<ChunkEntry> entries = pending.entries();
+        if (pending.last() || entries.isEmpty() || ahead != null) return;
+        ChunkEntry lastSent = entries.get(entries.size() - 1);
+        ReadAhead asked = new ReadAhead(phase, copied, lastSent.key(), lastSent.resumeElement());
+        ahead = asked;
+        read(asked.afterKey, asked.afterElement, page -> {
+            if (ahead != asked) return; // dropped: the stream went elsewhere meanwhile
+            if (page == null) ahead = null; // no answer: the stream reads it itself
+            else asked.page = page;
+            if (awaitingAhead) {
+                awaitingAhead = false;
+                step();
+            }
+        });
+    }
+
+    /** A page asked ahead of need: from where, in which phase, and its answer once it came. */
+    private static final class ReadAhead {
+        final Phase phase;
+        final boolean copied;
+        final byte[] afterKey;
+        final byte[] afterElement;
+        MoveQuery.ChangesPage page;
+
+        ReadAhead(Phase phase, boolean copied, byte[] afterKey, byte[] afterElement) {
+            this.phase = phase;
+            this.copied = copied;
+            this.afterKey = afterKey;
+            this.afterElement = afterElement;
+        }
+
+        boolean startsAt(Phase p, boolean c, byte[] key, byte[] element) {
+            return phase == p && copied == c && Arrays.equals(afterKey, key) && Arrays.equals(afterElement, element);
+        }
+    }
+
     private void sendPending() {
         List<ChunkEntry> entries = pending.entries();
         if (pending.last() && phase == Phase.STREAMING) {
             sendLastChunk(entries);
             return;
         }
+        readAhead();
         ReceiveChunk chunk = new ReceiveChunk(bucket, source, generation, seq, entries);
         Consumer<MoveReply> onReply = reply -> {
             if (reply == null || reply.outcome() == MoveReply.Outcome.UNAVAILABLE) { retryLater(); return; }
