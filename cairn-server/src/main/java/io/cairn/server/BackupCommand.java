@@ -15,10 +15,10 @@ import java.time.format.DateTimeFormatter;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-/** {@code cairn backup create|list|restore}: whole-cluster backups in the object store (docs/archive.md). */
+/** {@code cairn backup create|list|restore|delete}: whole-cluster backups in the object store (docs/archive.md). */
 @Command(name = "backup", mixinStandardHelpOptions = true,
-        description = "Back the cluster up to the object store, list backups, restore one into a fresh cluster.",
-        subcommands = {BackupCommand.Create.class, BackupCommand.ListBackups.class, BackupCommand.Restore.class})
+        description = "Back the cluster up to the object store, list backups, restore one into a fresh cluster, delete one.",
+        subcommands = {BackupCommand.Create.class, BackupCommand.ListBackups.class, BackupCommand.Restore.class, BackupCommand.Delete.class})
 final class BackupCommand implements Runnable {
     private static final DateTimeFormatter ID = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS").withZone(ZoneOffset.UTC);
 
@@ -99,6 +99,21 @@ final class BackupCommand implements Runnable {
             }
             var m = backups.restore(id, out()::println);
             out().printf("backup %s restored: %d buckets, %d keys (served after a restore on first access)%n", m.id(), m.bucketCount(), m.keys());
+            return 0;
+        }
+    }
+
+    @Command(name = "delete", mixinStandardHelpOptions = true,
+            description = {"Delete a backup: its manifest first (it is no longer listed or restorable), then its objects.",
+                    "Also finishes an incomplete backup (a create or delete that was interrupted). Never run it on a backup being created."})
+    static final class Delete extends Base {
+        @Parameters(index = "0", description = "backup id (see cairn backup list)") String id;
+
+        @Override
+        int run(ClusterConfig c, ClusterBackup backups) {
+            var d = backups.delete(id, out()::println);
+            out().printf("backup %s deleted%s: %d objects, %d bytes%n", id, d.complete() ? "" : " (it was incomplete: no manifest)", d.objects(),
+                    d.sizeBytes());
             return 0;
         }
     }

@@ -3,6 +3,7 @@ package io.cairn.server;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.cairn.archive.ArchiveRef;
 import io.cairn.archive.ObjectBody;
+import io.cairn.archive.ObjectInfo;
 import io.cairn.archive.ObjectPage;
 import io.cairn.archive.ObjectStore;
 import io.cairn.core.CairnException;
@@ -132,6 +133,38 @@ final class ClusterBackup {
         } catch (IOException e) {
             throw new CairnException(ErrorCode.ARCHIVE_CORRUPT, "manifest of backup " + id + " unreadable: " + e.getMessage());
         }
+    }
+
+    /** What a delete removed: whether the backup was complete (had its manifest), and its objects. */
+    record Deleted(boolean complete, int objects, long sizeBytes) {}
+
+    /**
+     * Deletes backup {@code id}: its manifest first (from then on it is neither listed nor restorable),
+     * then every object under its folder, so an interrupted delete, like an interrupted create, leaves
+     * an incomplete backup that deleting again finishes. A restored cluster keeps nothing of it: a
+     * restore copies each object into the cluster's own prefix ({@code BucketBackups.adoptBackup}).
+     */
+    Deleted delete(String id, Consumer<String> progress) {
+        if (!id.matches("[A-Za-z0-9._-]+") || id.startsWith(".")) {
+            throw new CairnException(ErrorCode.SYNTAX, "not a backup id: '" + id + "' (see cairn backup list)");
+        }
+        boolean complete = store.head(manifestKey(prefix, id)).isPresent();
+        List<ObjectInfo> objects = new ArrayList<>();
+        String token = null;
+        do {
+            ObjectPage page = store.list(prefix + "/" + id + "/", token, 1000);
+            objects.addAll(page.objects());
+            token = page.nextPageToken().orElse(null);
+        } while (token != null);
+        if (!complete && objects.isEmpty()) throw new CairnException(ErrorCode.OBJECT_NOT_FOUND, "no backup " + id + " under " + prefix + " (see cairn backup list)");
+        if (complete) store.delete(manifestKey(prefix, id));
+        long bytes = 0;
+        for (int i = 0; i < objects.size(); i++) {
+            store.delete(objects.get(i).key());
+            bytes += objects.get(i).sizeBytes();
+            if ((i + 1) % 500 == 0) progress.accept("deleted " + (i + 1) + "/" + objects.size() + " objects");
+        }
+        return new Deleted(complete, objects.size(), bytes);
     }
 
     /** Restores backup {@code id} into this (empty) cluster: every bucket adopted as archived by its owner. */

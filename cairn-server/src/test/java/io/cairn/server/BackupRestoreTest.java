@@ -1,5 +1,7 @@
 package io.cairn.server;
 
+import io.cairn.archive.ObjectStore;
+
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.server.ArchiveScenarios.Loaded;
@@ -152,6 +154,21 @@ class BackupRestoreTest {
                 assertThat(leaderOf(a, rs).node().bucketRecords().stream().noneMatch(BucketRecord::isArchived)).as(rs).isTrue();
             }
             assertThat(Cli.run("backup", "restore", "no-such-id", "--config", file).err()).contains("no backup no-such-id");
+
+            // delete: manifest and objects gone, the cluster's data untouched, a second delete finds nothing
+            Cli deleted = Cli.run("backup", "delete", m.group(1), "--config", file);
+            assertThat(deleted.exitCode()).as(deleted.err()).isZero();
+            assertThat(deleted.out()).contains("backup " + m.group(1) + " deleted: " + BUCKETS + " objects");
+            assertThat(Cli.run("backup", "list", "--config", file).out()).doesNotContain(m.group(1));
+            try (ObjectStore store = a.config().archive().open(a.config().dataDir())) {
+                assertThat(store.list(ClusterBackup.DEFAULT_PREFIX + "/", null, 10).objects()).isEmpty();
+            }
+            assertThat(Cli.run("backup", "restore", m.group(1), "--config", file).err()).contains("no backup " + m.group(1));
+            Cli again = Cli.run("backup", "delete", m.group(1), "--config", file);
+            assertThat(again.exitCode()).isNotZero();
+            assertThat(again.err()).contains("no backup " + m.group(1));
+            assertThat(Cli.run("backup", "delete", "../cairn", "--config", file).err()).contains("not a backup id");
+            assertThat(ja.get("k")).isEqualTo("new");
         }
     }
 
