@@ -106,23 +106,8 @@ final class HashApplier {
         }
         List<KvView.Field> fields = view.fields(op.bucket(), op.key());
         long count = op.arg();
-        List<KvView.Field> chosen = new ArrayList<>();
         if (count < -KvOp.MAX_RANDOM_FIELDS) return OpResult.error(ErrorCode.PROTOCOL, "HRANDFIELD count below -" + KvOp.MAX_RANDOM_FIELDS);
-        if (count < 0) {
-            for (long i = 0; i < -count; i++) chosen.add(fields.get(random.nextInt(fields.size())));
-        } else if (count >= fields.size()) {
-            chosen.addAll(fields);
-        } else {
-            // A partial Fisher-Yates shuffle: the first count places get distinct random fields.
-            List<KvView.Field> pool = new ArrayList<>(fields);
-            for (int i = 0; i < count; i++) {
-                int j = i + random.nextInt(pool.size() - i);
-                KvView.Field f = pool.get(j);
-                pool.set(j, pool.get(i));
-                pool.set(i, f);
-                chosen.add(f);
-            }
-        }
+        List<KvView.Field> chosen = count < 0 ? RandomPicks.withRepeats(fields, -count, random) : RandomPicks.distinct(fields, count, random);
         boolean withValues = op.has(KvOp.FLAG_WITHVALUES);
         List<byte[]> out = new ArrayList<>(chosen.size() * (withValues ? 2 : 1));
         for (KvView.Field f : chosen) {

@@ -115,7 +115,7 @@ final class SetApplier {
         if (set.count == 0) return withCount ? OpResult.array(List.of()) : OpResult.NIL;
         // One member: a uniformly random position, skipped to in RocksDB without copying the members
         // before it (a count reads the whole set to choose distinct members).
-        List<byte[]> chosen = withCount ? distinct(set, op.arg(), random(seed)) : List.of(set.randomMember(random(seed)));
+        List<byte[]> chosen = withCount ? RandomPicks.distinct(set.all(), op.arg(), random(seed)) : List.of(set.randomMember(random(seed)));
         for (byte[] m : chosen) set.remove(m);
         set.save();
         return withCount ? OpResult.array(chosen) : OpResult.bulk(chosen.get(0));
@@ -127,26 +127,8 @@ final class SetApplier {
         if (set.count == 0) return withCount ? OpResult.array(List.of()) : OpResult.NIL;
         SplittableRandom random = random(seed);
         if (!withCount) return OpResult.bulk(set.randomMember(random));
-        if (op.arg() >= 0) return OpResult.array(distinct(set, op.arg(), random));
         List<byte[]> all = set.all();
-        List<byte[]> out = new ArrayList<>();
-        for (long i = 0; i < -op.arg(); i++) out.add(all.get(random.nextInt(all.size())));
-        return OpResult.array(out);
-    }
-
-    /** {@code n} distinct members chosen by a partial Fisher-Yates shuffle (all of them when n covers the set). */
-    private static List<byte[]> distinct(Members set, long n, SplittableRandom random) {
-        List<byte[]> pool = set.all();
-        if (n >= pool.size()) return pool;
-        List<byte[]> chosen = new ArrayList<>((int) n);
-        for (int i = 0; i < n; i++) {
-            int j = i + random.nextInt(pool.size() - i);
-            byte[] m = pool.get(j);
-            pool.set(j, pool.get(i));
-            pool.set(i, m);
-            chosen.add(m);
-        }
-        return chosen;
+        return OpResult.array(op.arg() >= 0 ? RandomPicks.distinct(all, op.arg(), random) : RandomPicks.withRepeats(all, -op.arg(), random));
     }
 
     /** SSCAN: the cursor is a position in member order (a member removed behind it during a scan may shift one past). */

@@ -124,30 +124,10 @@ final class ZSetApplier {
         long count = op.arg();
         if (count < -KvOp.MAX_RANDOM_FIELDS) return OpResult.error(ErrorCode.PROTOCOL, "ZRANDMEMBER count below -" + KvOp.MAX_RANDOM_FIELDS);
         List<ZSet.Entry> all = z.ordered();
-        List<ZSet.Entry> chosen = new ArrayList<>();
-        if (count < 0) {
-            for (long i = 0; i < -count; i++) chosen.add(all.get(random.nextInt(all.size())));
-        } else if (count >= all.size()) {
-            chosen = all;
-            Collections.reverse(chosen); // highest first, as redis-server's iterator walks a sorted set from its tail
-        } else {
-            // A partial Fisher-Yates shuffle: the first count places get distinct random members.
-            List<ZSet.Entry> pool = new ArrayList<>(all);
-            for (int i = 0; i < count; i++) {
-                int j = i + random.nextInt(pool.size() - i);
-                ZSet.Entry e = pool.get(j);
-                pool.set(j, pool.get(i));
-                pool.set(i, e);
-                chosen.add(e);
-            }
-        }
-        boolean withScores = op.has(KvOp.FLAG_WITHVALUES);
-        List<byte[]> out = new ArrayList<>(chosen.size() * (withScores ? 2 : 1));
-        for (ZSet.Entry e : chosen) {
-            out.add(e.member());
-            if (withScores) out.add(ascii(ZSetMeta.format(e.score())));
-        }
-        return OpResult.array(out);
+        List<ZSet.Entry> chosen = count < 0 ? RandomPicks.withRepeats(all, -count, random) : RandomPicks.distinct(all, count, random);
+        // all of them: highest first, as redis-server's iterator walks a sorted set from its tail
+        if (count >= all.size()) Collections.reverse(chosen);
+        return members(chosen, op.has(KvOp.FLAG_WITHVALUES));
     }
 
     /**
@@ -264,9 +244,13 @@ final class ZSetApplier {
         OpResult[] error = new OpResult[1];
         List<ZSet.Entry> selected = select(op, z, args, error);
         if (selected == null) return error[0];
-        boolean withScores = op.has(KvOp.FLAG_WITHVALUES);
-        List<byte[]> out = new ArrayList<>(selected.size() * (withScores ? 2 : 1));
-        for (ZSet.Entry e : selected) {
+        return members(selected, op.has(KvOp.FLAG_WITHVALUES));
+    }
+
+    /** Members in order, each followed by its score WITHSCORES. */
+    private static OpResult members(List<ZSet.Entry> entries, boolean withScores) {
+        List<byte[]> out = new ArrayList<>(entries.size() * (withScores ? 2 : 1));
+        for (ZSet.Entry e : entries) {
             out.add(e.member());
             if (withScores) out.add(ascii(ZSetMeta.format(e.score())));
         }
