@@ -11,8 +11,6 @@ import io.cairn.core.move.MoveQuery;
 import io.cairn.core.move.ReceiveProgress;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -100,25 +98,9 @@ final class MoveLedgerStore implements BucketLedger.Store {
     }
 
     @Override
-    public long putPiece(int bucket, ChunkEntry piece) {
-        byte[] form = MovePiece.moveForm(piece.stored());
-        for (KvView.Field f : CollectionMeta.fieldsOfMoveForm(form)) view.putField(bucket, piece.key(), f.name(), f.value());
-        if (MovePiece.kind(piece.stored()) != MovePiece.Kind.LAST) return 0;
-        // The whole key as held here (this entry's writes included), read a page at a time.
-        byte[] meta = view.get(bucket, piece.key());
-        if (!CollectionMeta.isCollection(meta)) return 0; // no FIRST piece arrived: the CRC cannot match the source's
-        long start = System.nanoTime();
-        long crc = MovePiece.wholeCrc(piece.key(), meta, (from, limit) -> view.fieldsFrom(bucket, piece.key(), from, limit));
-        long ms = (System.nanoTime() - start) / 1_000_000;
-        if (ms >= SLOW_CHECK_MS) {
-            log.info("bucket {}: a collection of {} elements received in pieces; checking it took {} ms", bucket, CollectionMeta.count(meta), ms);
-        }
-        return crc;
+    public void putPiece(int bucket, ChunkEntry piece) {
+        for (KvView.Field f : CollectionMeta.fieldsOfMoveForm(MovePiece.moveForm(piece.stored()))) view.putField(bucket, piece.key(), f.name(), f.value());
     }
-
-    /** A big collection's check (its CRC over every element) worth a log line: it holds the apply thread. */
-    private static final long SLOW_CHECK_MS = 500;
-    private static final Logger log = LoggerFactory.getLogger(MoveLedgerStore.class);
 
     @Override
     public byte[] deleteData(int bucket, byte[] key) {

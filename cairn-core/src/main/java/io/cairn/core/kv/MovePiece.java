@@ -121,6 +121,47 @@ public final class MovePiece {
     }
 
     /**
+     * A destination's check of a collection arriving in pieces, carried from piece to piece in its
+     * receive progress: the CRC of the elements so far, their bytes and count, so that the LAST
+     * piece yields the whole key's CRC ({@link #wholeCrc}) without reading the collection again (that
+     * read held the destination's apply thread for a second per million elements). The metadata is
+     * the FIRST piece's, which is what the destination holds: later pieces only add elements.
+     */
+    public record Check(byte[] key, byte[] meta, long elementsCrc, long elementsBytes, long elements) {
+        /** After the FIRST piece, whose move form is {@code form}. */
+        public static Check first(byte[] key, byte[] form) {
+            return new Check(key, CollectionMeta.metaOfMoveForm(form), 0, 0, 0).then(form);
+        }
+
+        /** After one more piece of the same key. */
+        public Check then(byte[] form) {
+            CRC32C crc = new CRC32C();
+            long bytes = 0;
+            List<KvView.Field> fields = CollectionMeta.fieldsOfMoveForm(form);
+            for (KvView.Field f : fields) bytes += Crc.element(crc, f.name()) + Crc.element(crc, f.value());
+            return new Check(key, meta, Crc32c.combine(elementsCrc, crc.getValue(), bytes), elementsBytes + bytes, elements + fields.size());
+        }
+
+        /** What {@code ChunkEntry.crc()} of the key's whole move form, as held, is. */
+        public long wholeCrc() {
+            return Crc32c.combine(new Crc(key, meta, elements).value(), elementsCrc, elementsBytes);
+        }
+
+        public byte[] encode() {
+            return ByteBuffer.allocate(4 + key.length + 4 + meta.length + 24).putInt(key.length).put(key).putInt(meta.length).put(meta)
+                    .putLong(elementsCrc).putLong(elementsBytes).putLong(elements).array();
+        }
+
+        public static Check decode(ByteBuffer in) {
+            byte[] key = new byte[in.getInt()];
+            in.get(key);
+            byte[] meta = new byte[in.getInt()];
+            in.get(meta);
+            return new Check(key, meta, in.getLong(), in.getLong(), in.getLong());
+        }
+    }
+
+    /**
      * A CRC computed as {@code ChunkEntry.crc()} computes one over a key and its whole move form,
      * fed element by element so a big collection is never held whole in memory.
      */
@@ -140,13 +181,15 @@ public final class MovePiece {
         }
 
         void field(KvView.Field f) {
-            element(f.name());
-            element(f.value());
+            element(crc, f.name());
+            element(crc, f.value());
         }
 
-        private void element(byte[] e) {
+        /** Feeds one element (its length, then its bytes); returns the bytes fed. */
+        static int element(CRC32C crc, byte[] e) {
             crc.update(ByteBuffer.allocate(4).putInt(e == null ? -1 : e.length).array());
             if (e != null) crc.update(e);
+            return 4 + (e == null ? 0 : e.length);
         }
 
         long value() {

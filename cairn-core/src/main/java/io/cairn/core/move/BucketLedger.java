@@ -5,6 +5,8 @@ import io.cairn.core.BucketState;
 import io.cairn.core.kv.MovePiece;
 import io.cairn.core.move.MoveCommand.*;
 
+import java.util.Arrays;
+
 import static io.cairn.core.BucketState.*;
 
 /**
@@ -50,10 +52,9 @@ public final class BucketLedger {
 
         /**
          * Adds the elements of a MIDDLE or LAST {@link io.cairn.core.kv.MovePiece} to the collection its FIRST
-         * piece stored; after the LAST, returns the CRC of the key's whole move form as stored here (else 0).
-         * Stores that hold strings only never receive pieces.
+         * piece stored. Stores that hold strings only never receive pieces.
          */
-        default long putPiece(int bucket, ChunkEntry piece) {
+        default void putPiece(int bucket, ChunkEntry piece) {
             throw new UnsupportedOperationException("this store holds strings only: a move piece of " + piece.stored().length + " bytes");
         }
 
@@ -266,9 +267,12 @@ public final class BucketLedger {
         // always sums what is stored, so the verdict compares real contents with the source's.
         for (ChunkEntry e : c.entries()) {
             if (e.isPiece() && MovePiece.kind(e.stored()) != MovePiece.Kind.FIRST) {
-                // A big collection's later pieces add elements; the key counts once complete, with what is held here.
-                long crc = store.putPiece(c.bucket(), e);
-                if (MovePiece.kind(e.stored()) == MovePiece.Kind.LAST) p = p.addKey(crc);
+                // A big collection's later pieces add elements; the key counts once complete, with the CRC of
+                // what is held here, kept piece by piece in the progress (no FIRST piece here: it cannot match).
+                store.putPiece(c.bucket(), e);
+                MovePiece.Check check = p.piece() != null && Arrays.equals(p.piece().key(), e.key()) ? p.piece().then(MovePiece.moveForm(e.stored())) : null;
+                boolean last = MovePiece.kind(e.stored()) == MovePiece.Kind.LAST;
+                p = last ? p.withPiece(null).addKey(check == null ? 0 : check.wholeCrc()) : p.withPiece(check);
                 continue;
             }
             // A FIRST piece replaces the key like a whole entry; it is counted at its LAST.
@@ -276,8 +280,9 @@ public final class BucketLedger {
             byte[] old = e.isDeletion() ? store.deleteData(c.bucket(), e.key()) : store.putData(c.bucket(), stored);
             if (old != null) p = p.remove(new ChunkEntry(e.key(), old));
             if (!e.isDeletion() && !e.isPiece()) p = p.add(e);
+            p = p.withPiece(e.isPiece() ? MovePiece.Check.first(e.key(), stored.stored()) : null);
         }
-        store.putProgress(c.bucket(), new ReceiveProgress(p.generation(), p.nextSeq() + 1, p.keyCount(), p.checksum(), false));
+        store.putProgress(c.bucket(), p.nextChunk());
         return MoveReply.ok(r);
     }
 
