@@ -6,6 +6,7 @@ import io.cairn.core.kv.OpResult;
 import io.cairn.core.move.SendMove;
 import io.cairn.core.topology.BootstrapPlanner;
 import io.cairn.core.topology.Topology;
+import io.cairn.core.wire.KeyPage;
 import io.cairn.rebalancer.DataPlaneMovePort;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,6 +38,39 @@ class MovedBucketPayloadTest {
     @Test
     @Timeout(120)
     void anOpForAMovedBucketGoesStraightToTheNewOwnerTheRefusalNamesWithoutADiscoveryRound() throws Exception {
+        movedBehindAStaleRoute((router, bucket, key) -> {
+            long rounds = discoveryRounds(router);
+
+            OpResult read = router.execute(List.of(KvOp.get(bucket, key))).get(10, TimeUnit.SECONDS).get(0);
+
+            assertThat(read.isError()).as(String.valueOf(read.message())).isFalse();
+            assertThat(new String(read.bytes(), StandardCharsets.UTF_8)).isEqualTo("before the move");
+            assertThat(router.ownerOf(bucket)).isEqualTo("rs2");
+            assertThat(router.movesFollowed()).as("ops sent to the owner the refusal named").isEqualTo(1);
+            assertThat(discoveryRounds(router)).as("discovery rounds").isEqualTo(rounds);
+        });
+    }
+
+    @Test
+    @Timeout(120)
+    void aScanOfAMovedBucketContinuesAtTheNewOwnerTheKeyPageNamesWithoutADiscoveryRound() throws Exception {
+        movedBehindAStaleRoute((router, bucket, key) -> {
+            long rounds = discoveryRounds(router);
+
+            KvBackend.ScanPage page = router.scan(new KeyPage.Position(bucket, null), 10).get(10, TimeUnit.SECONDS);
+
+            assertThat(page.keys()).extracting(k -> new String(k, StandardCharsets.UTF_8)).contains(new String(key, StandardCharsets.UTF_8));
+            assertThat(router.ownerOf(bucket)).isEqualTo("rs2");
+            assertThat(discoveryRounds(router)).as("discovery rounds").isEqualTo(rounds);
+        });
+    }
+
+    interface StaleRouteCheck {
+        void check(Router router, int bucket, byte[] key) throws Exception;
+    }
+
+    /** A key written through the router to a bucket of rs1, the bucket moved to rs2 behind the router's back, then {@code check}. */
+    private void movedBehindAStaleRoute(StaleRouteCheck check) throws Exception {
         ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "moved-bucket-driver");
             t.setDaemon(true);
@@ -62,15 +96,7 @@ class MovedBucketPayloadTest {
             driver.submit(port::close).get(10, TimeUnit.SECONDS);
 
             assertThat(router.ownerOf(bucket)).as("the router has not heard of the move").isEqualTo("rs1");
-            long rounds = discoveryRounds(router);
-
-            OpResult read = router.execute(List.of(KvOp.get(bucket, key))).get(10, TimeUnit.SECONDS).get(0);
-
-            assertThat(read.isError()).as(String.valueOf(read.message())).isFalse();
-            assertThat(new String(read.bytes(), StandardCharsets.UTF_8)).isEqualTo("before the move");
-            assertThat(router.ownerOf(bucket)).isEqualTo("rs2");
-            assertThat(router.movesFollowed()).as("ops sent to the owner the refusal named").isEqualTo(1);
-            assertThat(discoveryRounds(router)).as("discovery rounds").isEqualTo(rounds);
+            check.check(router, bucket, key);
         } finally {
             driver.shutdownNow();
         }
