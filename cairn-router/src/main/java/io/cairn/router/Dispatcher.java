@@ -212,17 +212,19 @@ final class Dispatcher {
      * decides, except where today's rules are stricter, each for its reason below (the catalogue
      * says what may help; only here is it known whether this loop is the one to do it).
      */
-    static boolean sentAgain(ErrorCode code, KvOp op) {
+    private static boolean sentAgain(ErrorCode code, KvOp op) {
         return switch (code.retry) {
-            // WRONG_BUCKET. NOT_LEADER never ends here (the data-plane client follows the leader it names);
-            // STALE_READ here is a follower's refusal of an archived bucket, answered to the client as TRYAGAIN.
+            // WRONG_BUCKET. NOT_LEADER never ends here (the data-plane client follows the leader it names).
+            // STALE_READ here is a follower's refusal of an archived bucket: its class says "ask the leader", but
+            // this loop never did (it would send the read to a follower again); the client gets TRYAGAIN, as before.
             case REROUTE -> code == ErrorCode.WRONG_BUCKET;
             case RETRY_LATER -> switch (code) {
                 // the replicaset did not answer: a read is safe to send again, a write may have been applied
                 case UNAVAILABLE -> op.readOnly();
                 // load shed by a full queue: sending again here would hold the load it shed; the client retries later
                 case QUEUE_FULL, RESTORE_QUEUE_FULL -> false;
-                // never an op's answer: map-reduce refs (MapReduce retries its own), the archive tier, AUTH
+                // answers meant for other callers, never sent again here: map-reduce refs (MapReduce retries its
+                // own), the archive tier's, AUTH's
                 case MOVE_IN_PROGRESS, REF_NOT_HELD, OBJECT_STORE_UNAVAILABLE, AUTH_RATE_LIMITED -> false;
                 default -> true; // BUCKET_LOCKED, BUCKET_RESTORING, NO_ROUTE: nothing was applied, the bucket will be served
             };
