@@ -19,9 +19,12 @@ import java.util.function.BooleanSupplier;
  * The router's request loop: sends each operation to the replicaset its {@link RouteMap} names,
  * and sends again, after a backoff and within the request's deadline, the operations whose
  * refusal guarantees nothing was applied (wrong owner, bucket locked or restoring, owner unknown;
- * a read that found no leader). A wrong-owner answer forgets that route and asks discovery for
- * the new one. A failure whose outcome is unknown (a write that timed out in the log) is
- * returned, never blindly retried, so a non-idempotent INCR is not applied twice.
+ * a read that found no leader). The code's {@link io.cairn.core.RetryClass} decides, with the
+ * exceptions {@link #sentAgain} names. A wrong-owner answer that names the new owner
+ * ({@link io.cairn.core.ErrorPayload}: the old owner's SENT record) routes the bucket there and sends again at
+ * once; one that does not forgets that route and asks discovery for the new one. A failure whose
+ * outcome is unknown (a write that timed out in the log) is returned, never blindly retried, so a
+ * non-idempotent INCR is not applied twice.
  *
  * <p>Plain logic: the replicasets are reached through {@link Replicasets} and time through a
  * {@link RouterClock}, so cairn-sim runs this very loop against simulated replicasets.
@@ -41,6 +44,11 @@ final class Dispatcher {
      * only discovery tells.
      */
     private static final long LOCKED_DISCOVERY_MS = 20;
+    /**
+     * Attempts that may follow a payload's new owner without a pause. Each hop is a move to a higher
+     * generation, so a chain is short; the bound keeps a faulty hint from spinning until the deadline.
+     */
+    private static final int MAX_IMMEDIATE_REROUTES = 3;
 
     /** Where the operations go. */
     interface Replicasets {
@@ -55,6 +63,7 @@ final class Dispatcher {
     private final Runnable rediscover;
     private final BooleanSupplier closed;
     private final AtomicLong retries = new AtomicLong();
+    private final AtomicLong movesFollowed = new AtomicLong();
     private final AtomicLong lockedDiscoveryAtNs;
 
     /**
@@ -86,6 +95,14 @@ final class Dispatcher {
     /** Requests sent again, over all requests. */
     long retries() {
         return retries.get();
+    }
+
+    /**
+     * Operations sent again at once to another owner after a wrong-owner answer that named one (the
+     * answer's, or a newer one discovery had found meanwhile), without asking discovery.
+     */
+    long movesFollowed() {
+        return movesFollowed.get();
     }
 
     private void attempt(List<KvOp> ops, int[] pending, OpResult[] results, long deadline, int attemptNo,
@@ -123,7 +140,8 @@ final class Dispatcher {
             }));
         }
         CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((v, err) -> {
-            int[] again = retryable(ops, pending, results, sentTo);
+            Again next = retryable(ops, pending, results, sentTo);
+            int[] again = next.indices();
             long now = clock.nanoTime();
             if (again.length == 0 || now >= deadline || closed.getAsBoolean()) {
                 // Out of time while following a moved bucket: the client can only retry, so say TRYAGAIN
@@ -138,11 +156,16 @@ final class Dispatcher {
                 return;
             }
             retries.incrementAndGet();
-            // A restoring bucket is served within milliseconds of its restore: poll it as a locked one, not with the long backoff.
-            boolean onlyLocked = Arrays.stream(again).allMatch(i -> results[i].error() == ErrorCode.BUCKET_LOCKED
-                    || results[i].error() == ErrorCode.BUCKET_RESTORING);
-            long backoffMs = Math.min(onlyLocked ? MAX_LOCKED_BACKOFF_MS : MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attemptNo, 6));
-            long delayNs = Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadline - now);
+            long delayNs;
+            if (next.allRerouted() && attemptNo < MAX_IMMEDIATE_REROUTES) {
+                delayNs = 0; // the answer said where to go: nothing to wait for
+            } else {
+                // A restoring bucket is served within milliseconds of its restore: poll it as a locked one, not with the long backoff.
+                boolean onlyLocked = Arrays.stream(again).allMatch(i -> results[i].error() == ErrorCode.BUCKET_LOCKED
+                        || results[i].error() == ErrorCode.BUCKET_RESTORING);
+                long backoffMs = Math.min(onlyLocked ? MAX_LOCKED_BACKOFF_MS : MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attemptNo, 6));
+                delayNs = Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadline - now);
+            }
             clock.schedule(delayNs, () -> attempt(ops, again, results, deadline, attemptNo + 1, done));
         });
     }
@@ -151,37 +174,63 @@ final class Dispatcher {
         return OpResult.error(ErrorCode.NO_ROUTE, "no known owner for bucket " + op.bucket());
     }
 
-    /** Indices whose error guarantees the op was not applied, so sending again is safe. */
-    private int[] retryable(List<KvOp> ops, int[] pending, OpResult[] results, String[] sentTo) {
+    /** The ops to send again, and whether every one of them goes to a new owner an answer named. */
+    private record Again(int[] indices, boolean allRerouted) {}
+
+    /** Ops whose error guarantees they were not applied, so sending again is safe; fixes their routes first. */
+    private Again retryable(List<KvOp> ops, int[] pending, OpResult[] results, String[] sentTo) {
         List<Integer> again = new ArrayList<>();
-        boolean wrongOwner = false;
+        boolean rediscoverNow = false;
         boolean locked = false;
+        boolean allRerouted = true;
         for (int i : pending) {
             OpResult r = results[i];
-            if (r == null || !r.isError()) continue;
-            switch (r.error()) {
-                case WRONG_BUCKET -> {
-                    if (sentTo[i] != null) routes.forgetBucket(ops.get(i).bucket(), sentTo[i]);
-                    wrongOwner = true;
-                    again.add(i);
+            if (r == null || !r.isError() || !sentAgain(r.error(), ops.get(i))) continue;
+            again.add(i);
+            int bucket = ops.get(i).bucket();
+            boolean rerouted = false;
+            switch (r.error().retry) {
+                case REROUTE -> { // WRONG_BUCKET, the one REROUTE code sent again here
+                    rerouted = sentTo[i] != null && routes.wrongOwner(bucket, sentTo[i], r.payload());
+                    if (rerouted) movesFollowed.incrementAndGet();
+                    else rediscoverNow = true;
                 }
-                case NO_ROUTE -> {
-                    wrongOwner = true;
-                    again.add(i);
+                case RETRY_LATER -> {
+                    if (r.error() == ErrorCode.NO_ROUTE) rediscoverNow = true; // no owner to wait for: discovery must find one
+                    if (r.error() == ErrorCode.BUCKET_LOCKED) locked = true;
                 }
-                case BUCKET_LOCKED -> {
-                    locked = true;
-                    again.add(i);
-                }
-                case BUCKET_RESTORING -> again.add(i); // an archived bucket: its leader restores it, then serves it
-                case UNAVAILABLE -> {
-                    if (ops.get(i).readOnly()) again.add(i);
-                }
-                default -> { }
+                case REFRESH_TOPOLOGY, FATAL -> { } // never sent again (sentAgain)
             }
+            allRerouted &= rerouted;
         }
-        if (wrongOwner || (locked && lockedDiscoveryDue())) rediscover.run();
-        return again.stream().mapToInt(Integer::intValue).toArray();
+        if (rediscoverNow || (locked && lockedDiscoveryDue())) rediscover.run();
+        return new Again(again.stream().mapToInt(Integer::intValue).toArray(), allRerouted && !again.isEmpty());
+    }
+
+    /**
+     * Whether an op refused with {@code code} is sent again by this loop: the code's retry class
+     * decides, except where today's rules are stricter, each for its reason below (the catalogue
+     * says what may help; only here is it known whether this loop is the one to do it).
+     */
+    private static boolean sentAgain(ErrorCode code, KvOp op) {
+        return switch (code.retry) {
+            // WRONG_BUCKET. NOT_LEADER never ends here (the data-plane client follows the leader it names).
+            // STALE_READ here is a follower's refusal of an archived bucket: its class says "ask the leader", but
+            // this loop never did (it would send the read to a follower again); the client gets TRYAGAIN, as before.
+            case REROUTE -> code == ErrorCode.WRONG_BUCKET;
+            case RETRY_LATER -> switch (code) {
+                // the replicaset did not answer: a read is safe to send again, a write may have been applied
+                case UNAVAILABLE -> op.readOnly();
+                // load shed by a full queue: sending again here would hold the load it shed; the client retries later
+                case QUEUE_FULL, RESTORE_QUEUE_FULL -> false;
+                // answers meant for other callers, never sent again here: map-reduce refs (MapReduce retries its
+                // own), the archive tier's, AUTH's
+                case MOVE_IN_PROGRESS, REF_NOT_HELD, OBJECT_STORE_UNAVAILABLE, AUTH_RATE_LIMITED -> false;
+                default -> true; // BUCKET_LOCKED, BUCKET_RESTORING, NO_ROUTE: nothing was applied, the bucket will be served
+            };
+            // STALE_EPOCH: the data-plane client refreshes its epoch and sends again itself; an answer here is final
+            case REFRESH_TOPOLOGY, FATAL -> false;
+        };
     }
 
     /** An extra round now (after a locked bucket), besides the periodic ones, at most every {@link #LOCKED_DISCOVERY_MS}. */

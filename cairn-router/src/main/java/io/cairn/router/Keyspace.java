@@ -130,11 +130,14 @@ final class Keyspace {
             }
             page.keys().forEach(k -> keys.add(k.key()));
             if (page.isError()) {
+                boolean rerouted = false;
                 if (page.error() == ErrorCode.WRONG_BUCKET) {
-                    routes.forgetBucket(page.next().bucket(), owner);
-                    rediscover.run();
+                    // the page names where the bucket went (a SENT record's peer): ask there now, else discovery must find it
+                    rerouted = routes.wrongOwner(page.next().bucket(), owner, page.payload());
+                    if (!rerouted) rediscover.run();
                 }
                 if (!keys.isEmpty()) done.complete(new ScanPage(keys, page.next()));
+                else if (rerouted && requests + 1 < MAX_SCAN_REQUESTS) scanStep(page.next(), count, keys, requests + 1, attempt, deadlineNanos, done);
                 else retryScan(page.next(), count, keys, requests, attempt, deadlineNanos, done, new CairnException(page.error(), page.message()));
                 return;
             }

@@ -1,6 +1,8 @@
 package io.cairn.router;
 
 import io.cairn.core.BucketRecord;
+import io.cairn.core.BucketState;
+import io.cairn.core.ErrorPayload;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -180,6 +182,45 @@ final class RouteMap {
                 generation.set(b, 0);
             }
         }
+    }
+
+    /**
+     * A wrong-owner answer from {@code from} naming where the bucket went ({@code to}, handed over at
+     * {@code generation}: a SENT record's peer): route the bucket there now rather than after a
+     * discovery round. Generations still decide, so a hint never overrides what discovery knows: a
+     * route at a higher generation is newer, and at the same generation only the refusing
+     * replicaset's own route (or none) gives way. The owner's record state is presumed ACTIVE (the
+     * new owner took the bucket writable) until discovery reports the record itself.
+     *
+     * @return whether the bucket is now routed to {@code to}
+     */
+    synchronized boolean followMove(int bucket, String from, String to, long generation) {
+        if (bucket < 1 || bucket > bucketCount || to.equals(from)) return false;
+        long known = this.generation.get(bucket);
+        String current = owner.get(bucket);
+        if (known > generation || (known == generation && current != null && !current.equals(from))) return to.equals(current);
+        owner.set(bucket, to);
+        this.generation.set(bucket, generation);
+        ownerState.set(bucket, BucketState.ACTIVE.code() & 0xff);
+        return true;
+    }
+
+    /**
+     * A wrong-owner answer from {@code refusedBy}: follows the new owner its payload names
+     * ({@link #followMove}); without one, or when that leaves the route with {@code refusedBy}, stops
+     * sending there until discovery says otherwise ({@link #forgetBucket}).
+     *
+     * @return true when the bucket is now routed to another replicaset (send there at once), false when
+     *         discovery has to find its owner
+     */
+    synchronized boolean wrongOwner(int bucket, String refusedBy, ErrorPayload payload) {
+        if (payload != null) {
+            followMove(bucket, refusedBy, payload.movedTo(), payload.generation());
+            String now = owner.get(bucket);
+            if (now != null && !now.equals(refusedBy)) return true;
+        }
+        forgetBucket(bucket, refusedBy);
+        return false;
     }
 
     /** A wrong-owner answer: stop sending there until discovery says otherwise. */

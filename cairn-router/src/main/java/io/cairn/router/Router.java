@@ -320,6 +320,7 @@ public final class Router implements KvBackend, AutoCloseable {
         Map<String, String> stats = new LinkedHashMap<>();
         stats.put("router_requests", Long.toString(requests.get()));
         stats.put("router_retries", Long.toString(dispatcher.retries()));
+        stats.put("router_moves_followed", Long.toString(dispatcher.movesFollowed()));
         clients.forEach((id, c) -> {
             ReplicasetClient.GroupCommitCounters g = c.groupCommitCounters();
             stats.put("write_batches_" + id, Long.toString(g.writeBatches()));
@@ -363,6 +364,11 @@ public final class Router implements KvBackend, AutoCloseable {
 
     public long retries() {
         return dispatcher.retries();
+    }
+
+    /** Operations sent straight to the new owner a wrong-owner answer named (its payload), without a discovery round. */
+    public long movesFollowed() {
+        return dispatcher.movesFollowed();
     }
 
     /** Read batches served by follower reads, over all replicasets. */

@@ -2,6 +2,7 @@ package io.cairn.router;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
+import io.cairn.core.ErrorPayload;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,6 +26,49 @@ class RouteMapTest {
         assertThat(map.owner(1)).isEqualTo("b");
         assertThat(map.suspected()).isEmpty();
         assertThat(map.writesRefused(1)).isFalse();
+    }
+
+    @Test
+    void aMovedHintRoutesTheBucketToItsNewOwnerUntilDiscoveryReportsTheRecordItself() {
+        RouteMap map = new RouteMap(10);
+        map.learn("a", rec(1, BucketState.ACTIVE, 1, ""));
+        assertThat(map.followMove(1, "a", "b", 2)).isTrue();
+        assertThat(map.ownerRecord(1)).isEqualTo(new RouteMap.OwnerRecord("b", BucketState.ACTIVE, 2, 0));
+        map.learn("a", rec(1, BucketState.SENDING, 2, "b")); // a late answer from the old owner
+        assertThat(map.owner(1)).isEqualTo("b");
+        map.learn("b", rec(1, BucketState.PINNED, 2, "a")); // discovery's own answer replaces the presumed record
+        assertThat(map.ownerRecord(1)).isEqualTo(new RouteMap.OwnerRecord("b", BucketState.PINNED, 2, 0));
+        assertThat(map.suspected()).isEmpty();
+    }
+
+    @Test
+    void aMovedHintNeverOverridesANewerOrAnotherEqualClaim() {
+        RouteMap map = new RouteMap(10);
+        map.learn("c", rec(1, BucketState.ACTIVE, 3, ""));
+        assertThat(map.followMove(1, "a", "b", 2)).as("discovery knows a newer owner").isFalse();
+        assertThat(map.ownerRecord(1).owner()).isEqualTo("c");
+
+        map.learn("c", rec(2, BucketState.ACTIVE, 2, ""));
+        assertThat(map.followMove(2, "a", "b", 2)).as("another replicaset's claim at that generation").isFalse();
+        assertThat(map.owner(2)).isEqualTo("c");
+
+        map.learn("a", rec(3, BucketState.ACTIVE, 5, ""));
+        map.forgetBucket(3, "a"); // a wrong-owner answer without payload: the route is gone, its generation stays
+        assertThat(map.followMove(3, "x", "b", 4)).as("older than what discovery saw").isFalse();
+        assertThat(map.owner(3)).isNull();
+        assertThat(map.followMove(3, "a", "b", 6)).isTrue();
+        assertThat(map.owner(3)).isEqualTo("b");
+    }
+
+    @Test
+    void aWrongOwnerAnswerWithoutPayloadForgetsTheRouteAndOneWithAPayloadFollowsIt() {
+        RouteMap map = new RouteMap(10);
+        map.learn("a", rec(1, BucketState.ACTIVE, 1, ""));
+        map.learn("a", rec(2, BucketState.ACTIVE, 1, ""));
+        assertThat(map.wrongOwner(1, "a", null)).isFalse();
+        assertThat(map.owner(1)).isNull();
+        assertThat(map.wrongOwner(2, "a", new ErrorPayload("b", 2))).isTrue();
+        assertThat(map.owner(2)).isEqualTo("b");
     }
 
     @Test

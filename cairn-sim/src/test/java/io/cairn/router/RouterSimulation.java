@@ -49,7 +49,7 @@ final class RouterSimulation {
 
     /** What a run did, for the summary line and the checks that the scenario tested something. */
     record Result(long events, int acknowledged, int refused, long retries, int wrongOwnerAnswers, int lockedAnswers, int moves,
-                  long resyncs, int restores, int pagesLost, int pagesLate) {}
+                  long resyncs, int restores, int pagesLost, int pagesLate, long movesFollowed) {}
 
     static final long CHAOS_MS = 3_000;
     static final long DISCOVERY_INTERVAL_MS = 100;
@@ -108,7 +108,7 @@ final class RouterSimulation {
         checkRoutes();
         long resyncs = discoveries.values().stream().mapToLong(d -> d.stats().resyncs()).sum();
         return new Result(clock.events(), acknowledged.size(), refused.size(), dispatcher.retries(), wrongOwnerAnswers, lockedAnswers,
-                moves, resyncs, restores, pagesLost, pagesLate);
+                moves, resyncs, restores, pagesLost, pagesLate, dispatcher.movesFollowed());
     }
 
     // ---- the router's edges ----

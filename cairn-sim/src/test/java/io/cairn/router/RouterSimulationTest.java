@@ -24,7 +24,7 @@ class RouterSimulationTest {
         System.out.println("RouterSimulationTest " + scenario + " seeds " + first + ".." + last
                 + " (one seed: -Dcairn.sim.seed=S -Dtest=RouterSimulationTest)");
         long started = System.nanoTime();
-        long events = 0, retries = 0, resyncs = 0;
+        long events = 0, retries = 0, resyncs = 0, followed = 0;
         int acknowledged = 0, refused = 0, wrongOwner = 0, locked = 0, moves = 0, restores = 0, lost = 0, late = 0;
         for (long seed = first; seed <= last; seed++) {
             RouterSimulation.Result r;
@@ -45,15 +45,17 @@ class RouterSimulationTest {
             restores += r.restores();
             lost += r.pagesLost();
             late += r.pagesLate();
+            followed += r.movesFollowed();
         }
         System.out.println(scenario + ": " + (last - first + 1) + " seeds, " + events + " events, " + acknowledged + " writes acknowledged, "
                 + refused + " refused at their deadline, " + retries + " retries, " + wrongOwner + " wrong-owner answers, " + locked
-                + " locked answers, " + moves + " moves, " + restores + " restores, " + resyncs + " resyncs, " + lost + " pages lost, "
+                + " locked answers, " + followed + " sent straight to the owner a wrong-owner answer named, " + moves + " moves, " + restores + " restores, " + resyncs + " resyncs, " + lost + " pages lost, "
                 + late + " pages late, " + (System.nanoTime() - started) / 1_000_000 + " ms");
         if (!one.isEmpty()) return;
         assertThat(acknowledged).as(scenario + ": writes acknowledged").isPositive();
         assertThat(wrongOwner).as(scenario + ": requests that reached an old owner").isPositive();
         assertThat(retries).as(scenario + ": retries").isPositive();
+        assertThat(followed).as(scenario + ": ops sent to the new owner a refusal named (ErrorPayload)").isPositive();
         if (scenario == RouterSimulation.Scenario.RESTORED_REPLICASET) {
             assertThat(restores).as("restores").isPositive();
             assertThat(resyncs).as("resyncs after a restore").isPositive();

@@ -3,6 +3,7 @@ package io.cairn.router;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.ErrorPayload;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.wire.DiscoveryCursor;
@@ -78,7 +79,7 @@ final class SimRouterWorld {
      * history (a running hash per BSN, as storage's cursor check uses), and per bucket the values
      * written to it in order. Writes are admitted as a storage leader admits them: ACTIVE or
      * PINNED applies, SENDING refuses with BUCKET_LOCKED (nothing applied), anything else with
-     * WRONG_BUCKET.
+     * WRONG_BUCKET, naming the new owner when the record is SENT (storage's rule, {@link ErrorPayload#of}).
      */
     static final class Store {
         final String id;
@@ -132,7 +133,9 @@ final class SimRouterWorld {
         OpResult apply(KvOp op) {
             BucketRecord r = records.get(op.bucket());
             if (r != null && r.state() == BucketState.SENDING) return OpResult.error(ErrorCode.BUCKET_LOCKED, "bucket " + op.bucket() + " is moving");
-            if (r == null || !r.state().servesWrites()) return OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + op.bucket() + " is not here: " + r);
+            if (r == null || !r.state().servesWrites()) {
+                return OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + op.bucket() + " is not here: " + r, ErrorPayload.of(r));
+            }
             data.computeIfAbsent(op.bucket(), b -> new ArrayList<>()).add(new String(op.value(), StandardCharsets.UTF_8));
             return OpResult.status("OK");
         }

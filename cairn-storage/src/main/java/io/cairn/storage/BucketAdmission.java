@@ -3,6 +3,7 @@ package io.cairn.storage;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.ErrorPayload;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 
@@ -28,7 +29,8 @@ final class BucketAdmission {
             return OpResult.error(ErrorCode.BUCKET_READONLY, "bucket " + op.bucket() + " is a contained doubled copy");
         }
         String hint = state == BucketState.SENT ? " (moved to " + r.peer() + ")" : "";
-        return OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + op.bucket() + " is not on this replicaset" + hint);
+        // The text is for people; the payload is what a router acts on (where to send the op now).
+        return OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + op.bucket() + " is not on this replicaset" + hint, ErrorPayload.of(r));
     }
 
     private static OpResult archivedRefusal(KvOp op, ArchivedAccess archivedAccess) {

@@ -2,6 +2,7 @@ package io.cairn.storage;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.ErrorPayload;
 import io.cairn.core.kv.StoredValue;
 import io.cairn.core.wire.KeyPage;
 import io.cairn.core.wire.KeyPage.Entry;
@@ -90,7 +91,7 @@ final class KeyQueries {
                 if (r == null || !r.servesReads()) {
                     String where = r == null ? "" : " (" + r.state() + (r.peer().isEmpty() ? "" : ", peer " + r.peer()) + ")";
                     return KeyPage.refused(ErrorCode.WRONG_BUCKET, "bucket " + bucket + " is not served here" + where,
-                            page.keys, new Position(bucket, after));
+                            page.keys, new Position(bucket, after), ErrorPayload.of(r));
                 }
                 if (!page.readBucket(state.store(), bucket, after, nowMs)) return page.result();
             } finally {
@@ -138,7 +139,7 @@ final class KeyQueries {
         }
 
         KeyPage result() {
-            return new KeyPage(null, "", keys.size(), keys, stoppedAt);
+            return new KeyPage(null, "", keys.size(), keys, stoppedAt, null);
         }
     }
 

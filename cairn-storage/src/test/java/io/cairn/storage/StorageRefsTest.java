@@ -2,6 +2,7 @@ package io.cairn.storage;
 
 import io.cairn.core.BucketState;
 import io.cairn.core.ErrorCode;
+import io.cairn.core.ErrorPayload;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
@@ -216,6 +217,24 @@ class StorageRefsTest {
         assertThat(page.error()).isEqualTo(ErrorCode.WRONG_BUCKET);
         assertThat(page.keys()).extracting(e -> new String(e.key(), StandardCharsets.UTF_8)).containsExactly("b");
         assertThat(page.next()).isEqualTo(new KeyPage.Position(4, null));
+        assertThat(page.payload()).as("where the bucket went, for the router").isEqualTo(new ErrorPayload("rs2", generation));
+    }
+
+    @Test
+    void anOperationOnASentBucketIsRefusedWithItsNewOwnerAsPayloadAndTheSameMessage() {
+        long generation = move(new MoveCommand.StartSend(4, "rs2"), 2_000).record().generation();
+        move(new MoveCommand.MarkSent(4, generation), 2_100);
+
+        OpResult refused = OpCodec.decodeResults(ByteBuffer.wrap(apply(StorageRequest.write(List.of(KvOp.set(4, bytes("k"), bytes("v")))), 2_200)))
+                .get(0);
+        assertThat(refused.error()).isEqualTo(ErrorCode.WRONG_BUCKET);
+        assertThat(refused.message()).isEqualTo("bucket 4 is not on this replicaset (moved to rs2)");
+        assertThat(refused.payload()).isEqualTo(new ErrorPayload("rs2", generation));
+
+        OpResult neverHere = OpCodec.decodeResults(ByteBuffer.wrap(apply(StorageRequest.write(List.of(KvOp.set(999, bytes("k"), bytes("v")))), 2_300)))
+                .get(0);
+        assertThat(neverHere.error()).isEqualTo(ErrorCode.WRONG_BUCKET);
+        assertThat(neverHere.payload()).as("a bucket this replicaset never sent: nothing to name").isNull();
     }
 
     private void set(int bucket, String key) {

@@ -1,6 +1,8 @@
 package io.cairn.core.kv;
 
 import io.cairn.core.ErrorCode;
+import io.cairn.core.ErrorPayload;
+import io.cairn.core.WireCodes;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -9,8 +11,8 @@ import java.util.List;
 
 /** Compact binary encoding of operation and result lists (big endian, length-prefixed). */
 public final class OpCodec {
-    private static final KvOp.Type[] TYPES = io.cairn.core.WireCodes.index(KvOp.Type.values(), KvOp.Type::code);
-    private static final OpResult.Kind[] KINDS = io.cairn.core.WireCodes.index(OpResult.Kind.values(), OpResult.Kind::code);
+    private static final KvOp.Type[] TYPES = WireCodes.index(KvOp.Type.values(), KvOp.Type::code);
+    private static final OpResult.Kind[] KINDS = WireCodes.index(OpResult.Kind.values(), OpResult.Kind::code);
 
     private OpCodec() {}
 
@@ -35,7 +37,7 @@ public final class OpCodec {
         checkCount(n, in);
         List<KvOp> ops = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            KvOp.Type type = io.cairn.core.WireCodes.lookup(TYPES, in.get(), "operation type");
+            KvOp.Type type = WireCodes.lookup(TYPES, in.get(), "operation type");
             int bucket = in.getInt();
             byte[] key = readPresentBytes(in, "key of operation " + i);
             byte[] value = readBytes(in);
@@ -44,9 +46,30 @@ public final class OpCodec {
         return ops;
     }
 
+    /**
+     * A result list. Error payloads ({@link OpResult#payload}) follow the results as a section of their
+     * own, written only when some error has one:
+     * <pre>
+     * [count:4]{[kind:1][result]}*                      the results, as before payloads existed
+     * ([payloads:4]{[index:4][length:4][payload]}*)     optional: the payload of result #index
+     * payload: [movedTo: length-prefixed UTF-8][generation:8] (later fields may follow; {@code length} skips them)
+     * </pre>
+     * Why a trailing section and not a field of each error: a reply without payloads is byte for byte
+     * what older versions wrote, so their stored replies (Ratis's retry cache, ONCE entries) still
+     * decode; and an older router, which decodes the results of a whole reply body and stops there, reads a
+     * newer storage node's reply and ignores the payloads (storage nodes are upgraded before routers).
+     */
     public static byte[] encodeResults(List<OpResult> results) {
         int size = 4;
-        for (OpResult r : results) size += resultSize(r);
+        int payloads = 0;
+        for (OpResult r : results) {
+            size += resultSize(r);
+            if (r.payload() != null) {
+                payloads++;
+                size += 4 + sizedPayloadBytes(r.payload());
+            }
+        }
+        if (payloads > 0) size += 4;
         ByteBuffer out = ByteBuffer.allocate(size);
         out.putInt(results.size());
         for (OpResult r : results) {
@@ -61,15 +84,25 @@ public final class OpCodec {
                 case OK -> { }
             }
         }
+        if (payloads > 0) {
+            out.putInt(payloads);
+            for (int i = 0; i < results.size(); i++) {
+                ErrorPayload p = results.get(i).payload();
+                if (p == null) continue;
+                out.putInt(i);
+                writeSizedPayload(out, p);
+            }
+        }
         return out.array();
     }
 
+    /** Decodes a whole reply body of {@link #encodeResults}, with or without its payload section. */
     public static List<OpResult> decodeResults(ByteBuffer in) {
         int n = in.getInt();
         checkCount(n, in);
         List<OpResult> results = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            OpResult.Kind kind = io.cairn.core.WireCodes.lookup(KINDS, in.get(), "result kind");
+            OpResult.Kind kind = WireCodes.lookup(KINDS, in.get(), "result kind");
             results.add(switch (kind) {
                 case BULK -> OpResult.bulk(readBytes(in));
                 case ARRAY -> new OpResult(OpResult.Kind.ARRAY, readBytes(in), 0, null, null);
@@ -78,6 +111,15 @@ public final class OpCodec {
                 case OK -> OpResult.OK;
                 case ERROR -> OpResult.error(ErrorCode.ofCode(in.getInt()), new String(readPresentBytes(in, "error message"), StandardCharsets.UTF_8));
             });
+        }
+        if (!in.hasRemaining()) return results; // no payloads (or an older writer)
+        int payloads = in.getInt();
+        checkCount(payloads, in);
+        for (int k = 0; k < payloads; k++) {
+            int i = in.getInt();
+            if (i < 0 || i >= n || !results.get(i).isError()) throw new IllegalArgumentException("error payload for result " + i + " of " + n);
+            OpResult r = results.get(i);
+            results.set(i, OpResult.error(r.error(), r.message(), readSizedPayload(in)));
         }
         return results;
     }
@@ -89,6 +131,34 @@ public final class OpCodec {
             case ERROR -> 4 + 4 + r.message().getBytes(StandardCharsets.UTF_8).length;
             case OK -> 0;
         };
+    }
+
+    /** Bytes of {@link #writeSizedPayload}'s output. */
+    public static int sizedPayloadBytes(ErrorPayload p) {
+        return 4 + payloadFieldBytes(p);
+    }
+
+    private static int payloadFieldBytes(ErrorPayload p) {
+        return 4 + p.movedTo().getBytes(StandardCharsets.UTF_8).length + 8;
+    }
+
+    /** {@code [length:4][movedTo: length-prefixed UTF-8][generation:8]}: the length lets a reader skip fields added later. */
+    public static void writeSizedPayload(ByteBuffer out, ErrorPayload p) {
+        out.putInt(payloadFieldBytes(p));
+        writeBytes(out, p.movedTo().getBytes(StandardCharsets.UTF_8));
+        out.putLong(p.generation());
+    }
+
+    /**
+     * Reads {@code [length:4][payload]}: the fields this version knows, and skips those a newer
+     * writer added after them.
+     */
+    public static ErrorPayload readSizedPayload(ByteBuffer in) {
+        int length = in.getInt();
+        if (length < 0 || length > in.remaining()) throw new IllegalArgumentException("error payload length " + length);
+        ByteBuffer fields = in.slice(in.position(), length);
+        in.position(in.position() + length);
+        return new ErrorPayload(new String(readPresentBytes(fields, "moved-to replicaset"), StandardCharsets.UTF_8), fields.getLong());
     }
 
     public static void writeBytes(ByteBuffer out, byte[] bytes) {

@@ -1,14 +1,20 @@
 package io.cairn.core.kv;
 
 import io.cairn.core.ErrorCode;
+import io.cairn.core.ErrorPayload;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * The result of one {@link KvOp}: a bulk value (possibly nil), an integer, OK, or an error
  * from the catalogue. Errors are values: a batch can hold successes and failures side by side.
+ *
+ * @param payload an error's typed hint (where its bucket moved), null when there is none or this is no error
  */
-public record OpResult(Kind kind, byte[] bytes, long number, ErrorCode error, String message) {
+public record OpResult(Kind kind, byte[] bytes, long number, ErrorCode error, String message, ErrorPayload payload) {
     /** Wire order: new kinds go at the end. ARRAY holds a {@link Packed} list in {@code bytes}; STATUS a simple string. */
     /** A result's kind; its {@link #code()} is kept in stored replies and sent to routers: never reuse or renumber one. */
     public enum Kind {
@@ -25,6 +31,10 @@ public record OpResult(Kind kind, byte[] bytes, long number, ErrorCode error, St
         }
     }
 
+    public OpResult(Kind kind, byte[] bytes, long number, ErrorCode error, String message) {
+        this(kind, bytes, number, error, message, null);
+    }
+
     public static final OpResult OK = new OpResult(Kind.OK, null, 0, null, null);
     public static final OpResult NIL = new OpResult(Kind.BULK, null, 0, null, null);
 
@@ -33,17 +43,17 @@ public record OpResult(Kind kind, byte[] bytes, long number, ErrorCode error, St
     }
 
     /** An array of bulk strings (null elements allowed). */
-    public static OpResult array(java.util.List<byte[]> elements) {
+    public static OpResult array(List<byte[]> elements) {
         return new OpResult(Kind.ARRAY, Packed.encode(elements), 0, null, null);
     }
 
     /** A simple string reply (TYPE's "hash"). */
     public static OpResult status(String text) {
-        return new OpResult(Kind.STATUS, text.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, null, null);
+        return new OpResult(Kind.STATUS, text.getBytes(StandardCharsets.UTF_8), 0, null, null);
     }
 
     /** The elements of an ARRAY result. */
-    public java.util.List<byte[]> elements() {
+    public List<byte[]> elements() {
         if (kind != Kind.ARRAY) throw new IllegalStateException(kind + " is not an array");
         return Packed.decode(bytes);
     }
@@ -53,7 +63,12 @@ public record OpResult(Kind kind, byte[] bytes, long number, ErrorCode error, St
     }
 
     public static OpResult error(ErrorCode code, String message) {
-        return new OpResult(Kind.ERROR, null, 0, code, message == null ? code.description : message);
+        return error(code, message, null);
+    }
+
+    /** An error with its typed payload ({@code null}: none); the message stays the human-readable text. */
+    public static OpResult error(ErrorCode code, String message, ErrorPayload payload) {
+        return new OpResult(Kind.ERROR, null, 0, code, message == null ? code.description : message, payload);
     }
 
     public boolean isError() {
@@ -63,7 +78,7 @@ public record OpResult(Kind kind, byte[] bytes, long number, ErrorCode error, St
     @Override
     public boolean equals(Object o) {
         return o instanceof OpResult r && kind == r.kind && number == r.number && error == r.error
-                && Arrays.equals(bytes, r.bytes) && java.util.Objects.equals(message, r.message);
+                && Arrays.equals(bytes, r.bytes) && Objects.equals(message, r.message) && Objects.equals(payload, r.payload);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.cairn.core.wire;
 
 import io.cairn.core.ErrorCode;
+import io.cairn.core.ErrorPayload;
 import io.cairn.core.kv.OpCodec;
 
 import java.nio.ByteBuffer;
@@ -15,8 +16,9 @@ import java.util.List;
  * @param count   COUNT_OWNED: the number of keys
  * @param keys    listed keys in (bucket, key) order
  * @param next    where to continue, or null when the scope is exhausted
+ * @param payload a refusal's typed hint (where the bucket at {@code next} moved), or null
  */
-public record KeyPage(ErrorCode error, String message, long count, List<Entry> keys, Position next) {
+public record KeyPage(ErrorCode error, String message, long count, List<Entry> keys, Position next, ErrorPayload payload) {
     public record Entry(int bucket, byte[] key) {}
 
     /**
@@ -28,22 +30,32 @@ public record KeyPage(ErrorCode error, String message, long count, List<Entry> k
     }
 
     public static KeyPage count(long n) {
-        return new KeyPage(null, "", n, List.of(), null);
+        return new KeyPage(null, "", n, List.of(), null, null);
     }
 
     public static KeyPage refused(ErrorCode error, String message, List<Entry> keys, Position next) {
-        return new KeyPage(error, message, 0, keys, next);
+        return refused(error, message, keys, next, null);
+    }
+
+    public static KeyPage refused(ErrorCode error, String message, List<Entry> keys, Position next, ErrorPayload payload) {
+        return new KeyPage(error, message, 0, keys, next, payload);
     }
 
     public boolean isError() {
         return error != null;
     }
 
+    /**
+     * {@code [error:4][message][count:8][keys:4]{[bucket:4][key]}*[hasNext:1]([bucket:4][afterKey])([payload])}:
+     * the payload ({@link OpCodec#writeSizedPayload}) comes last and only when there is one, so a page
+     * without it is what older versions wrote, and an older reader, which stops after {@code next}, ignores it.
+     */
     public byte[] encode() {
         byte[] msg = message.getBytes(StandardCharsets.UTF_8);
         int size = 4 + 4 + msg.length + 8 + 4;
         for (Entry e : keys) size += 4 + 4 + e.key().length;
         size += 1 + (next == null ? 0 : 4 + 4 + (next.afterKey() == null ? 0 : next.afterKey().length));
+        if (payload != null) size += OpCodec.sizedPayloadBytes(payload);
         ByteBuffer b = ByteBuffer.allocate(size);
         b.putInt(error == null ? 0 : error.code);
         OpCodec.writeBytes(b, msg);
@@ -57,6 +69,7 @@ public record KeyPage(ErrorCode error, String message, long count, List<Entry> k
             b.putInt(next.bucket());
             OpCodec.writeBytes(b, next.afterKey());
         }
+        if (payload != null) OpCodec.writeSizedPayload(b, payload);
         return b.array();
     }
 
@@ -69,6 +82,7 @@ public record KeyPage(ErrorCode error, String message, long count, List<Entry> k
         List<Entry> keys = new ArrayList<>(n);
         for (int i = 0; i < n; i++) keys.add(new Entry(in.getInt(), OpCodec.readBytes(in)));
         Position next = OpCodec.readBoolean(in) ? new Position(in.getInt(), OpCodec.readBytes(in)) : null;
-        return new KeyPage(code == 0 ? null : ErrorCode.ofCode(code), message, count, List.copyOf(keys), next);
+        ErrorPayload payload = in.hasRemaining() ? OpCodec.readSizedPayload(in) : null;
+        return new KeyPage(code == 0 ? null : ErrorCode.ofCode(code), message, count, List.copyOf(keys), next, payload);
     }
 }

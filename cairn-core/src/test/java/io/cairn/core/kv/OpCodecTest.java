@@ -1,11 +1,13 @@
 package io.cairn.core.kv;
 
 import io.cairn.core.ErrorCode;
+import io.cairn.core.ErrorPayload;
 import io.cairn.core.testing.SeededRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -49,13 +51,15 @@ class OpCodecTest {
     }
 
     private static OpResult randomResult(Random random) {
-        return switch (random.nextInt(6)) {
+        return switch (random.nextInt(7)) {
             case 0 -> OpResult.NIL;
             case 1 -> OpResult.bulk(randomBytes(random, 200));
             case 2 -> OpResult.integer(random.nextLong());
             case 3 -> OpResult.OK;
             case 4 -> OpResult.error(ErrorCode.values()[random.nextInt(ErrorCode.values().length)], null);
-            default -> OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + random.nextInt() + " moved → rs2 ✓");
+            case 5 -> OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + random.nextInt() + " moved → rs2 ✓");
+            default -> OpResult.error(ErrorCode.WRONG_BUCKET, "bucket " + random.nextInt() + " is not on this replicaset (moved to rs✓)",
+                    new ErrorPayload("rs✓" + random.nextInt(100), random.nextLong()));
         };
     }
 
@@ -125,15 +129,76 @@ class OpCodecTest {
     }
 
     @Test
-    void everyTruncationOfResultsFails(Random random) {
+    void everyTruncationOfResultsFailsButTheOneThatDropsThePayloadsWhole(Random random) {
         List<OpResult> results = new ArrayList<>();
         for (int i = 0; i < 6; i++) results.add(randomResult(random));
+        results.add(OpResult.error(ErrorCode.WRONG_BUCKET, "moved", new ErrorPayload("rs2", 4)));
         byte[] full = OpCodec.encodeResults(results);
+        List<OpResult> withoutPayloads = results.stream().map(OpCodecTest::withoutPayload).toList();
+        int resultsEnd = OpCodec.encodeResults(withoutPayloads).length;
         for (int length = 0; length < full.length; length++) {
             ByteBuffer prefix = ByteBuffer.wrap(Arrays.copyOf(full, length));
+            if (length == resultsEnd) {
+                // the payloads are optional: what is left is a whole reply of the old form
+                assertThat(OpCodec.decodeResults(prefix)).isEqualTo(withoutPayloads);
+                continue;
+            }
             assertThatThrownBy(() -> OpCodec.decodeResults(prefix)).as("length %d", length)
                     .isInstanceOf(RuntimeException.class);
         }
+    }
+
+    /** A result as a version without payloads knew it. */
+    private static OpResult withoutPayload(OpResult r) {
+        return r.isError() ? OpResult.error(r.error(), r.message()) : r;
+    }
+
+    @Test
+    void aReplyWrittenBeforePayloadsExistedStillDecodes() {
+        // An old storage node's (or stored, e.g. Ratis's retry cache) reply: [count][ERROR][code][message], nothing after.
+        byte[] message = "bucket 7 is not on this replicaset (moved to rs2)".getBytes(StandardCharsets.UTF_8);
+        ByteBuffer old = ByteBuffer.allocate(4 + 1 + 4 + 4 + message.length + 1);
+        old.putInt(2).put(OpResult.Kind.ERROR.code()).putInt(ErrorCode.WRONG_BUCKET.code).putInt(message.length).put(message)
+                .put(OpResult.Kind.OK.code());
+        List<OpResult> decoded = OpCodec.decodeResults(ByteBuffer.wrap(old.array()));
+        assertThat(decoded).containsExactly(OpResult.error(ErrorCode.WRONG_BUCKET, new String(message, StandardCharsets.UTF_8)), OpResult.OK);
+        assertThat(decoded.get(0).payload()).isNull();
+        assertThat(OpCodec.encodeResults(decoded)).as("without payloads, today's encoding is the old one").isEqualTo(old.array());
+    }
+
+    @Test
+    void aPayloadTravelsWithItsErrorAndAnOlderReaderSeesTheSameResultsBeforeIt() {
+        List<OpResult> results = List.of(OpResult.OK,
+                OpResult.error(ErrorCode.WRONG_BUCKET, "bucket 7 is not on this replicaset (moved to rs2)", new ErrorPayload("rs2", 9)),
+                OpResult.integer(3));
+        byte[] encoded = OpCodec.encodeResults(results);
+        List<OpResult> decoded = OpCodec.decodeResults(ByteBuffer.wrap(encoded));
+        assertThat(decoded).isEqualTo(results);
+        assertThat(decoded.get(1).payload()).isEqualTo(new ErrorPayload("rs2", 9));
+        assertThat(decoded.get(1).message()).isEqualTo("bucket 7 is not on this replicaset (moved to rs2)");
+        // An older router decodes the results of a whole body and stops: the bytes it reads are the old encoding.
+        byte[] old = OpCodec.encodeResults(results.stream().map(OpCodecTest::withoutPayload).toList());
+        assertThat(Arrays.copyOf(encoded, old.length)).isEqualTo(old);
+    }
+
+    @Test
+    void payloadFieldsALaterVersionAddsAreSkipped() {
+        byte[] results = OpCodec.encodeResults(List.of(OpResult.error(ErrorCode.WRONG_BUCKET, "moved")));
+        byte[] rs = "rs3".getBytes(StandardCharsets.UTF_8);
+        int fields = 4 + rs.length + 8 + 5; // five bytes of a field this version does not know
+        ByteBuffer b = ByteBuffer.allocate(results.length + 4 + 4 + 4 + fields);
+        b.put(results).putInt(1).putInt(0).putInt(fields).putInt(rs.length).put(rs).putLong(12).put(new byte[5]);
+        OpResult decoded = OpCodec.decodeResults(ByteBuffer.wrap(b.array())).get(0);
+        assertThat(decoded.payload()).isEqualTo(new ErrorPayload("rs3", 12));
+    }
+
+    @Test
+    void aPayloadForAResultThatIsNoErrorIsRejected() {
+        byte[] results = OpCodec.encodeResults(List.of(OpResult.OK));
+        ByteBuffer b = ByteBuffer.allocate(results.length + 4 + 4 + OpCodec.sizedPayloadBytes(new ErrorPayload("rs2", 1)));
+        b.put(results).putInt(1).putInt(0);
+        OpCodec.writeSizedPayload(b, new ErrorPayload("rs2", 1));
+        assertThatThrownBy(() -> OpCodec.decodeResults(ByteBuffer.wrap(b.array()))).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
