@@ -28,7 +28,7 @@ import java.util.function.Predicate;
  * bound travels in {@link io.cairn.core.kv.MovePiece}s read a page of elements at a time ({@link CollectionPieces}).
  */
 final class MoveQueries {
-    /** A digest worth a log line: it runs in the apply thread at a copy's hand-over (a big collection is walked whole). */
+    /** A digest worth a log line: it runs while the bucket's writes are held, in the apply thread at a copy's hand-over (a big collection is walked whole). */
     private static final long SLOW_DIGEST_MS = 500;
     private static final Logger log = LoggerFactory.getLogger(MoveQueries.class);
 
@@ -60,7 +60,12 @@ final class MoveQueries {
 
     /** The keys written since the copy ahead started, as they are now (absent ones as deletions). */
     static ChangesPage readChanges(ReadChanges q, ReplicasetState state) {
-        return MoveAnswers.readChanges(q, new RocksBucketData(state));
+        long start = System.nanoTime();
+        ChangesPage page = MoveAnswers.readChanges(q, new RocksBucketData(state));
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        // the last page carries the whole bucket's digest, read while the bucket's writes are held
+        if (ms >= SLOW_DIGEST_MS) log.info("bucket {}: the changed keys and digest of {} keys took {} ms", q.bucket(), page.keyCount(), ms);
+        return page;
     }
 
     /** Keys of a contained (READONLY) or quarantined doubled copy. */

@@ -2,6 +2,7 @@ package io.cairn.storage;
 
 import io.cairn.core.BucketState;
 import io.cairn.core.kv.KvOp;
+import io.cairn.core.kv.MovePiece;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.kv.Packed;
@@ -266,9 +267,14 @@ class CollectionStorageTest {
         byte[] after = new byte[0];
         byte[] afterElement = new byte[0];
         int seq = 0;
+        long summedByPage = 0; // as a driver sums chunk by chunk, a collection's pieces spanning chunks
+        MovePiece.Check open = null;
         while (true) {
             MoveQuery.ChunkPage page = MoveQueries.readChunk(new MoveQuery.ReadChunk(BUCKET, generation, after, 100, 4096, afterElement), source.state);
             all.addAll(page.entries());
+            ChunkEntry.Checksum sum = ChunkEntry.checksum(page.entries(), open);
+            summedByPage += sum.sum();
+            open = sum.open();
             assertThat(page.entries().stream().mapToInt(ChunkEntry::sizeBytes).sum()).as("chunk %d within the bound", seq).isLessThanOrEqualTo(4096 + 64);
             if (page.last()) {
                 MoveQuery.BucketDigest digest = MoveQueries.digest(BUCKET, source.state);
@@ -286,6 +292,7 @@ class CollectionStorageTest {
         assertThat(ChunkEntry.keyCount(all)).as("each key completed once").isEqualTo(dest.state.keyCount());
         assertThat(all.stream().filter(ChunkEntry::isPiece).count()).as("the collections travelled in pieces").isGreaterThan(3);
         assertThat(ChunkEntry.checksum(all)).as("the pieces add up to the source's digest").isEqualTo(MoveQueries.digest(BUCKET, source.state).checksum());
+        assertThat(summedByPage).as("summed chunk by chunk").isEqualTo(ChunkEntry.checksum(all));
     }
 
     private static KvOp push(KvOp.Type type, String key, int first, int n) {

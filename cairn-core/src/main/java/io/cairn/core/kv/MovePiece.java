@@ -10,9 +10,9 @@ import java.util.zip.CRC32C;
  * ({@link CollectionMeta#packForMove}) passes the chunk bound travels as consecutive pieces, each a
  * move form of the metadata and a range of the elements, in element order.
  *
- * <p>Encoding, in a chunk entry's stored bytes: {@link #TYPE_PIECE}, the kind, the whole
- * collection's move-form CRC (what {@code ChunkEntry.crc()} of the whole key would be; meaningful
- * on the last piece only), then the piece's move form. {@link #TYPE_PIECE} is never a stored
+ * <p>Encoding, in a chunk entry's stored bytes: {@link #TYPE_PIECE}, the kind, a CRC field (sources
+ * before 2026-12-03 wrote the whole collection's move-form CRC into a last piece; now 0: the driver and
+ * the destination compute it from the pieces, {@link Check}), then the piece's move form. {@link #TYPE_PIECE} is never a stored
  * record's type, so a piece cannot be mistaken for a key.
  *
  * <p>Why a copy is never visible half-made: the destination applies the FIRST piece as a
@@ -56,11 +56,6 @@ public final class MovePiece {
 
     public static Kind kind(byte[] piece) {
         return Kind.of(piece[1]);
-    }
-
-    /** The whole collection's move-form CRC, as the source computed it (last piece). */
-    public static long wholeCrc(byte[] piece) {
-        return ByteBuffer.wrap(piece, 2, 8).getLong();
     }
 
     /** The piece's own move form: the metadata and its range of elements. */

@@ -53,12 +53,11 @@ public record ChunkEntry(byte[] key, byte[] stored) {
     }
 
     /**
-     * Contribution of this entry to a bucket's checksum. Checksums are sums of per-entry CRCs,
-     * so they can be accumulated chunk by chunk and compared whatever the order. A key sent in
-     * pieces contributes its whole CRC with its last piece (as the source computed it).
+     * Contribution of a whole entry to a bucket's checksum. Checksums are sums of per-entry CRCs,
+     * so they can be accumulated chunk by chunk and compared whatever the order. A key sent in pieces
+     * counts through {@link #checksum(List, MovePiece.Check)} instead.
      */
     public long crc() {
-        if (isPiece()) return keys() == 0 ? 0 : MovePiece.wholeCrc(stored);
         CRC32C crc = new CRC32C();
         crc.update(key.length >>> 24);
         crc.update(key.length >>> 16);
@@ -69,11 +68,36 @@ public record ChunkEntry(byte[] key, byte[] stored) {
         return crc.getValue();
     }
 
-    /** The checksum contribution of {@code entries} (the sum of their {@link #crc()}s). */
+    /** The checksum contribution of {@code entries}, whose collections in pieces start and end among them. */
     public static long checksum(List<ChunkEntry> entries) {
+        return checksum(entries, null).sum();
+    }
+
+    /** What some entries add to a checksum, and the check of a collection whose pieces go on after them (else null). */
+    public record Checksum(long sum, MovePiece.Check open) {}
+
+    /**
+     * What {@code entries} add to the digest of what was streamed, {@code open} being the check of a
+     * collection whose pieces began before them: a whole key its CRC, a collection in pieces the CRC of
+     * all of them at its LAST, computed from the pieces as the destination computes it (the source does
+     * not read the key again for it). A LAST or MIDDLE piece without its FIRST adds nothing.
+     */
+    public static Checksum checksum(List<ChunkEntry> entries, MovePiece.Check open) {
         long sum = 0;
-        for (ChunkEntry e : entries) sum += e.crc();
-        return sum;
+        for (ChunkEntry e : entries) {
+            if (!e.isPiece()) {
+                sum += e.crc();
+                continue;
+            }
+            byte[] form = MovePiece.moveForm(e.stored());
+            MovePiece.Kind kind = MovePiece.kind(e.stored());
+            open = kind == MovePiece.Kind.FIRST ? MovePiece.Check.first(e.key(), form) : open == null ? null : open.then(form);
+            if (kind == MovePiece.Kind.LAST) {
+                if (open != null) sum += open.wholeCrc();
+                open = null;
+            }
+        }
+        return new Checksum(sum, open);
     }
 
     public int sizeBytes() {

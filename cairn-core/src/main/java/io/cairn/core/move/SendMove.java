@@ -2,6 +2,7 @@ package io.cairn.core.move;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
+import io.cairn.core.kv.MovePiece;
 import io.cairn.core.move.MoveCommand.*;
 import io.cairn.core.move.MoveQuery.BucketDigest;
 import io.cairn.core.move.MoveQuery.ChunkPage;
@@ -87,6 +88,8 @@ public final class SendMove {
     private boolean awaitingAhead;
     private long keysSent;
     private long checksumSent;
+    /** A collection whose pieces are acknowledged up to a MIDDLE one: the check of what was sent of it. */
+    private MovePiece.Check piecesSent;
     /** The source's digest at SENDING, from the last page of changed keys (copy ahead only). */
     private long sourceKeys;
     private long sourceChecksum;
@@ -405,7 +408,9 @@ public final class SendMove {
             if (!reply.isOk()) { chunkFailed(reply.message()); return; } // GAP or REFUSED
             seq++;
             keysSent += ChunkEntry.keyCount(entries);
-            checksumSent += ChunkEntry.checksum(entries);
+            ChunkEntry.Checksum sum = ChunkEntry.checksum(entries, piecesSent);
+            checksumSent += sum.sum();
+            piecesSent = sum.open();
             if (!entries.isEmpty()) {
                 afterKey = entries.get(entries.size() - 1).key();
                 afterElement = entries.get(entries.size() - 1).resumeElement();
@@ -431,7 +436,7 @@ public final class SendMove {
      */
     private void sendLastChunk(List<ChunkEntry> entries) {
         long keys = copied ? sourceKeys : keysSent + ChunkEntry.keyCount(entries);
-        long checksum = copied ? sourceChecksum : checksumSent + ChunkEntry.checksum(entries);
+        long checksum = copied ? sourceChecksum : checksumSent + ChunkEntry.checksum(entries, piecesSent).sum();
         port.submit(destination, new ReceiveLastChunk(bucket, source, generation, seq, entries, keys, checksum, copied), reply -> {
             if (reply != null && reply.outcome() == MoveReply.Outcome.COMPLETE) keysSent = keys;
             onVerdict(reply);
