@@ -318,11 +318,6 @@ public final class StorageProcess implements AutoCloseable {
         }
     }
 
-    /** This process's archive tier, or null without one. */
-    StorageArchiveTier archiveTier() {
-        return archive;
-    }
-
     /** The archive tier's throttle rates set at run time ({@code cairn config set archive.bytesPerSecond=...}), applied within about a second. */
     private void followArchiveRates() {
         try {
