@@ -2,6 +2,10 @@ package io.cairn.server;
 
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
+import io.cairn.server.process.CoordinatorProcess;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.Ports;
+import io.cairn.server.process.RouterProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.DefaultJedisClientConfig;

@@ -3,6 +3,7 @@ package io.cairn.server;
 import io.cairn.core.testing.Fuzz;
 import io.cairn.core.testing.SeededRandom;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;

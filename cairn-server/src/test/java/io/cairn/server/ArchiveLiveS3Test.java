@@ -3,6 +3,7 @@ package io.cairn.server;
 import io.cairn.archive.S3ObjectStore;
 import io.cairn.archive.S3Settings;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;

@@ -3,7 +3,10 @@ package io.cairn.server;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.move.ArchivePointer;
 import io.cairn.server.ArchiveScenarios.Loaded;
+import io.cairn.server.cli.CliTestAccess;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.StorageProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -71,8 +74,8 @@ class ArchiveLiveTest {
         try (LocalCluster cluster = start(1, Map.of()); Jedis jedis = TestClusters.jedis(cluster)) {
             Loaded l = load(jedis, cluster, "flushed", 50);
             archiveAndCheck(cluster, "rs1", l);
-            assertThat(StatusReport.render(StatusReport.collect(cluster.config()))).as("cairn status").contains("(1 archived)");
-            assertThat(BucketCommand.records(cluster.config(), l.bucket()).get("rs1")).as("cairn bucket show").asString().contains("ACTIVE", "(archived)");
+            assertThat(CliTestAccess.status(cluster.config())).as("cairn status").contains("(1 archived)");
+            assertThat(CliTestAccess.bucketRecords(cluster.config(), l.bucket()).get("rs1")).as("cairn bucket show").asString().contains("ACTIVE", "(archived)");
             assertThat(jedis.flushAll()).isEqualTo("OK");
             for (StorageProcess member : members(cluster, "rs1")) {
                 await().atMost(WAIT).until(() -> !record(member, l.bucket()).isArchived());

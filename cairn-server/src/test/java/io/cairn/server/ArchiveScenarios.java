@@ -3,6 +3,8 @@ package io.cairn.server;
 import io.cairn.core.BucketHasher;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.move.ArchivePointer;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.StorageProcess;
 import io.cairn.storage.BucketArchives;
 import redis.clients.jedis.Jedis;
 

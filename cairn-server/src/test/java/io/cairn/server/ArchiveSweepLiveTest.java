@@ -6,6 +6,8 @@ import io.cairn.archive.ObjectStore;
 import io.cairn.core.move.ArchivePointer;
 import io.cairn.server.ArchiveScenarios.Loaded;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.StorageProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;

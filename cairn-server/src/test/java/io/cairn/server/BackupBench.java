@@ -1,7 +1,10 @@
 package io.cairn.server;
 
 import io.cairn.archive.ObjectStore;
+import io.cairn.server.cli.CliTestAccess;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.StorageProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,11 +54,11 @@ class BackupBench {
                 if (i % 10_000 == 9_999) load.sync();
             }
             load.sync();
-            ClusterBackup.Manifest m;
+            CliTestAccess.BackupFigures m;
             long backupNs;
             try (ObjectStore store = a.config().archive().open(a.config().dataDir())) {
                 long start = System.nanoTime();
-                m = new ClusterBackup(a.config(), store, ClusterBackup.DEFAULT_PREFIX).create("bench", 1, System.out::println);
+                m = CliTestAccess.createBackup(a.config(), store, "bench", 1);
                 backupNs = System.nanoTime() - start;
             }
             assertThat(m.keys()).isEqualTo(KEYS);
@@ -65,7 +68,7 @@ class BackupBench {
             try (LocalCluster b = start("b", Map.of("rebalancer", Map.of("auto", false), "archive", sameStore)); Jedis jb = TestClusters.jedis(b)) {
                 long start = System.nanoTime();
                 try (ObjectStore store = b.config().archive().open(b.config().dataDir())) {
-                    new ClusterBackup(b.config(), store, ClusterBackup.DEFAULT_PREFIX).restore("bench", System.out::println);
+                    CliTestAccess.restoreBackup(b.config(), store, "bench");
                 }
                 report("backup restore (adopt, every bucket archived)", m, System.nanoTime() - start);
                 start = System.nanoTime();
@@ -92,7 +95,7 @@ class BackupBench {
         while (!pending.isEmpty()) assertThat(pending.poll().get(60, TimeUnit.SECONDS)).isTrue();
     }
 
-    private static void report(String what, ClusterBackup.Manifest m, long ns) {
+    private static void report(String what, CliTestAccess.BackupFigures m, long ns) {
         double s = ns / 1e9;
         System.out.printf("BENCH %s: %d buckets, %d keys, %.1f MB of objects in %.1f s: %.0f keys/s, %.2f MB/s%n", what, m.bucketCount(), m.keys(),
                 m.sizeBytes() / 1e6, s, m.keys() / s, m.sizeBytes() / 1e6 / s);

@@ -6,6 +6,8 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.server.ArchiveScenarios.Loaded;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.StorageProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;

@@ -9,6 +9,7 @@ import io.cairn.core.move.MoveReply;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;

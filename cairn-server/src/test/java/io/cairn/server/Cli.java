@@ -1,5 +1,6 @@
 package io.cairn.server;
 
+import io.cairn.server.cli.CairnCommand;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -10,7 +11,7 @@ public record Cli(int exitCode, String out, String err) {
     public static Cli run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = Main.commandLine();
+        CommandLine cli = CairnCommand.commandLine();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         int code = cli.execute(args);

@@ -4,6 +4,7 @@ import io.cairn.core.BucketHasher;
 import io.cairn.core.BucketState;
 import io.cairn.core.move.MoveQuery.BucketDigest;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;

@@ -2,6 +2,8 @@ package io.cairn.server;
 
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
+import io.cairn.server.process.CoordinatorProcess;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,7 +49,7 @@ class ConfigCommandTest {
             assertThat(archive.exitCode()).as(archive.err()).isZero();
             io.cairn.archive.StoreThrottle.Rates limited = new io.cairn.archive.StoreThrottle.Rates(50, 2_000_000);
             await("every storage node's archive store follows").atMost(SLOW).until(() -> cluster.config().topology().replicasets().stream()
-                    .flatMap(rs -> rs.nodes().stream()).map(io.cairn.core.topology.NodeAddress::id).allMatch(id -> limited.equals(cluster.storage(id).archiveTier().store().throttle().rates())));
+                    .flatMap(rs -> rs.nodes().stream()).map(io.cairn.core.topology.NodeAddress::id).allMatch(id -> limited.equals(cluster.storage(id).archiveStore().throttle().rates())));
 
             assertRefused(cluster, "unknown run-time setting 'rebalancer.nope'", "rebalancer.nope=1");
             assertRefused(cluster, "move limits must be at least 1", "rebalancer.maxReceivingPerReplicaset=0");

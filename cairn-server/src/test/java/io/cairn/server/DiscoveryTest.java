@@ -5,6 +5,7 @@ import io.cairn.core.kv.OpResult;
 import io.cairn.router.DiscoveryStats;
 import io.cairn.router.Router;
 import io.cairn.router.RouterConfig;
+import io.cairn.server.process.LocalCluster;
 import io.cairn.storage.DiscoveryServed;
 import io.cairn.storage.StorageNode;
 import io.cairn.server.config.ClusterConfig;

@@ -5,7 +5,12 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.move.MoveQuery.BucketDigest;
+import io.cairn.server.admin.AdminClient;
+import io.cairn.server.cli.CairnCommand;
+import io.cairn.server.cli.CliTestAccess;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.StorageProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -160,7 +165,7 @@ class DoubledBucketTest {
     private void resolveAndCheck(LocalCluster cluster, MoveFaultSupport.Records records, List<Integer> moved,
                                  Map<Integer, List<String>> keys, Map<String, String> acknowledged, int routerAdmin, int storageAdmin)
             throws Exception {
-        Map<String, Object> doubled = ClusterAccess.getJson(ClusterAccess.coordinatorLeader(cluster.config()) + "/doubled");
+        Map<String, Object> doubled = AdminClient.getJson(CliTestAccess.coordinatorLeader(cluster.config()) + "/doubled");
         assertThat(doubled).containsKeys(moved.stream().map(String::valueOf).toArray(String[]::new));
         assertThat(doubled.get(Integer.toString(moved.get(0))).toString()).contains("rs1").contains("rs2").contains("keys=3");
 
@@ -198,7 +203,7 @@ class DoubledBucketTest {
         int exit;
         try {
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            exit = new picocli.CommandLine(new Main()).execute(args);
+            exit = new picocli.CommandLine(new CairnCommand()).execute(args);
         } finally {
             System.setOut(saved);
         }
@@ -216,9 +221,9 @@ class DoubledBucketTest {
     /** Key -> value of a doubled copy, through `cairn bucket export`'s HTTP pages. */
     private static Map<String, String> exportValues(LocalCluster cluster, int bucket, String from) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        String base = ClusterAccess.coordinatorLeader(cluster.config()) + "/buckets/" + bucket + "/export?from=" + from + "&max=2";
+        String base = CliTestAccess.coordinatorLeader(cluster.config()) + "/buckets/" + bucket + "/export?from=" + from + "&max=2";
         try (PrintStream sink = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-            DoubledCommands.Export.exportAll(base, sink);
+            CliTestAccess.exportAll(base, sink);
         }
         Map<String, String> values = new HashMap<>();
         for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {

@@ -8,6 +8,8 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.Ports;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;

@@ -6,8 +6,11 @@ import io.cairn.core.tls.ClusterTls;
 import io.cairn.core.tls.LocalCertificateAuthority;
 import io.cairn.core.tls.ReloadingFiles;
 import io.cairn.client.InProcessDataPlane;
+import io.cairn.server.admin.AdminClient;
 import io.cairn.server.admin.AdminHttps;
+import io.cairn.server.cli.CliTestAccess;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -87,14 +90,14 @@ class InternalTlsClusterTest {
             // a change over admin HTTPS; the move then runs over the TLS data plane and Raft transport
             int bucket = BucketHasher.bucketOf("moved".getBytes(StandardCharsets.UTF_8), BUCKETS);
             String to = cluster.router().router().ownerOf(bucket).equals("rs1") ? "rs2" : "rs1";
-            Object[] answer = ClusterAccess.post(ClusterAccess.coordinatorLeader(config) + "/moves/" + bucket + "?to=" + to);
+            Object[] answer = AdminClient.post(CliTestAccess.coordinatorLeader(config) + "/moves/" + bucket + "?to=" + to);
             assertThat(answer[0]).as("the move request over admin HTTPS: " + answer[1]).isEqualTo(202);
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(50)).until(() -> to.equals(cluster.router().router().ownerOf(bucket)));
             try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
                 assertThat(jedis.get("moved")).as("read from its new owner").isEqualTo("with-its-bucket");
                 written.forEach((k, v) -> assertThat(jedis.get(k)).as(k).isEqualTo(v));
             }
-            assertThat(StatusReport.render(StatusReport.collect(config))).as("cairn status over HTTPS")
+            assertThat(CliTestAccess.status(config)).as("cairn status over HTTPS")
                     .contains("replicaset rs1").contains("replicaset rs2").contains("LEADER").doesNotContain("leader NONE");
 
             for (int port : internalPorts(config)) {

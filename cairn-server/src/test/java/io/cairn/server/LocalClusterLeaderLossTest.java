@@ -1,6 +1,7 @@
 package io.cairn.server;
 
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;

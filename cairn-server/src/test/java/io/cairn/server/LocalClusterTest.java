@@ -3,7 +3,10 @@ package io.cairn.server;
 import io.cairn.core.testing.ExternalTool;
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
+import io.cairn.server.cli.CliTestAccess;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.StorageProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterAll;
@@ -144,8 +147,8 @@ class LocalClusterTest {
 
     @Test
     void statusShowsEveryReplicasetWithALeaderAndBuckets() {
-        Map<String, Object> status = StatusReport.collect(cluster.config());
-        String text = StatusReport.render(status);
+        Map<String, Object> status = CliTestAccess.collectStatus(cluster.config());
+        String text = CliTestAccess.renderStatus(status);
         assertThat(text).contains("replicaset rs1").contains("replicaset rs2").contains("LEADER").contains("epoch 1");
         assertThat(text).doesNotContain("leader NONE");
     }

@@ -3,7 +3,10 @@ package io.cairn.server;
 import io.cairn.core.testing.ExternalTool;
 import io.cairn.core.tls.ClusterTls;
 import io.cairn.server.admin.AdminHttps;
+import io.cairn.server.cli.CliTestAccess;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.Ports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,7 +64,7 @@ class LocalTlsTest {
             HttpResponse<String> info = http.send(HttpRequest.newBuilder(URI.create("https://localhost:" + adminPort + "/info")).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(info.statusCode()).isEqualTo(200);
-            assertThat(StatusReport.render(StatusReport.collect(config))).as("cairn status").contains("LEADER");
+            assertThat(CliTestAccess.status(config)).as("cairn status").contains("LEADER");
         }
     }
 

@@ -5,7 +5,10 @@ import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.wire.MemberChange;
+import io.cairn.server.cli.CliTestAccess;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.control.MemberReconciler;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -39,7 +42,7 @@ class MemberReconcilerTest {
             // s1-1 down: dropping s1-2 would leave voters s1-1 and s1-3 with only s1-3 caught up
             cluster.stopNode("s1-1");
             Topology t = coordinator.get().topology();
-            TopologyCommand.propose(coordinator, t, without(t, "s1-2"), "test: s1-2 dropped from the topology");
+            CliTestAccess.proposeTopology(coordinator, t, without(t, "s1-2"), "test: s1-2 dropped from the topology");
             await().atMost(Duration.ofSeconds(30)).until(() -> cluster.coordinatorLeader().membership().getOrDefault("rs1", "").contains("not a majority"));
             ReplicasetSpec old = t.replicaset("rs1").orElseThrow();
             try (var admin = new io.cairn.storage.StorageAdmin(old, Duration.ofSeconds(10))) {

@@ -6,6 +6,8 @@ import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.Topology;
 import io.cairn.core.wire.StorageStats;
 import io.cairn.rebalancer.DataPlaneMovePort;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.StorageProcess;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;

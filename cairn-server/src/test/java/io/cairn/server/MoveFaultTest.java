@@ -9,6 +9,7 @@ import io.cairn.rebalancer.MoverService;
 import io.cairn.server.MoveFaultSupport.RecordingWriter;
 import io.cairn.server.MoveFaultSupport.Records;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -7,6 +7,8 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.move.ArchivePointer;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.StorageProcess;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;

@@ -6,6 +6,7 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.MemberChange;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
+import io.cairn.server.process.LocalCluster;
 import io.cairn.storage.StorageAdmin;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,7 @@
 package io.cairn.server;
 
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package io.cairn.server;
 
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.server.admin.AdminClient;
 import io.cairn.server.config.ClusterConfig;
 
 import java.io.IOException;
@@ -70,7 +71,7 @@ public final class ProcessCluster implements AutoCloseable {
         for (ReplicasetSpec rs : config.topology().replicasets()) for (NodeAddress n : rs.nodes()) start(n.id());
         await("a coordinator leads").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() ->
                 config.topology().coordinators().stream().anyMatch(c -> {
-                    Map<String, Object> i = ClusterAccess.getJson("http://" + c.host() + ":" + c.adminPort() + "/info");
+                    Map<String, Object> i = AdminClient.getJson("http://" + c.host() + ":" + c.adminPort() + "/info");
                     return i != null && Boolean.TRUE.equals(i.get("leader"));
                 }));
         start(config.topology().routers().get(0).id());
@@ -134,7 +135,7 @@ public final class ProcessCluster implements AutoCloseable {
     /** A storage node's {@code /info}, or null when it does not answer. */
     public Map<String, Object> info(String nodeId) {
         NodeAddress n = config.topology().storageNode(nodeId).orElseThrow();
-        return ClusterAccess.getJson("http://" + n.host() + ":" + n.adminPort() + "/info");
+        return AdminClient.getJson("http://" + n.host() + ":" + n.adminPort() + "/info");
     }
 
     /** The running member of {@code replicaset} that says it leads (waits for one, bounded). */
@@ -156,7 +157,7 @@ public final class ProcessCluster implements AutoCloseable {
     /** The coordinator leader's rebalancer progress ({@code /rebalancer}), or null when none answers. */
     public Map<String, Object> rebalancer() {
         for (NodeAddress c : config.topology().coordinators()) {
-            Map<String, Object> p = ClusterAccess.getJson("http://" + c.host() + ":" + c.adminPort() + "/rebalancer");
+            Map<String, Object> p = AdminClient.getJson("http://" + c.host() + ":" + c.adminPort() + "/rebalancer");
             if (p != null && Boolean.TRUE.equals(p.get("running"))) return p;
         }
         return null;

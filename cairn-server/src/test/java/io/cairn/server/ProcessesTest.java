@@ -3,6 +3,7 @@ package io.cairn.server;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.cairn.server.admin.AdminServer;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.Ports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

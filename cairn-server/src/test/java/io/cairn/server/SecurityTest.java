@@ -4,6 +4,7 @@ import io.cairn.core.testing.ExternalTool;
 import io.cairn.server.admin.AdminAccess;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,10 @@ import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.topology.Topology;
 import io.cairn.router.Router;
+import io.cairn.server.admin.AdminClient;
+import io.cairn.server.cli.CliTestAccess;
 import io.cairn.server.config.ClusterConfig;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,7 +55,7 @@ class StaleEpochTest {
                 assertThat(stale.staleEpochBounces()).isZero();
 
                 Topology t = coordinator.get().topology();
-                Topology next = TopologyCommand.propose(coordinator, t, t.replicasets().stream()
+                Topology next = CliTestAccess.proposeTopology(coordinator, t, t.replicasets().stream()
                         .map(rs -> rs.id().equals("rs2") ? new io.cairn.core.topology.ReplicasetSpec("rs2", 2, rs.nodes()) : rs).toList(),
                         "rs2 weight 2 (the stale router does not watch)");
                 await("storage nodes know epoch " + next.epoch()).atMost(Duration.ofSeconds(20)).until(() ->
@@ -91,7 +94,7 @@ class StaleEpochTest {
 
     private static long epochOf(LocalCluster cluster, String node) {
         int port = cluster.config().topology().storageNode(node).orElseThrow().adminPort();
-        Map<String, Object> i = ClusterAccess.getJson("http://127.0.0.1:" + port + "/info");
+        Map<String, Object> i = AdminClient.getJson("http://127.0.0.1:" + port + "/info");
         return i == null ? 0 : ((Number) i.get("epoch")).longValue();
     }
 

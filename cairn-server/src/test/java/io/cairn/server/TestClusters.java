@@ -2,6 +2,8 @@ package io.cairn.server;
 
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.Ports;
 import redis.clients.jedis.Jedis;
 
 import java.io.IOException;

@@ -9,6 +9,8 @@ import io.cairn.server.MoveFaultSupport.RecordingWriter;
 import io.cairn.server.MoveFaultSupport.Records;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
+import io.cairn.server.process.CoordinatorProcess;
+import io.cairn.server.process.LocalCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -7,9 +7,9 @@ import io.cairn.core.topology.Topology;
 import io.cairn.router.DiscoveryStats;
 import io.cairn.router.Router;
 import io.cairn.router.RouterConfig;
-import io.cairn.server.LocalCluster;
-import io.cairn.server.Ports;
-import io.cairn.server.StorageProcess;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.Ports;
+import io.cairn.server.process.StorageProcess;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
 

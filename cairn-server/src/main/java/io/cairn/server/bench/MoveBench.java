@@ -8,9 +8,9 @@ import io.cairn.core.kv.OpResult;
 import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.topology.Topology;
 import io.cairn.router.Router;
-import io.cairn.server.LocalCluster;
-import io.cairn.server.Ports;
-import io.cairn.server.ProgressLine;
+import io.cairn.server.process.LocalCluster;
+import io.cairn.server.process.Ports;
+import io.cairn.server.cli.ProgressLine;
 import io.cairn.server.config.ClusterConfig;
 import io.cairn.server.config.ConfigLoader;
 

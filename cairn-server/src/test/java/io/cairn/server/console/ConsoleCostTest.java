@@ -2,7 +2,7 @@ package io.cairn.server.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.cairn.server.LocalCluster;
+import io.cairn.server.process.LocalCluster;
 import io.cairn.server.TestClusters;
 import io.cairn.server.config.ClusterConfig;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package io.cairn.server.console;
 
 import io.cairn.core.testing.ExternalTool;
-import io.cairn.server.LocalCluster;
+import io.cairn.server.process.LocalCluster;
 import io.cairn.server.TestClusters;
 import io.cairn.server.config.ClusterConfig;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.cairn.core.BucketHasher;
 import io.cairn.core.testing.ExternalTool;
 import io.cairn.server.Cli;
-import io.cairn.server.LocalCluster;
+import io.cairn.server.process.LocalCluster;
 import io.cairn.server.TestClusters;
 import io.cairn.server.config.ClusterConfig;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cairn.core.testing.ExternalTool;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
-import io.cairn.server.LocalCluster;
+import io.cairn.server.process.LocalCluster;
 import io.cairn.server.TestClusters;
 import io.cairn.server.config.ClusterConfig;
 import org.junit.jupiter.api.AfterAll;
