@@ -163,7 +163,7 @@ class BackupRestoreTest {
             assertThat(deleted.out()).contains("backup " + m.group(1) + " deleted: " + BUCKETS + " objects");
             assertThat(Cli.run("backup", "list", "--config", file).out()).doesNotContain(m.group(1));
             try (ObjectStore store = a.config().archive().open(a.config().dataDir())) {
-                assertThat(store.list(ClusterBackup.DEFAULT_PREFIX + "/", null, 10).objects()).isEmpty();
+                assertThat(store.list("cairn-backups/", null, 10).objects()).as("nothing left under the default backup prefix").isEmpty();
             }
             assertThat(Cli.run("backup", "restore", m.group(1), "--config", file).err()).contains("no backup " + m.group(1));
             Cli again = Cli.run("backup", "delete", m.group(1), "--config", file);
