@@ -98,6 +98,8 @@ public final class SendMove {
     private MoveReply.Refusal refusal = MoveReply.Refusal.NONE;
     /** When the source's SENDING (writes refused) was confirmed to this driver; -1 for a resumed move. */
     private long writesHeldSinceMs = -1;
+    /** When the StartSend (or SendCopied) now being asked was first submitted; -1 before. */
+    private long startingSinceMs = -1;
     private long writesHeldMs = -1;
     private int retries;
     private long lastStepMs;
@@ -161,9 +163,10 @@ public final class SendMove {
     }
 
     /**
-     * How long the bucket refused writes, as this driver saw it: from the StartSend (or SendCopied)
-     * reply to the destination's activation reply (or the rollback's); -1 when unknown (a resumed
-     * move, a refusal).
+     * How long the bucket refused writes, as this driver saw it: from submitting the StartSend (or
+     * SendCopied) that made it SENDING, so the source's apply of it (a copied hand-over computes the
+     * bucket's digest there) is inside, to the destination's activation reply (or the rollback's);
+     * -1 when unknown (a resumed move, a refusal).
      */
     public long writesHeldMs() { return writesHeldMs; }
 
@@ -172,8 +175,11 @@ public final class SendMove {
         switch (phase) {
             case COPY_STARTING -> port.submit(source, new StartCopy(bucket, destination), this::onCopyStarted);
             case COPYING -> streamNext();
-            case STARTING -> port.submit(source, copied ? new SendCopied(bucket, destination, generation) : new StartSend(bucket, destination),
-                    this::onStarted);
+            case STARTING -> {
+                if (startingSinceMs < 0) startingSinceMs = port.nowMs(); // an unanswered one may have applied: the first counts
+                port.submit(source, copied ? new SendCopied(bucket, destination, generation) : new StartSend(bucket, destination),
+                        this::onStarted);
+            }
             // A chunk numbered past any real one changes nothing and is answered GAP with the next number expected.
             case PROBING -> port.submit(destination, new ReceiveChunk(bucket, source, generation, Integer.MAX_VALUE, List.of()), this::onProbed);
             case STREAMING -> streamNext();
@@ -243,11 +249,15 @@ public final class SendMove {
         BucketRecord r = reply.record();
         boolean sending = reply.isOk() && r != null && r.state() == BucketState.SENDING && r.peer().equals(destination);
         // Map-reduce refs only delay the hand-over: the copy stays valid while writes are served and marked.
-        if (copied && !sending && reply.refusedByRefs()) { retryLater(); return; }
+        if (copied && !sending && reply.refusedByRefs()) {
+            startingSinceMs = -1; // refused: the bucket still takes writes until the next try
+            retryLater();
+            return;
+        }
         if (copied && !(sending && r.generation() == generation)) { cancel(reply.message()); return; }
         if (!sending) { refused(reply); return; }
         generation = r.generation();
-        writesHeldSinceMs = port.nowMs();
+        writesHeldSinceMs = startingSinceMs;
         if (!copied && r.isArchived()) {
             archived = true;
             moveTo(Phase.COPYING_ARCHIVE);

@@ -54,9 +54,9 @@ class SendMoveTest {
     }
 
     @Test
-    void writesAreHeldFromTheStartSendReplyToTheActivateReply() {
+    void writesAreHeldFromTheStartSendToTheActivateReply() {
         SendMove m = start();
-        int started = port.calls.indexOf("StartSend@a") + 1;
+        int started = port.calls.indexOf("StartSend@a"); // the clock when it was submitted: its apply is inside
         int activated = port.calls.indexOf("Activate@b") + 1;
         assertThat(m.writesHeldMs()).isEqualTo(activated - started).isPositive();
 
