@@ -13,8 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
@@ -37,18 +35,17 @@ final class Keyspace {
 
     private final RouteMap routes;
     private final Map<String, MapReduceClient> replicasets;
-    private final ScheduledExecutorService scheduler;
+    private final RouterClock clock;
     private final MapReduce mapReduce;
     private final Runnable rediscover;
-    /** The deadline (System.nanoTime) of a call starting now. */
+    /** The deadline ({@link RouterClock#nanoTime}) of a call starting now. */
     private final LongSupplier deadline;
 
-    Keyspace(RouteMap routes, Map<String, MapReduceClient> replicasets, ScheduledExecutorService scheduler,
-             Runnable rediscover, LongSupplier deadline) {
+    Keyspace(RouteMap routes, Map<String, MapReduceClient> replicasets, RouterClock clock, Runnable rediscover, LongSupplier deadline) {
         this.routes = routes;
         this.replicasets = replicasets;
-        this.scheduler = scheduler;
-        this.mapReduce = new MapReduce(scheduler);
+        this.clock = clock;
+        this.mapReduce = new MapReduce(clock);
         this.rediscover = rediscover;
         this.deadline = deadline;
     }
@@ -154,17 +151,14 @@ final class Keyspace {
 
     private void retryScan(Position from, int count, List<byte[]> keys, int requests, int attempt, long deadlineNanos,
                             CompletableFuture<ScanPage> done, CairnException why) {
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         if (now >= deadlineNanos || why.code().retry == RetryClass.FATAL) {
             done.completeExceptionally(why);
             return;
         }
         long backoffMs = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attempt, 6));
-        try {
-            scheduler.schedule(() -> scanStep(from, count, keys, requests, attempt + 1, deadlineNanos, done),
-                    Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadlineNanos - now), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException closing) {
-            done.completeExceptionally(new CairnException(ErrorCode.UNAVAILABLE, "router is closing"));
-        }
+        // dropped once the router is closed: its connections, which wait for this, close with it
+        clock.schedule(Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadlineNanos - now),
+                () -> scanStep(from, count, keys, requests, attempt + 1, deadlineNanos, done));
     }
 }

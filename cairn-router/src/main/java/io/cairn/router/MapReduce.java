@@ -15,8 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -49,10 +47,10 @@ final class MapReduce {
         CompletableFuture<T> run(MapReduceClient replicaset, long refId);
     }
 
-    private final ScheduledExecutorService scheduler;
+    private final RouterClock clock;
 
-    MapReduce(ScheduledExecutorService scheduler) {
-        this.scheduler = scheduler;
+    MapReduce(RouterClock clock) {
+        this.clock = clock;
     }
 
     /** Runs {@code step} on every replicaset under refs; results by replicaset id. Fails with a {@link CairnException}. */
@@ -95,18 +93,14 @@ final class MapReduce {
                 return;
             }
             OpResult why = e == null ? r : OpResult.error(ErrorCode.UNAVAILABLE, rootMessage(e));
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
             if (why.error().retry != RetryClass.RETRY_LATER || now >= deadlineNanos) {
                 granted.completeExceptionally(new CairnException(why.error(), "replicaset " + c.id() + ": " + why.message()));
                 return;
             }
             long backoffMs = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attempt, 6));
             long delayNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(backoffMs), deadlineNanos - now);
-            try {
-                scheduler.schedule(() -> takeRef(c, refId, deadlineNanos, attempt + 1, granted), delayNanos, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException closing) {
-                granted.completeExceptionally(new CairnException(ErrorCode.UNAVAILABLE, "router is closing"));
-            }
+            clock.schedule(delayNanos, () -> takeRef(c, refId, deadlineNanos, attempt + 1, granted)); // dropped once the router is closed
         });
     }
 

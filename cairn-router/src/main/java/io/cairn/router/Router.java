@@ -87,7 +87,7 @@ public final class Router implements KvBackend, AutoCloseable {
             return client == null ? null : client.submit(unit, deadlineNs);
         };
         this.dispatcher = new Dispatcher(routes, owners, clock, config.requestTimeout(), this::triggerDiscovery, () -> closed);
-        this.keyspace = new Keyspace(routes, mapReduceClients, scheduler, this::triggerDiscovery,
+        this.keyspace = new Keyspace(routes, mapReduceClients, clock, this::triggerDiscovery,
                 () -> clock.nanoTime() + config.requestTimeout().toNanos());
         updateTopology(topology);
     }
