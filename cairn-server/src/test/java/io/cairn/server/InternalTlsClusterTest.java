@@ -90,8 +90,8 @@ class InternalTlsClusterTest {
             // a change over admin HTTPS; the move then runs over the TLS data plane and Raft transport
             int bucket = BucketHasher.bucketOf("moved".getBytes(StandardCharsets.UTF_8), BUCKETS);
             String to = cluster.router().router().ownerOf(bucket).equals("rs1") ? "rs2" : "rs1";
-            Object[] answer = AdminClient.post(CliTestAccess.coordinatorLeader(config) + "/moves/" + bucket + "?to=" + to);
-            assertThat(answer[0]).as("the move request over admin HTTPS: " + answer[1]).isEqualTo(202);
+            AdminClient.Answer answer = AdminClient.post(CliTestAccess.coordinatorLeader(config) + "/moves/" + bucket + "?to=" + to);
+            assertThat(answer.status()).as("the move request over admin HTTPS: " + answer.body()).isEqualTo(202);
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(50)).until(() -> to.equals(cluster.router().router().ownerOf(bucket)));
             try (Jedis jedis = new Jedis("127.0.0.1", cluster.router().respPort())) {
                 assertThat(jedis.get("moved")).as("read from its new owner").isEqualTo("with-its-bucket");

@@ -38,17 +38,20 @@ public final class AdminClient {
         }
     }
 
-    /** POSTs and returns {status, body}; status 0 when nothing answered. */
-    public static Object[] post(String url) {
+    /** An admin port's answer: its HTTP status and body; status 0 when nothing answered (the body says why). */
+    public record Answer(int status, String body) {}
+
+    /** POSTs with no body. */
+    public static Answer post(String url) {
         try {
             HttpResponse<String> r = AdminHttps.client(CONNECT_TIMEOUT).send(AdminAccess.authorize(HttpRequest.newBuilder(URI.create(url))).timeout(Duration.ofSeconds(60))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
-            return new Object[] {r.statusCode(), r.body()};
+            return new Answer(r.statusCode(), r.body());
         } catch (IOException e) {
-            return new Object[] {0, "no answer from " + url + ": " + e.getMessage() + "\n"};
+            return new Answer(0, "no answer from " + url + ": " + e.getMessage() + "\n");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Object[] {0, "interrupted\n"};
+            return new Answer(0, "interrupted\n");
         }
     }
 }

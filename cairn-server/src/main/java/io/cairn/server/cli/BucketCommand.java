@@ -57,13 +57,13 @@ final class BucketCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             ClusterConfig c = access.load();
-            Object[] r = AdminClient.post(ClusterAccess.coordinatorLeader(c) + "/moves/" + bucket + "?to=" + to);
-            int status = (int) r[0];
+            AdminClient.Answer r = AdminClient.post(ClusterAccess.coordinatorLeader(c) + "/moves/" + bucket + "?to=" + to);
+            int status = r.status();
             if (status != 202) {
                 // refused (an unknown target, a weight-0 replicaset, a pinned bucket) or no leader: one line on stderr, exit 2
-                throw new CairnException(status == 404 || status == 400 ? ErrorCode.INVALID_CONFIG : ErrorCode.UNAVAILABLE, String.valueOf(r[1]).trim());
+                throw new CairnException(status == 404 || status == 400 ? ErrorCode.INVALID_CONFIG : ErrorCode.UNAVAILABLE, r.body().trim());
             }
-            System.out.print(r[1]);
+            System.out.print(r.body());
             if (!waitFlag) return 0;
             long deadline = System.nanoTime() + Duration.ofSeconds(waitSeconds).toNanos();
             while (System.nanoTime() < deadline) {
@@ -86,9 +86,9 @@ final class BucketCommand implements Runnable {
 
         @Override
         public Integer call() {
-            Object[] r = AdminClient.post(ClusterAccess.coordinatorLeader(access.load()) + "/buckets/" + bucket + "/" + action());
-            System.out.print(r[1]);
-            return (int) r[0] == 200 ? 0 : 1;
+            AdminClient.Answer r = AdminClient.post(ClusterAccess.coordinatorLeader(access.load()) + "/buckets/" + bucket + "/" + action());
+            System.out.print(r.body());
+            return r.status() == 200 ? 0 : 1;
         }
     }
 
@@ -131,10 +131,10 @@ final class BucketCommand implements Runnable {
             var spec = c.topology().replicasets().stream().filter(r -> r.id().equals(rs)).findFirst()
                     .orElseThrow(() -> new CairnException(ErrorCode.UNKNOWN_NODE, "replicaset " + rs + " is not in " + c.source()));
             for (var n : spec.nodes()) {
-                Object[] r = AdminClient.post(AdminHttps.base(n.host(), n.adminPort()) + "/buckets/" + bucket + "/" + action());
-                if ((int) r[0] == 421 || (int) r[0] == 0) continue; // not the leader, or down: ask the next member
-                System.out.print(r[1]);
-                return (int) r[0] == 200 ? 0 : 1;
+                AdminClient.Answer r = AdminClient.post(AdminHttps.base(n.host(), n.adminPort()) + "/buckets/" + bucket + "/" + action());
+                if (r.status() == 421 || r.status() == 0) continue; // not the leader, or down: ask the next member
+                System.out.print(r.body());
+                return r.status() == 200 ? 0 : 1;
             }
             throw new CairnException(ErrorCode.UNAVAILABLE, "no member of " + rs + " answered as its leader");
         }

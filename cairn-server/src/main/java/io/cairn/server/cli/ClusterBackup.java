@@ -245,9 +245,9 @@ final class ClusterBackup {
         String last = "no answer";
         while (System.nanoTime() < deadline) {
             try {
-                Object[] r = AdminClient.post(leader(rs) + "/buckets/" + bucket + "/" + action);
-                int status = (int) r[0];
-                String body = String.valueOf(r[1]).trim();
+                AdminClient.Answer r = AdminClient.post(leader(rs) + "/buckets/" + bucket + "/" + action);
+                int status = r.status();
+                String body = r.body().trim();
                 if (status == 200) return body;
                 if (status != 421 && status != 0) throw new CairnException(ErrorCode.ILLEGAL_TRANSITION, "bucket " + bucket + " on " + rs.id() + ": " + body);
                 leaders.remove(rs.id()); // leader changed or down: found again next time
@@ -294,9 +294,9 @@ final class ClusterBackup {
                     last = e.getMessage();
                     continue;
                 }
-                Object[] r = AdminClient.post(base + "/buckets/" + bucket + "/" + action);
-                int status = (int) r[0];
-                String body = String.valueOf(r[1]).trim();
+                AdminClient.Answer r = AdminClient.post(base + "/buckets/" + bucket + "/" + action);
+                int status = r.status();
+                String body = r.body().trim();
                 if (status == 200) return rs.id() + " " + body;
                 if (status == 421 || status == 0) leaders.remove(rs.id()); // leader changed or down: found again next time
                 else if (status != 410) throw new CairnException(ErrorCode.ILLEGAL_TRANSITION, "bucket " + bucket + " on " + rs.id() + ": " + body);

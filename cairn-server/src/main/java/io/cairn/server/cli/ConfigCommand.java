@@ -66,13 +66,13 @@ final class ConfigCommand implements Runnable {
                 query.append(URLEncoder.encode(a.substring(0, eq), StandardCharsets.UTF_8)).append('=')
                         .append(URLEncoder.encode(a.substring(eq + 1), StandardCharsets.UTF_8));
             }
-            Object[] r = AdminClient.post(ClusterAccess.coordinatorLeader(access.load()) + "/settings?" + query);
-            int status = (int) r[0];
+            AdminClient.Answer r = AdminClient.post(ClusterAccess.coordinatorLeader(access.load()) + "/settings?" + query);
+            int status = r.status();
             if (status != 200) {
                 // refused (an unknown name, a bad value: nothing changed) or no answer: one line on stderr, exit 2
-                throw new CairnException(status == 400 ? ErrorCode.INVALID_CONFIG : ErrorCode.UNAVAILABLE, String.valueOf(r[1]).trim());
+                throw new CairnException(status == 400 ? ErrorCode.INVALID_CONFIG : ErrorCode.UNAVAILABLE, r.body().trim());
             }
-            print(spec.commandLine().getOut(), AdminServer.JSON.readValue(String.valueOf(r[1]),
+            print(spec.commandLine().getOut(), AdminServer.JSON.readValue(r.body(),
                     new TypeReference<Map<String, Object>>() {}), false);
             return 0;
         }

@@ -60,9 +60,9 @@ final class DoubledCommands {
 
         @Override
         public Integer call() {
-            Object[] r = AdminClient.post(ClusterAccess.coordinatorLeader(access.load()) + "/buckets/" + bucket + "/resolve?keep=" + keep);
-            System.out.print(r[1]);
-            return (int) r[0] == 200 ? 0 : 1;
+            AdminClient.Answer r = AdminClient.post(ClusterAccess.coordinatorLeader(access.load()) + "/buckets/" + bucket + "/resolve?keep=" + keep);
+            System.out.print(r.body());
+            return r.status() == 200 ? 0 : 1;
         }
     }
 

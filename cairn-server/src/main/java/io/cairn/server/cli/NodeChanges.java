@@ -71,8 +71,8 @@ final class NodeChanges implements AutoCloseable {
         }
         if (local) addToConfigFile(access.configFile(), rsId, node);
         if (local) {
-            Object[] r = AdminClient.post(localAdmin() + "/local/nodes/" + node.id() + "/start");
-            if ((int) r[0] != 200) throw new CairnException(ErrorCode.UNAVAILABLE, "could not start " + node.id() + ": " + r[1]);
+            AdminClient.Answer r = AdminClient.post(localAdmin() + "/local/nodes/" + node.id() + "/start");
+            if (r.status() != 200) throw new CairnException(ErrorCode.UNAVAILABLE, "could not start " + node.id() + ": " + r.body());
         } else {
             out.println("start the node now: cairn storage --config " + access.configFile() + " --node " + node.id() + " (waiting for it)");
         }
@@ -131,8 +131,8 @@ final class NodeChanges implements AutoCloseable {
             out.println(id + " left replicaset " + rs.id() + "'s Raft group: " + members);
         }
         if (local) {
-            Object[] r = AdminClient.post(localAdmin() + "/local/nodes/" + id + "/remove");
-            out.print(r[1]);
+            AdminClient.Answer r = AdminClient.post(localAdmin() + "/local/nodes/" + id + "/remove");
+            out.print(r.body());
             removeFromConfigFile(access.configFile(), rs.id(), id);
         } else {
             out.println("stop node " + id + "'s process now; its data folder is no longer needed");

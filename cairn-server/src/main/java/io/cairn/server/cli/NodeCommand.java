@@ -44,10 +44,10 @@ final class NodeCommand implements Runnable {
         public Integer call() {
             ClusterConfig c = access.load();
             var r = c.topology().routers().get(0);
-            Object[] answer = AdminClient.post(AdminHttps.base(r.host(), r.adminPort()) + "/local/nodes/" + id + "/" + action());
-            int status = (int) answer[0];
+            AdminClient.Answer answer = AdminClient.post(AdminHttps.base(r.host(), r.adminPort()) + "/local/nodes/" + id + "/" + action());
+            int status = answer.status();
             PrintWriter to = status == 200 ? spec.commandLine().getOut() : spec.commandLine().getErr();
-            to.print(status == 0 ? "cairn: no local cluster answers at " + r.host() + ":" + r.adminPort() + " (is `cairn up` running?)\n" : answer[1]);
+            to.print(status == 0 ? "cairn: no local cluster answers at " + r.host() + ":" + r.adminPort() + " (is `cairn up` running?)\n" : answer.body());
             to.flush();
             return status == 200 ? 0 : 1;
         }

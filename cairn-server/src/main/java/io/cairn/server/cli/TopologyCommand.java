@@ -178,9 +178,9 @@ final class TopologyCommand implements Runnable {
                 sets.add(spec);
                 Topology next = propose(coordinator, t, sets, "replicaset " + rsId + " added with weight " + weight);
                 appendToConfigFile(access.configFile(), spec);
-                Object[] r = AdminClient.post(localAdmin(c) + "/local/replicasets/" + rsId + "/start");
-                System.out.print(r[1]);
-                if ((int) r[0] != 200) return 1;
+                AdminClient.Answer r = AdminClient.post(localAdmin(c) + "/local/replicasets/" + rsId + "/start");
+                System.out.print(r.body());
+                if (r.status() != 200) return 1;
                 follow(c, next.epoch(), waitFlag, waitSeconds);
             }
             return 0;
@@ -231,8 +231,8 @@ final class TopologyCommand implements Runnable {
                 // The coordinator leader asks the replicaset itself whether it still holds anything.
                 propose(coordinator, t, sets, force, "replicaset " + id + " removed" + (force ? " (forced)" : " (drained)"));
                 removeFromConfigFile(access.configFile(), id);
-                Object[] r = AdminClient.post(localAdmin(c) + "/local/replicasets/" + id + "/remove" + (force ? "?keepData=true" : ""));
-                System.out.print((int) r[0] == 200 ? r[1] : "not a local cluster (or it is not running): stop " + id + "'s nodes yourself\n");
+                AdminClient.Answer r = AdminClient.post(localAdmin(c) + "/local/replicasets/" + id + "/remove" + (force ? "?keepData=true" : ""));
+                System.out.print(r.status() == 200 ? r.body() : "not a local cluster (or it is not running): stop " + id + "'s nodes yourself\n");
             }
             return 0;
         }
