@@ -4,6 +4,7 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.wire.DiscoveryCursor;
 import io.cairn.core.wire.DiscoveryPage;
+import io.cairn.storage.rocks.RocksStore;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -36,7 +37,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Concurrency: the apply thread writes ({@link #append}, {@link #collected}); discovery
  * queries read under one RocksDB snapshot, so a page never mixes two states.
  */
-final class BucketHistory {
+public final class BucketHistory {
     /** Upper bound of records in one discovery page, whatever the router asks for. */
     static final int MAX_PAGE_RECORDS = 100_000;
 

@@ -1,5 +1,8 @@
 package io.cairn.storage;
 
+import io.cairn.storage.rocks.RocksStore;
+
+
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;

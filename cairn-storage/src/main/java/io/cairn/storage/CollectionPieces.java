@@ -4,6 +4,7 @@ import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.kv.MovePiece;
 import io.cairn.core.move.ChunkEntry;
+import io.cairn.storage.rocks.RocksStore;
 import org.rocksdb.ReadOptions;
 
 import java.util.ArrayList;

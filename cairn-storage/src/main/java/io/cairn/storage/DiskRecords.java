@@ -3,6 +3,7 @@ package io.cairn.storage;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.wire.StorageRequest;
+import io.cairn.storage.rocks.RocksStore;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 

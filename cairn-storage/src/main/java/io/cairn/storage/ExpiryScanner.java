@@ -2,6 +2,7 @@ package io.cairn.storage;
 
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.StoredValue;
+import io.cairn.storage.rocks.RocksStore;
 import org.rocksdb.RocksIterator;
 
 import java.nio.ByteBuffer;

@@ -4,10 +4,11 @@ import io.cairn.core.BucketRecord;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.ErrorPayload;
 import io.cairn.core.kv.StoredValue;
-import io.cairn.core.wire.KeyPage;
 import io.cairn.core.wire.KeyPage.Entry;
 import io.cairn.core.wire.KeyPage.Position;
+import io.cairn.core.wire.KeyPage;
 import io.cairn.core.wire.KeyQuery;
+import io.cairn.storage.rocks.RocksStore;
 import org.rocksdb.RocksIterator;
 
 import java.nio.ByteBuffer;

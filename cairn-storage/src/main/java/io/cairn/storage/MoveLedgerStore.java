@@ -9,6 +9,8 @@ import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveQuery;
 import io.cairn.core.move.ReceiveProgress;
+import io.cairn.storage.rocks.BatchView;
+import io.cairn.storage.rocks.RocksStore;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 

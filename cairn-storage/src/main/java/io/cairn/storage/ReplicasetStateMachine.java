@@ -1,6 +1,7 @@
 package io.cairn.storage;
 
 import io.cairn.replication.ReplicaStateMachine;
+import io.cairn.storage.rocks.RocksStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -5,6 +5,7 @@ import io.cairn.core.BucketState;
 import io.cairn.core.ErrorCode;
 import io.cairn.core.WireCodes;
 import io.cairn.core.kv.OpResult;
+import io.cairn.storage.rocks.RocksStore;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;

@@ -2,6 +2,7 @@ package io.cairn.storage;
 
 import io.cairn.core.wire.DataPlane;
 import io.cairn.core.wire.StorageRequest;
+import io.cairn.storage.rocks.RocksStore;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;

@@ -6,6 +6,7 @@ import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.StorageRequest;
+import io.cairn.storage.rocks.RocksStore;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

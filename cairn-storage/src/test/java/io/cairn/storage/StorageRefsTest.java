@@ -13,6 +13,7 @@ import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.KeyPage;
 import io.cairn.core.wire.KeyQuery;
 import io.cairn.core.wire.StorageRequest;
+import io.cairn.storage.rocks.RocksStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,9 @@
-package io.cairn.storage;
+package io.cairn.storage.rocks;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.wire.DiscoveryPage;
+import io.cairn.storage.BucketHistory;
 import org.rocksdb.*;
 
 import java.io.IOException;
@@ -34,15 +35,15 @@ import java.util.function.Predicate;
  * so after a crash the database is a consistent prefix of the log and Ratis replays the rest.
  * Not thread-safe for writes: only the state machine's apply thread writes.
  */
-final class RocksStore implements AutoCloseable {
-    static final byte[] APPLIED_INDEX = bytes("applied-index");
-    static final byte[] APPLIED_TERM = bytes("applied-term");
-    static final byte[] LAST_BSN = bytes("last-bsn");
-    static final byte[] KEY_COUNT = bytes("key-count");
-    static final byte[] INCARNATION = bytes("incarnation");
-    static final byte[] BOOTSTRAPPED = bytes("bootstrapped");
-    static final byte[] HISTORY_HASH = bytes("history-hash");
-    static final byte[] HORIZON_BSN = bytes("horizon-bsn");
+public final class RocksStore implements AutoCloseable {
+    public static final byte[] APPLIED_INDEX = bytes("applied-index");
+    public static final byte[] APPLIED_TERM = bytes("applied-term");
+    public static final byte[] LAST_BSN = bytes("last-bsn");
+    public static final byte[] KEY_COUNT = bytes("key-count");
+    public static final byte[] INCARNATION = bytes("incarnation");
+    public static final byte[] BOOTSTRAPPED = bytes("bootstrapped");
+    public static final byte[] HISTORY_HASH = bytes("history-hash");
+    public static final byte[] HORIZON_BSN = bytes("horizon-bsn");
 
     static {
         RocksDB.loadLibrary();
@@ -53,16 +54,16 @@ final class RocksStore implements AutoCloseable {
     private final ColumnFamilyOptions cfOptions;
     private final List<ColumnFamilyHandle> handles = new ArrayList<>();
     private final RocksDB db;
-    final ColumnFamilyHandle system;
-    final ColumnFamilyHandle data;
-    final ColumnFamilyHandle buckets;
-    final ColumnFamilyHandle bsnIndex;
-    final ColumnFamilyHandle history;
-    final ColumnFamilyHandle fields;
+    public final ColumnFamilyHandle system;
+    public final ColumnFamilyHandle data;
+    public final ColumnFamilyHandle buckets;
+    public final ColumnFamilyHandle bsnIndex;
+    public final ColumnFamilyHandle history;
+    public final ColumnFamilyHandle fields;
     private final WriteOptions writeOptions = new WriteOptions();
     static final int MAX_MEMTABLE_RANGE_DELETIONS = 64;
 
-    RocksStore(Path dir) throws IOException {
+    public RocksStore(Path dir) throws IOException {
         this.dir = dir;
         Files.createDirectories(dir);
         dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
@@ -95,7 +96,7 @@ final class RocksStore implements AutoCloseable {
         return dir;
     }
 
-    byte[] get(ColumnFamilyHandle cf, byte[] key) {
+    public byte[] get(ColumnFamilyHandle cf, byte[] key) {
         try {
             return db.get(cf, key);
         } catch (RocksDBException e) {
@@ -103,12 +104,12 @@ final class RocksStore implements AutoCloseable {
         }
     }
 
-    long getLong(byte[] key) {
+    public long getLong(byte[] key) {
         byte[] v = get(system, key);
         return v == null ? 0 : ByteBuffer.wrap(v).getLong();
     }
 
-    byte[] get(ColumnFamilyHandle cf, byte[] key, ReadOptions options) {
+    public byte[] get(ColumnFamilyHandle cf, byte[] key, ReadOptions options) {
         try {
             return db.get(cf, options, key);
         } catch (RocksDBException e) {
@@ -116,13 +117,13 @@ final class RocksStore implements AutoCloseable {
         }
     }
 
-    long getLong(byte[] key, ReadOptions options) {
+    public long getLong(byte[] key, ReadOptions options) {
         byte[] v = get(system, key, options);
         return v == null ? 0 : ByteBuffer.wrap(v).getLong();
     }
 
     /** Runs {@code reader} against one consistent snapshot, so it sees no half of a later batch. */
-    <T> T consistent(Function<ReadOptions, T> reader) {
+    public <T> T consistent(Function<ReadOptions, T> reader) {
         Snapshot snapshot = db.getSnapshot();
         try (ReadOptions options = new ReadOptions().setSnapshot(snapshot)) {
             return reader.apply(options);
@@ -131,7 +132,7 @@ final class RocksStore implements AutoCloseable {
         }
     }
 
-    void write(WriteBatch batch) {
+    public void write(WriteBatch batch) {
         try {
             db.write(writeOptions, batch);
         } catch (RocksDBException e) {
@@ -145,13 +146,13 @@ final class RocksStore implements AutoCloseable {
     }
 
     /** Every bucket record, in id order. */
-    List<BucketRecord> allBuckets() {
+    public List<BucketRecord> allBuckets() {
         try (ReadOptions latest = new ReadOptions()) {
             return allBuckets(latest);
         }
     }
 
-    List<BucketRecord> allBuckets(ReadOptions options) {
+    public List<BucketRecord> allBuckets(ReadOptions options) {
         List<BucketRecord> out = new ArrayList<>();
         try (RocksIterator it = db.newIterator(buckets, options)) {
             for (it.seekToFirst(); it.isValid(); it.next()) out.add(DiscoveryPage.decodeRecord(ByteBuffer.wrap(it.value())));
@@ -160,7 +161,7 @@ final class RocksStore implements AutoCloseable {
     }
 
     /** Records whose BSN is greater than {@code afterBsn}, in BSN order, at most {@code limit}. */
-    List<BucketRecord> bucketsAfter(long afterBsn, int limit, ReadOptions options) {
+    public List<BucketRecord> bucketsAfter(long afterBsn, int limit, ReadOptions options) {
         List<BucketRecord> out = new ArrayList<>();
         try (RocksIterator it = db.newIterator(bsnIndex, options)) {
             for (it.seek(longKey(afterBsn + 1)); it.isValid() && out.size() < limit; it.next()) {
@@ -173,13 +174,13 @@ final class RocksStore implements AutoCloseable {
     }
 
     /** Keys stored in {@code bucket} (walks its range). */
-    long countKeys(int bucket) {
+    public long countKeys(int bucket) {
         try (ReadOptions latest = new ReadOptions()) {
             return countKeys(bucket, latest);
         }
     }
 
-    long countKeys(int bucket, ReadOptions options) {
+    public long countKeys(int bucket, ReadOptions options) {
         long n = 0;
         try (RocksIterator it = db.newIterator(data, options)) {
             for (it.seek(dataKey(bucket, new byte[0])); it.isValid() && bucketOf(it.key()) == bucket; it.next()) n++;
@@ -187,21 +188,21 @@ final class RocksStore implements AutoCloseable {
         return n;
     }
 
-    static int bucketOf(byte[] dataKey) {
+    public static int bucketOf(byte[] dataKey) {
         return ByteBuffer.wrap(dataKey).getInt();
     }
 
     /** The caller must close the iterator. */
-    RocksIterator newIterator(ColumnFamilyHandle cf) {
+    public RocksIterator newIterator(ColumnFamilyHandle cf) {
         return db.newIterator(cf);
     }
 
-    RocksIterator newIterator(ColumnFamilyHandle cf, ReadOptions options) {
+    public RocksIterator newIterator(ColumnFamilyHandle cf, ReadOptions options) {
         return db.newIterator(cf, options);
     }
 
     /** Every field of {@code key}'s hash as stored, in field order. */
-    List<KvView.Field> fields(int bucket, byte[] key, ReadOptions options) {
+    public List<KvView.Field> fields(int bucket, byte[] key, ReadOptions options) {
         byte[] prefix = fieldPrefix(bucket, key);
         List<KvView.Field> out = new ArrayList<>();
         try (RocksIterator it = db.newIterator(fields, options)) {
@@ -215,7 +216,7 @@ final class RocksStore implements AutoCloseable {
     }
 
     /** At most {@code limit} fields of {@code key} from position {@code offset}: the ones before are skipped, not copied. */
-    List<KvView.Field> fields(int bucket, byte[] key, long offset, int limit, ReadOptions options) {
+    public List<KvView.Field> fields(int bucket, byte[] key, long offset, int limit, ReadOptions options) {
         byte[] prefix = fieldPrefix(bucket, key);
         List<KvView.Field> out = new ArrayList<>();
         long skipped = 0;
@@ -231,12 +232,12 @@ final class RocksStore implements AutoCloseable {
     }
 
     /** At most {@code limit} fields of {@code key} from the first whose name is at or after {@code from}: one seek. */
-    List<KvView.Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit, ReadOptions options) {
+    public List<KvView.Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit, ReadOptions options) {
         return fieldsFrom(bucket, key, from, limit, name -> false, options);
     }
 
     /** The same, passing over the names {@code skip} accepts (this entry deleted them) without counting them. */
-    List<KvView.Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit, Predicate<byte[]> skip, ReadOptions options) {
+    public List<KvView.Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit, Predicate<byte[]> skip, ReadOptions options) {
         byte[] prefix = fieldPrefix(bucket, key);
         List<KvView.Field> out = new ArrayList<>();
         try (RocksIterator it = db.newIterator(fields, options)) {
@@ -271,7 +272,7 @@ final class RocksStore implements AutoCloseable {
         return null;
     }
 
-    List<KvView.Field> fields(int bucket, byte[] key) {
+    public List<KvView.Field> fields(int bucket, byte[] key) {
         try (ReadOptions latest = new ReadOptions()) {
             return fields(bucket, key, latest);
         }
@@ -299,7 +300,7 @@ final class RocksStore implements AutoCloseable {
     }
 
     /** A consistent on-disk copy made of hard links (cheap); the target must not exist. */
-    void checkpoint(Path target) {
+    public void checkpoint(Path target) {
         try (Checkpoint cp = Checkpoint.create(db)) {
             db.flushWal(true);
             cp.createCheckpoint(target.toString());
@@ -317,14 +318,14 @@ final class RocksStore implements AutoCloseable {
         dbOptions.close();
     }
 
-    static byte[] dataKey(int bucket, byte[] key) {
+    public static byte[] dataKey(int bucket, byte[] key) {
         return ByteBuffer.allocate(4 + key.length).putInt(bucket).put(key).array();
     }
 
     private static final byte[] CHANGED_PREFIX = bytes("changed/");
 
     /** System key marking {@code key} of a copied-ahead bucket as written since its copy started. */
-    static byte[] changedKey(int bucket, byte[] key) {
+    public static byte[] changedKey(int bucket, byte[] key) {
         return ByteBuffer.allocate(CHANGED_PREFIX.length + 4 + key.length).put(CHANGED_PREFIX).putInt(bucket).put(key).array();
     }
 
@@ -332,7 +333,7 @@ final class RocksStore implements AutoCloseable {
      * The keys of {@code bucket} marked as changed, in order, after {@code afterKey} (empty: from
      * the start), while {@code visitor} returns true.
      */
-    void forEachChanged(int bucket, byte[] afterKey, Predicate<byte[]> visitor) {
+    public void forEachChanged(int bucket, byte[] afterKey, Predicate<byte[]> visitor) {
         byte[] prefix = changedKey(bucket, new byte[0]);
         try (RocksIterator it = db.newIterator(system)) {
             for (it.seek(changedKey(bucket, afterKey)); it.isValid(); it.next()) {
@@ -346,25 +347,25 @@ final class RocksStore implements AutoCloseable {
     }
 
     /** The user key of a data key (its bucket prefix cut off). */
-    static byte[] userKey(byte[] dataKey) {
+    public static byte[] userKey(byte[] dataKey) {
         return Arrays.copyOfRange(dataKey, 4, dataKey.length);
     }
 
-    static byte[] bucketKey(int bucket) {
+    public static byte[] bucketKey(int bucket) {
         return ByteBuffer.allocate(4).putInt(bucket).array();
     }
 
-    static byte[] longKey(long value) {
+    public static byte[] longKey(long value) {
         return ByteBuffer.allocate(8).putLong(value).array();
     }
 
-    static byte[] bytes(String s) {
+    public static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
     /** RocksDB failed underneath us: the node cannot continue applying safely. */
-    static final class StorageFailure extends RuntimeException {
-        StorageFailure(String message, Throwable cause) {
+    public static final class StorageFailure extends RuntimeException {
+        public StorageFailure(String message, Throwable cause) {
             super(message + ": " + cause.getMessage(), cause);
         }
     }

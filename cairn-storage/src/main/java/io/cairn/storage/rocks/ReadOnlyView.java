@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.rocks;
 
 import io.cairn.core.kv.KvView;
 import org.rocksdb.ReadOptions;
@@ -6,7 +6,7 @@ import org.rocksdb.ReadOptions;
 import java.util.List;
 
 /** Reads straight from RocksDB (a hash command from one snapshot, so its metadata and fields agree); queries never write. */
-record ReadOnlyView(RocksStore store, ReadOptions options) implements KvView {
+public record ReadOnlyView(RocksStore store, ReadOptions options) implements KvView {
     @Override
     public byte[] get(int bucket, byte[] key) {
         return options == null ? store.get(store.data, RocksStore.dataKey(bucket, key))

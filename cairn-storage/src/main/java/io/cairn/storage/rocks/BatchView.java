@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.rocks;
 
 import io.cairn.core.kv.KvView;
 import org.rocksdb.ReadOptions;
@@ -30,7 +30,7 @@ import java.util.function.IntPredicate;
  * by one range tombstone over its key's field prefix (a small one field by field, since every
  * range tombstone in the memtable slows each new iterator); reads then skip the stored fields.
  */
-final class BatchView implements KvView {
+public final class BatchView implements KvView {
     private static final byte[] DELETED = new byte[0];
 
     private final RocksStore store;
@@ -54,13 +54,13 @@ final class BatchView implements KvView {
     private byte[] lastReadKey;
     private byte[] lastReadValue;
 
-    BatchView(RocksStore store, WriteBatch batch, IntPredicate marksChanges) {
+    public BatchView(RocksStore store, WriteBatch batch, IntPredicate marksChanges) {
         this.store = store;
         this.batch = batch;
         this.marksChanges = marksChanges;
     }
 
-    long keyCountDelta() {
+    public long keyCountDelta() {
         return keyCountDelta;
     }
 
@@ -79,12 +79,12 @@ final class BatchView implements KvView {
     }
 
     /** Buckets whose data this entry deletes as a whole; readers must not race with that write. */
-    Set<Integer> droppedBuckets() {
+    public Set<Integer> droppedBuckets() {
         return droppedBuckets;
     }
 
     /** Deletes every key of {@code bucket} (one range tombstone), keeping the key count exact. */
-    void dropBucket(int bucket) {
+    public void dropBucket(int bucket) {
         if (marksChanges.test(bucket)) markEveryKeyChanged(bucket);
         long present = droppedBuckets.contains(bucket) ? 0 : store.countKeys(bucket);
         // Writes made earlier in this entry (e.g. another move command of the same MOVE_BATCH) change what is there now.
@@ -131,7 +131,7 @@ final class BatchView implements KvView {
      * Stamps {@code bucket}'s last write: the entry's leader stamp (for `cairn bucket doubled`), then the
      * entry's index (the bucket's version for WATCH, {@code ReplicasetState.bucketVersion}).
      */
-    void stampLastWrite(int bucket, long stampMs, long index) {
+    public void stampLastWrite(int bucket, long stampMs, long index) {
         try {
             batch.put(store.system, lastWriteKey(bucket), ByteBuffer.allocate(16).putLong(stampMs).putLong(index).array());
         } catch (RocksDBException e) {
@@ -141,7 +141,7 @@ final class BatchView implements KvView {
 
     private static final byte[] LAST_WRITE_PREFIX = RocksStore.bytes("last-write/");
 
-    static byte[] lastWriteKey(int bucket) {
+    public static byte[] lastWriteKey(int bucket) {
         return ByteBuffer.allocate(LAST_WRITE_PREFIX.length + 4).put(LAST_WRITE_PREFIX).putInt(bucket).array();
     }
 
@@ -160,7 +160,7 @@ final class BatchView implements KvView {
     }
 
     /** Stores {@code key}; returns the value it replaced, or null. */
-    byte[] replace(int bucket, byte[] key, byte[] stored) {
+    public byte[] replace(int bucket, byte[] key, byte[] stored) {
         byte[] old = get(bucket, key);
         if (old == null) keyCountDelta++;
         byte[] dataKey = RocksStore.dataKey(bucket, key);
@@ -175,7 +175,7 @@ final class BatchView implements KvView {
     }
 
     /** Deletes {@code key}; returns the value it had, or null (then nothing changes). */
-    byte[] remove(int bucket, byte[] key) {
+    public byte[] remove(int bucket, byte[] key) {
         byte[] old = get(bucket, key);
         if (old == null) return null;
         keyCountDelta--;
