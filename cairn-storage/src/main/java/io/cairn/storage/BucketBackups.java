@@ -15,6 +15,7 @@ import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.DiscoveryPage;
 import io.cairn.storage.rocks.RocksStore;
+import io.cairn.storage.state.ReplicasetState;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksIterator;
 import org.slf4j.Logger;

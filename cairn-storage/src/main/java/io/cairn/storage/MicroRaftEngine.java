@@ -9,6 +9,8 @@ import io.cairn.replication.ReplicaConfig;
 import io.cairn.replication.ReplicaStatus;
 import io.cairn.replication.SendBacklog;
 import io.cairn.replication.microraft.MicroRaftReplicas;
+import io.cairn.storage.state.ArchivedAccess;
+import io.cairn.storage.state.ReplicasetState;
 import io.netty.channel.EventLoopGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

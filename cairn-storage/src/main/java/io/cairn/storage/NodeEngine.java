@@ -1,6 +1,8 @@
 package io.cairn.storage;
 
 import io.cairn.replication.SendBacklog;
+import io.cairn.storage.state.ArchivedAccess;
+import io.cairn.storage.state.ReplicasetState;
 
 import java.io.IOException;
 import java.util.List;

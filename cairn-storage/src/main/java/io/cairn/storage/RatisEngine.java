@@ -4,6 +4,8 @@ import io.cairn.client.RatisTls;
 import io.cairn.core.GroupIds;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.storage.state.ArchivedAccess;
+import io.cairn.storage.state.ReplicasetState;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;

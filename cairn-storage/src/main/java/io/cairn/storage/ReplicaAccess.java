@@ -10,6 +10,7 @@ import io.cairn.replication.ReadPolicy;
 import io.cairn.replication.Replica;
 import io.cairn.replication.ReplicaStatus;
 import io.cairn.replication.ReplicationException;
+import io.cairn.storage.state.CallReplies;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;

@@ -2,6 +2,9 @@ package io.cairn.storage;
 
 import io.cairn.replication.ReplicaStateMachine;
 import io.cairn.storage.rocks.RocksStore;
+import io.cairn.storage.state.ArchivedAccess;
+import io.cairn.storage.state.MoveQueries;
+import io.cairn.storage.state.ReplicasetState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -11,6 +11,8 @@ import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveQuery;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.StorageRequest;
+import io.cairn.storage.state.ArchivedAccess;
+import io.cairn.storage.state.MoveQueries;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -3,7 +3,7 @@ package io.cairn.storage.rocks;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.wire.DiscoveryPage;
-import io.cairn.storage.BucketHistory;
+import io.cairn.storage.state.BucketHistory;
 import org.rocksdb.*;
 
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.state;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.move.MoveCommand;
@@ -6,6 +6,7 @@ import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.DiscoveryCursor;
 import io.cairn.core.wire.DiscoveryPage;
 import io.cairn.core.wire.StorageRequest;
+import io.cairn.storage.StorageConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

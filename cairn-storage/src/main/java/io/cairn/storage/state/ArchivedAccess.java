@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.state;
 
 /**
  * Told when a request meets an archived bucket on this member, so its leader restores the bucket

@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.state;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
@@ -18,6 +18,8 @@ import io.cairn.core.wire.DiscoveryCursor;
 import io.cairn.core.wire.DiscoveryPage;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.core.wire.StorageStats;
+import io.cairn.storage.DiscoveryServed;
+import io.cairn.storage.StorageConfig;
 import io.cairn.storage.rocks.BatchView;
 import io.cairn.storage.rocks.ReadOnlyView;
 import io.cairn.storage.rocks.RocksStore;
@@ -57,7 +59,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * deletes a bucket's data writes it under the write lock: these are the "read refs" that keep
  * the garbage collector from deleting data under a reader that saw the bucket as readable.
  */
-final class ReplicasetState {
+public final class ReplicasetState {
     private final RocksStore store;
     private final KvApplier applier;
     private final Map<Integer, BucketRecord> buckets = new ConcurrentHashMap<>();
@@ -85,7 +87,7 @@ final class ReplicasetState {
     /** Told of every request refused because its bucket is archived (the leader restores it). */
     private volatile ArchivedAccess archivedAccess = ArchivedAccess.NONE;
 
-    ReplicasetState(RocksStore store, int maxValueBytes) {
+    public ReplicasetState(RocksStore store, int maxValueBytes) {
         this.store = store;
         this.applier = new KvApplier(maxValueBytes);
         for (BucketRecord r : store.allBuckets()) {
@@ -108,13 +110,13 @@ final class ReplicasetState {
         return refs;
     }
 
-    void archivedAccess(ArchivedAccess hook) {
+    public void archivedAccess(ArchivedAccess hook) {
         this.archivedAccess = hook;
     }
 
     private static final byte[] ARCHIVE_POINTER_PREFIX = RocksStore.bytes("archive-pointer/");
 
-    static byte[] archivePointerKey(int bucket) {
+    public static byte[] archivePointerKey(int bucket) {
         return ByteBuffer.allocate(ARCHIVE_POINTER_PREFIX.length + 4).put(ARCHIVE_POINTER_PREFIX).putInt(bucket).array();
     }
 
@@ -133,7 +135,7 @@ final class ReplicasetState {
     }
 
     /** Whether {@code bucket} was rebuilt from a backup and not restored since: its restore waits for the doubled-bucket check. */
-    boolean rebuiltFromBackup(int bucket) {
+    public boolean rebuiltFromBackup(int bucket) {
         return store.get(store.system, rebuiltKey(bucket)) != null;
     }
 
@@ -142,7 +144,7 @@ final class ReplicasetState {
      * from the replicated state, so a restarted member or one that installed a snapshot knows them too.
      * At most one key per bucket.
      */
-    List<Integer> adoptedArchived() {
+    public List<Integer> adoptedArchived() {
         List<Integer> out = new ArrayList<>();
         try (RocksIterator it = store.newIterator(store.system)) {
             for (it.seek(ADOPTED_PREFIX); it.isValid(); it.next()) {
@@ -157,7 +159,7 @@ final class ReplicasetState {
     }
 
     /** The bucket's archive object: the current one while it is archived, else the last one (or null). */
-    ArchivePointer archivePointer(int bucket) {
+    public ArchivePointer archivePointer(int bucket) {
         byte[] v = store.get(store.system, archivePointerKey(bucket));
         return v == null ? null : ArchivePointer.decode(v);
     }
@@ -183,24 +185,24 @@ final class ReplicasetState {
     }
 
     /** When {@code bucket}'s copy was quarantined here (the Quarantine entry's stamp), or -1. */
-    long quarantinedAtMs(int bucket) {
+    public long quarantinedAtMs(int bucket) {
         byte[] v = store.get(store.system, quarantinedAtKey(bucket));
         return v == null ? -1 : ByteBuffer.wrap(v).getLong();
     }
 
     /** The disk this member's copy of the replicated state records for {@code node} (see {@link DiskRecords}), or null. */
-    String recordedDisk(String node) {
+    public String recordedDisk(String node) {
         return DiskRecords.recorded(store, node);
     }
 
     /** The leader stamp of the last entry that wrote to {@code bucket}, or -1 when none since this was tracked. */
-    long lastWriteMs(int bucket) {
+    public long lastWriteMs(int bucket) {
         byte[] v = store.get(store.system, BatchView.lastWriteKey(bucket));
         return v == null ? -1 : ByteBuffer.wrap(v).getLong();
     }
 
     /** When {@code bucket} was last read on this member (0: not since it started); may be later than the truth, never earlier. */
-    long lastReadMs(int bucket) {
+    public long lastReadMs(int bucket) {
         return lastReadMs.get(bucket & (lastReadMs.length() - 1));
     }
 
@@ -213,7 +215,7 @@ final class ReplicasetState {
         return bucketLocks[Math.floorMod(bucket, bucketLocks.length)];
     }
 
-    BucketRecord record(int bucket) {
+    public BucketRecord record(int bucket) {
         return buckets.get(bucket);
     }
 
@@ -227,24 +229,24 @@ final class ReplicasetState {
         return tally.status(maxCandidates);
     }
 
-    Collection<BucketRecord> records() {
+    public Collection<BucketRecord> records() {
         return buckets.values();
     }
 
-    long appliedTerm() {
+    public long appliedTerm() {
         return appliedTerm;
     }
 
-    long appliedIndex() {
+    public long appliedIndex() {
         return appliedIndex;
     }
 
-    RocksStore store() {
+    public RocksStore store() {
         return store;
     }
 
     /** Applies one committed log entry; returns the encoded reply for the client. */
-    byte[] apply(ByteBuffer entry, long term, long index) {
+    public byte[] apply(ByteBuffer entry, long term, long index) {
         try (WriteBatch batch = new WriteBatch()) {
             byte[] reply;
             StorageRequest.Kind kind = StorageRequest.kindOf(entry);
@@ -305,7 +307,7 @@ final class ReplicasetState {
     }
 
     /** Records that an entry carrying no state change was applied (e.g. a leader's no-op). */
-    void markApplied(long term, long index) {
+    public void markApplied(long term, long index) {
         try (WriteBatch batch = new WriteBatch()) {
             putLong(batch, RocksStore.APPLIED_TERM, term);
             putLong(batch, RocksStore.APPLIED_INDEX, index);
@@ -489,11 +491,11 @@ final class ReplicasetState {
     }
 
     /** Leader side: tombstones older than {@code cutoffStampMs}, oldest first, at most {@code limit}. */
-    List<BucketRecord> expiredTombstones(long cutoffStampMs, int limit) {
+    public List<BucketRecord> expiredTombstones(long cutoffStampMs, int limit) {
         return history.expiredTombstones(buckets.values(), cutoffStampMs, limit);
     }
 
-    long horizonBsn() {
+    public long horizonBsn() {
         return history.horizonBsn();
     }
 
@@ -533,7 +535,7 @@ final class ReplicasetState {
     }
 
     /** Answers a read-only request against the current state. */
-    byte[] query(ByteBuffer request, long nowMs) {
+    public byte[] query(ByteBuffer request, long nowMs) {
         StorageRequest.Kind kind = StorageRequest.kindOf(request);
         request.position(1);
         return switch (kind) {
@@ -584,7 +586,7 @@ final class ReplicasetState {
     }
 
     /** Discovery answers served by this member. */
-    DiscoveryServed discoveryServed() {
+    public DiscoveryServed discoveryServed() {
         return history.served();
     }
 
@@ -592,7 +594,7 @@ final class ReplicasetState {
         return history.discover(after, limit, incarnation);
     }
 
-    StorageStats stats() {
+    public StorageStats stats() {
         int owned = 0, held = 0;
         for (BucketRecord r : buckets.values()) {
             if (r.state().isOwned()) owned++;
@@ -614,7 +616,7 @@ final class ReplicasetState {
     /** Keys with a TTL and their average TTL in ms, from the leader's expiry sweeper (not replicated state: INFO only). */
     private volatile ExpiryScanner.Tally expiryTally = new ExpiryScanner.Tally(0, 0);
 
-    void expiryTally(ExpiryScanner.Tally tally) {
+    public void expiryTally(ExpiryScanner.Tally tally) {
         expiryTally = tally;
     }
 

@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.state;
 
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.StoredValue;
@@ -18,7 +18,7 @@ import java.util.List;
  * with the leader's stamped time when applied, so a key written again meanwhile survives.
  * Not thread-safe: one caller (the storage process's timer).
  */
-final class ExpiryScanner {
+public final class ExpiryScanner {
     /**
      * Live keys with a TTL and their average remaining TTL, counted over one full pass of the scan
      * (INFO keyspace's expires and avg_ttl): exact for the pass, but keys written since count only
@@ -32,13 +32,13 @@ final class ExpiryScanner {
     private volatile Tally lastPass;
 
     /** The last full pass's counts; before the first one ends, the current pass's so far. */
-    Tally tally() {
+    public Tally tally() {
         Tally done = lastPass;
         return done != null ? done : new Tally(passExpiring, passExpiring == 0 ? 0 : passTtlSumMs / passExpiring);
     }
 
     /** Examines at most {@code scanLimit} keys; returns the expired ones as conditional deletes. */
-    List<KvOp> next(RocksStore store, int scanLimit, long nowMs) {
+    public List<KvOp> next(RocksStore store, int scanLimit, long nowMs) {
         List<KvOp> expired = new ArrayList<>();
         try (RocksIterator it = store.newIterator(store.data)) {
             it.seek(cursor);

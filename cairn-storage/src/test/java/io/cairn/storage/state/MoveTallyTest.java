@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.state;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
@@ -8,6 +8,7 @@ import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveQuery.MoveStatus;
 import io.cairn.core.testing.SeededRandom;
 import io.cairn.core.wire.StorageRequest;
+import io.cairn.storage.StorageConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;

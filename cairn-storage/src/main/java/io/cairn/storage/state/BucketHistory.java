@@ -1,9 +1,10 @@
-package io.cairn.storage;
+package io.cairn.storage.state;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
 import io.cairn.core.wire.DiscoveryCursor;
 import io.cairn.core.wire.DiscoveryPage;
+import io.cairn.storage.DiscoveryServed;
 import io.cairn.storage.rocks.RocksStore;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;

@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.state;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.kv.CollectionMeta;
@@ -28,7 +28,7 @@ import java.util.function.Predicate;
  * whatever its type: counted once, marked once, checksummed with its fields. A collection bigger than the chunk
  * bound travels in {@link io.cairn.core.kv.MovePiece}s read a page of elements at a time ({@link CollectionPieces}).
  */
-final class MoveQueries {
+public final class MoveQueries {
     /** A digest worth a log line: it runs while the bucket's writes are held, in the apply thread at a copy's hand-over (a big collection is walked whole). */
     private static final long SLOW_DIGEST_MS = 500;
     private static final Logger log = LoggerFactory.getLogger(MoveQueries.class);
@@ -48,7 +48,7 @@ final class MoveQueries {
     }
 
     /** The buckets of a router's Verify request, or null when {@code request} is something else. */
-    static List<Integer> verifyRequest(ByteBuffer request) {
+    public static List<Integer> verifyRequest(ByteBuffer request) {
         ByteBuffer b = request.duplicate();
         if (b.remaining() < 2 || StorageRequest.kindOf(b) != StorageRequest.Kind.MOVE_QUERY) return null;
         b.position(b.position() + 1);
@@ -80,11 +80,11 @@ final class MoveQueries {
     }
 
     /** What a move sends for a key: a string's record as stored, a collection's metadata with all its elements. */
-    static byte[] moveForm(RocksStore store, int bucket, byte[] key, byte[] stored) {
+    public static byte[] moveForm(RocksStore store, int bucket, byte[] key, byte[] stored) {
         return CollectionMeta.isCollection(stored) ? CollectionMeta.packForMove(stored, store.fields(bucket, key)) : stored;
     }
 
-    static BucketDigest digest(int bucket, ReplicasetState state) {
+    public static BucketDigest digest(int bucket, ReplicasetState state) {
         long start = System.nanoTime();
         BucketDigest digest = MoveAnswers.digest(bucket, new RocksBucketData(state));
         long ms = (System.nanoTime() - start) / 1_000_000;
