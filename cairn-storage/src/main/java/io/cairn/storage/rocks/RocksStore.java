@@ -3,7 +3,6 @@ package io.cairn.storage.rocks;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.wire.DiscoveryPage;
-import io.cairn.storage.state.BucketHistory;
 import org.rocksdb.*;
 
 import java.io.IOException;
@@ -26,7 +25,7 @@ import java.util.function.Predicate;
  *   <li>{@code bsn}: [bsn:8] -> bucket record (a copy), the index discovery reads in BSN order
  *       (databases written before it held copies have [bucket:4] values, still read).</li>
  *   <li>{@code history}: [bsn:8] -> [history hash:8][leader stamp ms:8], one entry per BSN handed
- *       out, above the tombstone horizon ({@link BucketHistory}).</li>
+ *       out, above the tombstone horizon ({@link io.cairn.storage.state.BucketHistory}).</li>
  *   <li>{@code fields}: [bucket:4][key length:4][user key][field] -> value, the fields of hashes
  *       ({@link io.cairn.core.kv.HashMeta}); the bucket prefix keeps them inside the bucket's range.</li>
  *   <li>default: system values (applied index, last BSN, key count, incarnation, horizon).</li>

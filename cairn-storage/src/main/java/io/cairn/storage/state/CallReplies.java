@@ -29,7 +29,7 @@ import java.util.UUID;
  *            call-age/[stampMs:8][client:16][callId:8] -> (empty), oldest first
  * </pre>
  */
-public final class CallReplies {
+final class CallReplies {
     static final long RETENTION_MS = 10 * 60_000;
     /** Records collected at most per applied entry: bounds the work one entry adds. */
     static final int COLLECT_PER_ENTRY = 16;

@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.raft;
 
 import io.cairn.client.RatisTls;
 import org.apache.ratis.client.RaftClient;
@@ -42,7 +42,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Known gap, Ratis only: until it has caught up, such a member can still vote, and a restored
  * one votes with the term and vote of its old copy. On MicroRaft a member on a new or damaged
- * folder rejoins without a vote ({@link DiskIdentity}, {@code VoteGuard}).
+ * folder rejoins without a vote ({@link io.cairn.storage.DiskIdentity}, {@code VoteGuard}).
  */
 final class WipedNodeRejoin {
     private static final Logger log = LoggerFactory.getLogger(WipedNodeRejoin.class);

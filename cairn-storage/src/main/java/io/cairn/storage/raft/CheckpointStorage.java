@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.raft;
 
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;

@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.raft;
 
 import io.cairn.core.topology.MemberIds;
 import io.cairn.core.wire.DataPlane;
@@ -10,7 +10,6 @@ import io.cairn.replication.ReadPolicy;
 import io.cairn.replication.Replica;
 import io.cairn.replication.ReplicaStatus;
 import io.cairn.replication.ReplicationException;
-import io.cairn.storage.state.CallReplies;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -25,7 +24,7 @@ import java.util.function.Supplier;
  * Data-plane requests on a member of the replication port ({@code cairn-replication}), the
  * counterpart of {@link RatisAccess}: the leader stamps its clock into a write and proposes it
  * wrapped in a ONCE entry with the router's client and call ids, so a write the router re-sends
- * after losing its answer is answered from {@link CallReplies}, not applied twice (what Ratis's
+ * after losing its answer is answered from {@link io.cairn.storage.state.CallReplies}, not applied twice (what Ratis's
  * retry cache does for {@link RatisAccess}). Reads are answered under the leader's lease. A
  * member that does not lead answers NOT_LEADER with the leader it knows of.
  *

@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.raft;
 
 import io.cairn.replication.ReplicaStateMachine;
 import io.cairn.storage.rocks.RocksStore;

@@ -1,15 +1,17 @@
-package io.cairn.storage;
+package io.cairn.storage.raft;
+
+
 
 import java.nio.ByteBuffer;
 import java.util.UUID;
 
 /**
  * What a data-plane request does on its member: the seam between the listener
- * ({@link DataPlaneServer}) and the member's replication engine ({@link RatisAccess} on Ratis,
+ * ({@link io.cairn.storage.DataPlaneServer}) and the member's replication engine ({@link RatisAccess} on Ratis,
  * {@link ReplicaAccess} on the replication port). An implementation answers every request exactly
  * once through {@code out}, on any thread, and never blocks the calling event loop.
  */
-interface MemberAccess {
+public interface MemberAccess {
     /** Handles one request ({@code type} {@link io.cairn.core.wire.DataPlane#WRITE} or {@code READ}); answers through {@code out}. */
     void handle(Responses out, long callId, UUID clientId, byte type, byte[] payload);
 

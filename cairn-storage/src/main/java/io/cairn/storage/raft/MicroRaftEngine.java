@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.raft;
 
 import io.cairn.core.CairnException;
 import io.cairn.core.ErrorCode;
@@ -9,6 +9,8 @@ import io.cairn.replication.ReplicaConfig;
 import io.cairn.replication.ReplicaStatus;
 import io.cairn.replication.SendBacklog;
 import io.cairn.replication.microraft.MicroRaftReplicas;
+import io.cairn.storage.ReplicationEngine;
+import io.cairn.storage.StorageConfig;
 import io.cairn.storage.state.ArchivedAccess;
 import io.cairn.storage.state.ReplicasetState;
 import io.netty.channel.EventLoopGroup;
@@ -32,11 +34,11 @@ import java.util.function.Consumer;
  * data-plane requests through {@link ReplicaAccess}. Callers find its data-plane listener at the port
  * its topology entry names: there is no Ratis group to ask.
  *
- * <p>A member back on a new or damaged folder ({@link DiskIdentity}) starts <em>rejoining</em>: it
+ * <p>A member back on a new or damaged folder ({@link io.cairn.storage.DiskIdentity}) starts <em>rejoining</em>: it
  * neither votes nor serves reads until it has caught up with its leader. Replacing a member is a
  * membership change the port has and no command uses yet (issue 21).
  */
-final class MicroRaftEngine implements NodeEngine {
+public final class MicroRaftEngine implements NodeEngine {
     private static final Logger log = LoggerFactory.getLogger(MicroRaftEngine.class);
     /** Longest a stopping leader waits for one voter to take over. */
     private static final long HAND_OVER_MS = 1_500;
@@ -46,7 +48,7 @@ final class MicroRaftEngine implements NodeEngine {
     private volatile Replica replica;
 
     /** @param member the Raft member id the node runs as: its own id, or its id on a new disk ({@link io.cairn.core.topology.MemberIds}) */
-    MicroRaftEngine(NodeAddress self, String member, ReplicasetSpec replicaset, StorageConfig config, ReplicaConfig.Vote vote, EventLoopGroup ioLoops)
+    public MicroRaftEngine(NodeAddress self, String member, ReplicasetSpec replicaset, StorageConfig config, ReplicaConfig.Vote vote, EventLoopGroup ioLoops)
             throws IOException {
         for (NodeAddress n : replicaset.nodes()) {
             if (n.dataAddress() == null) {

@@ -1,9 +1,11 @@
-package io.cairn.storage;
+package io.cairn.storage.raft;
 
 import io.cairn.client.RatisTls;
 import io.cairn.core.GroupIds;
 import io.cairn.core.topology.NodeAddress;
 import io.cairn.core.topology.ReplicasetSpec;
+import io.cairn.storage.ReplicationEngine;
+import io.cairn.storage.StorageConfig;
 import io.cairn.storage.state.ArchivedAccess;
 import io.cairn.storage.state.ReplicasetState;
 import org.apache.ratis.conf.RaftProperties;
@@ -35,14 +37,14 @@ import java.util.function.Supplier;
  * {@link StorageStateMachine}, its log and snapshots under {@code ratis/}, the database under
  * {@code db/}. A member restarted on an empty folder is watched by {@link WipedNodeRejoin}.
  */
-final class RatisEngine implements NodeEngine {
+public final class RatisEngine implements NodeEngine {
     private final StorageStateMachine stateMachine;
     private final RaftServer server;
     private final RaftGroupId groupId;
     private final RaftPeerId selfId;
     private final WipedNodeRejoin rejoin;
 
-    RatisEngine(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config) throws IOException {
+    public RatisEngine(NodeAddress self, ReplicasetSpec replicaset, StorageConfig config) throws IOException {
         this.groupId = RaftGroupId.valueOf(GroupIds.replicaset(replicaset.id()));
         this.selfId = RaftPeerId.valueOf(self.id());
         Path ratisDir = ReplicationEngine.RATIS.folderIn(config.dataDir());
@@ -64,7 +66,7 @@ final class RatisEngine implements NodeEngine {
                 .build();
     }
 
-    static List<RaftPeer> peers(List<NodeAddress> nodes) {
+    public static List<RaftPeer> peers(List<NodeAddress> nodes) {
         return nodes.stream().map(n -> RaftPeer.newBuilder().setId(n.id()).setAddress(n.raftAddress()).build()).toList();
     }
 
@@ -96,7 +98,7 @@ final class RatisEngine implements NodeEngine {
     }
 
     /** The data-plane endpoint this member answers Ratis's endpoint question with (topologies without a named data port). */
-    void publishDataPlane(Supplier<String> endpoint) {
+    public void publishDataPlane(Supplier<String> endpoint) {
         stateMachine.setDataPlaneEndpoint(endpoint);
     }
 

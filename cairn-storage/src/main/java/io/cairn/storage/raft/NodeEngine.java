@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.raft;
 
 import io.cairn.replication.SendBacklog;
 import io.cairn.storage.state.ArchivedAccess;
@@ -11,11 +11,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * What a {@link StorageNode} needs of the Raft engine its member runs on: the data-plane seam
+ * What a {@link io.cairn.storage.StorageNode} needs of the Raft engine its member runs on: the data-plane seam
  * ({@link MemberAccess}), the state it replicates, and its role for status pages. One
- * implementation per {@link ReplicationEngine}.
+ * implementation per {@link io.cairn.storage.ReplicationEngine}.
  */
-interface NodeEngine extends AutoCloseable {
+public interface NodeEngine extends AutoCloseable {
     /** Starts the member (binds its Raft port, recovers its log). */
     void start() throws IOException;
 
@@ -32,7 +32,7 @@ interface NodeEngine extends AutoCloseable {
 
     /**
      * Whether this member is back on a new or damaged folder and has not yet caught up with its leader
-     * ({@link DiskIdentity}): it neither votes nor serves reads. Only MicroRaft keeps such a member from
+     * ({@link io.cairn.storage.DiskIdentity}): it neither votes nor serves reads. Only MicroRaft keeps such a member from
      * voting; a Ratis member always answers false.
      */
     default boolean rejoining() {

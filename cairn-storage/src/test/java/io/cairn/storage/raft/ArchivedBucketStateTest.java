@@ -1,4 +1,4 @@
-package io.cairn.storage;
+package io.cairn.storage.raft;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.ErrorCode;
