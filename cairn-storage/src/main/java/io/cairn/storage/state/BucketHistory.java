@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Concurrency: the apply thread writes ({@link #append}, {@link #collected}); discovery
  * queries read under one RocksDB snapshot, so a page never mixes two states.
  */
-public final class BucketHistory {
+final class BucketHistory {
     /** Upper bound of records in one discovery page, whatever the router asks for. */
     static final int MAX_PAGE_RECORDS = 100_000;
 

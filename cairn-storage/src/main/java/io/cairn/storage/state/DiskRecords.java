@@ -18,7 +18,7 @@ import java.util.List;
  * ({@link io.cairn.core.topology.DiskCheck}) even when its coordinator is out of reach. A member
  * records its disk itself once it has caught up on it; the entry overwrites the node's earlier record.
  */
-public final class DiskRecords {
+final class DiskRecords {
     private static final byte[] PREFIX = RocksStore.bytes("disk/");
 
     private DiskRecords() {
