@@ -5,6 +5,7 @@ import io.cairn.archive.ObjectPage;
 import io.cairn.archive.ObjectStore;
 import io.cairn.core.CairnException;
 import io.cairn.core.move.ArchiveSweep;
+import io.cairn.storage.state.ReplicasetState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

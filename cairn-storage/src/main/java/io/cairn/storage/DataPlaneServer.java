@@ -1,8 +1,9 @@
 package io.cairn.storage;
 
+import io.cairn.client.InProcessDataPlane;
 import io.cairn.core.tls.ClusterTls;
 import io.cairn.core.wire.DataPlane;
-import io.cairn.client.InProcessDataPlane;
+import io.cairn.storage.raft.MemberAccess;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;

@@ -41,7 +41,7 @@ public enum ReplicationEngine {
     }
 
     /** This engine's folder (log, snapshots) in a node's folder: named as the engine is in config files. */
-    Path folderIn(Path nodeDir) {
+    public Path folderIn(Path nodeDir) {
         return nodeDir.resolve(configName());
     }
 

@@ -9,6 +9,12 @@ import io.cairn.core.topology.ReplicasetSpec;
 import io.cairn.core.wire.StorageStats;
 import io.cairn.replication.SendBacklog;
 import io.cairn.replication.microraft.MicroRaftReplicas;
+import io.cairn.storage.raft.MicroRaftEngine;
+import io.cairn.storage.raft.NodeEngine;
+import io.cairn.storage.raft.RatisEngine;
+import io.cairn.storage.state.ArchivedAccess;
+import io.cairn.storage.state.ExpiryScanner;
+import io.cairn.storage.state.ReplicasetState;
 import io.netty.channel.EventLoopGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.slf4j.Logger;
@@ -229,7 +235,7 @@ public final class StorageNode implements AutoCloseable {
         });
     }
 
-    /** The disk this member's own copy of its replicaset's state records for {@code node} ({@link DiskRecords}), or null. */
+    /** The disk this member's own copy of its replicaset's state records for {@code node} ({@link io.cairn.storage.state.DiskRecords}), or null. */
     public String recordedDisk(String node) {
         ReplicasetState s = engine.state();
         return s == null ? null : s.recordedDisk(node);
