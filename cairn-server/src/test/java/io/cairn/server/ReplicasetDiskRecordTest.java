@@ -65,8 +65,11 @@ class ReplicasetDiskRecordTest {
             assertThat(newMember).isEqualTo(MemberIds.onNewDisk(follower, newDisk));
             await(newMember + " a voter in place of " + follower).atMost(Duration.ofSeconds(90)).ignoreExceptions()
                     .until(() -> voters(group).contains(newMember) && !voters(group).contains(follower));
-            assertThat(learnerSteps(cluster, config, newMember)).as("the coordinator's steps, in order").containsExactly(
-                    follower + " left the group", newMember + " joined as a learner", newMember + " caught up and votes");
+            // the coordinator logs a step once its call returns, which can be after the group shows the change
+            List<String> steps = List.of(follower + " left the group", newMember + " joined as a learner", newMember + " caught up and votes");
+            await("the coordinator's steps logged").atMost(Duration.ofSeconds(30))
+                    .until(() -> learnerSteps(cluster, config, newMember).size() >= steps.size());
+            assertThat(learnerSteps(cluster, config, newMember)).as("the coordinator's steps, in order").containsExactlyElementsOf(steps);
             await("the new disk in the replicaset's record").atMost(Duration.ofSeconds(90)).ignoreExceptions()
                     .until(() -> newDisk.equals(group.recordedDisk(follower)));
             set(port, "new");
