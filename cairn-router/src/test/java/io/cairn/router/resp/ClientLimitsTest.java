@@ -53,7 +53,7 @@ class ClientLimitsTest {
         ByteArrayOutputStream chunk = new ByteArrayOutputStream();
         for (int i = 0; i < 1_000; i++) chunk.writeBytes(RawClient.encode("GET", "big"));
         byte[] bytes = chunk.toByteArray();
-        CompletableFuture.runAsync(() -> {
+        background("non-reader", () -> {
             try {
                 for (int i = 0; i < gets / 1_000; i++) client.send(bytes);
             } catch (RuntimeException closed) {
@@ -61,6 +61,25 @@ class ClientLimitsTest {
             }
         });
         return client;
+    }
+
+    /**
+     * Runs a sender on a thread of its own, not the common pool: a send blocks once the server stops
+     * reading, and the common pool (one thread on two cores) may be taken, so the bytes would never go.
+     */
+    private static CompletableFuture<Void> background(String name, Runnable send) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                send.run();
+                done.complete(null);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+        }, name);
+        t.setDaemon(true);
+        t.start();
+        return done;
     }
 
     /** Round trips of another client meanwhile: every GET answered in full; returns the slowest, in ms. */
@@ -144,7 +163,7 @@ class ClientLimitsTest {
                 batch.writeBytes(RawClient.encode("ECHO", "e" + i));
                 batch.writeBytes(RawClient.encode("GET", "big"));
             }
-            CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> client.send(batch.toByteArray()));
+            CompletableFuture<Void> writer = background("pipelining writer", () -> client.send(batch.toByteArray()));
             for (int i = 0; i < gets; i++) {
                 assertThat(client.read()).isEqualTo("e" + i);
                 assertThat((String) client.read()).hasSize(VALUE_BYTES);
