@@ -128,11 +128,15 @@ public final class MovePiece {
             return new Check(key, CollectionMeta.metaOfMoveForm(form), 0, 0, 0).then(form);
         }
 
-        /** After one more piece of the same key. */
+        /** After one more piece of the same key, whose move form is {@code form}. */
         public Check then(byte[] form) {
+            return then(CollectionMeta.fieldsOfMoveForm(form));
+        }
+
+        /** After one more piece of the same key, whose elements are {@code fields}. */
+        public Check then(List<KvView.Field> fields) {
             CRC32C crc = new CRC32C();
             long bytes = 0;
-            List<KvView.Field> fields = CollectionMeta.fieldsOfMoveForm(form);
             for (KvView.Field f : fields) bytes += Crc.element(crc, f.name()) + Crc.element(crc, f.value());
             return new Check(key, meta, Crc32c.combine(elementsCrc, crc.getValue(), bytes), elementsBytes + bytes, elements + fields.size());
         }

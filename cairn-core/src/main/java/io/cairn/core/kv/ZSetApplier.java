@@ -145,18 +145,9 @@ final class ZSetApplier {
             z = new ZSet(op.bucket(), key, raw, stored, view);
         }
         if (z.count == 0) return OpResult.NIL;
-        long n = Math.min(Math.max(op.arg(), 1), z.count);
-        boolean max = op.has(KvOp.FLAG_REV);
-        List<ZSet.Entry> taken = z.byRank(max ? z.count - n : 0, n);
-        if (max) Collections.reverse(taken);
-        List<byte[]> out = new ArrayList<>(1 + taken.size() * 2);
+        List<byte[]> out = new ArrayList<>();
         out.add(z.key);
-        for (ZSet.Entry e : taken) {
-            z.remove(e.member());
-            out.add(e.member());
-            out.add(ascii(ZSetMeta.format(e.score())));
-        }
-        z.save();
+        out.addAll(popEnd(z, Math.min(Math.max(op.arg(), 1), z.count), op.has(KvOp.FLAG_REV)));
         return OpResult.array(out);
     }
 
@@ -269,7 +260,11 @@ final class ZSetApplier {
     /** ZPOPMIN/ZPOPMAX: member, score pairs from the low or high end; an empty array for a missing key. */
     private static OpResult pop(KvOp op, ZSet z) {
         long n = Math.min(op.has(KvOp.FLAG_COUNT) ? Math.max(op.arg(), 0) : 1, z.count);
-        boolean max = op.type() == KvOp.Type.ZPOPMAX;
+        return OpResult.array(popEnd(z, n, op.type() == KvOp.Type.ZPOPMAX));
+    }
+
+    /** Removes {@code n} members from the low end (or the high end, highest first) and saves: member, score pairs. */
+    private static List<byte[]> popEnd(ZSet z, long n, boolean max) {
         List<ZSet.Entry> taken = z.byRank(max ? z.count - n : 0, n);
         if (max) Collections.reverse(taken);
         List<byte[]> out = new ArrayList<>(taken.size() * 2);
@@ -279,7 +274,7 @@ final class ZSetApplier {
             out.add(ascii(ZSetMeta.format(e.score())));
         }
         z.save();
-        return OpResult.array(out);
+        return out;
     }
 
     /** ZSCAN: member, score pairs in member order by cursor; a set small enough to be a listpack in Redis comes whole, in score order. */

@@ -2,10 +2,13 @@ package io.cairn.core.move;
 
 import io.cairn.core.BucketRecord;
 import io.cairn.core.BucketState;
+import io.cairn.core.kv.CollectionMeta;
+import io.cairn.core.kv.KvView;
 import io.cairn.core.kv.MovePiece;
 import io.cairn.core.move.MoveCommand.*;
 
 import java.util.Arrays;
+import java.util.List;
 
 import static io.cairn.core.BucketState.*;
 
@@ -51,11 +54,11 @@ public final class BucketLedger {
         byte[] deleteData(int bucket, byte[] key);
 
         /**
-         * Adds the elements of a MIDDLE or LAST {@link io.cairn.core.kv.MovePiece} to the collection its FIRST
-         * piece stored. Stores that hold strings only never receive pieces.
+         * Adds {@code fields}, the elements of a MIDDLE or LAST {@link io.cairn.core.kv.MovePiece}, to the collection
+         * {@code key} its FIRST piece stored. Stores that hold strings only never receive pieces.
          */
-        default void putPiece(int bucket, ChunkEntry piece) {
-            throw new UnsupportedOperationException("this store holds strings only: a move piece of " + piece.stored().length + " bytes");
+        default void putPiece(int bucket, byte[] key, List<KvView.Field> fields) {
+            throw new UnsupportedOperationException("this store holds strings only: a move piece of " + fields.size() + " elements");
         }
 
         /** Deletes every key of the bucket. */
@@ -269,8 +272,9 @@ public final class BucketLedger {
             if (e.isPiece() && MovePiece.kind(e.stored()) != MovePiece.Kind.FIRST) {
                 // A big collection's later pieces add elements; the key counts once complete, with the CRC of
                 // what is held here, kept piece by piece in the progress (no FIRST piece here: it cannot match).
-                store.putPiece(c.bucket(), e);
-                MovePiece.Check check = p.piece() != null && Arrays.equals(p.piece().key(), e.key()) ? p.piece().then(MovePiece.moveForm(e.stored())) : null;
+                List<KvView.Field> fields = CollectionMeta.fieldsOfMoveForm(MovePiece.moveForm(e.stored()));
+                store.putPiece(c.bucket(), e.key(), fields);
+                MovePiece.Check check = p.piece() != null && Arrays.equals(p.piece().key(), e.key()) ? p.piece().then(fields) : null;
                 boolean last = MovePiece.kind(e.stored()) == MovePiece.Kind.LAST;
                 p = last ? p.withPiece(null).addKey(check == null ? 0 : check.wholeCrc()) : p.withPiece(check);
                 continue;

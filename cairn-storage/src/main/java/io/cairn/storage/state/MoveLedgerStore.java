@@ -3,7 +3,6 @@ package io.cairn.storage.state;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.kv.CollectionMeta;
 import io.cairn.core.kv.KvView;
-import io.cairn.core.kv.MovePiece;
 import io.cairn.core.move.ArchivePointer;
 import io.cairn.core.move.BucketLedger;
 import io.cairn.core.move.ChunkEntry;
@@ -16,6 +15,7 @@ import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -100,8 +100,8 @@ final class MoveLedgerStore implements BucketLedger.Store {
     }
 
     @Override
-    public void putPiece(int bucket, ChunkEntry piece) {
-        for (KvView.Field f : CollectionMeta.fieldsOfMoveForm(MovePiece.moveForm(piece.stored()))) view.putField(bucket, piece.key(), f.name(), f.value());
+    public void putPiece(int bucket, byte[] key, List<KvView.Field> fields) {
+        for (KvView.Field f : fields) view.putField(bucket, key, f.name(), f.value());
     }
 
     @Override
