@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -46,6 +47,7 @@ public final class BatchView implements KvView {
     /** A hash with more fields than this is cleared by one range tombstone instead of point deletes. */
     static final int POINT_CLEAR_MAX_FIELDS = 64;
     private long keyCountDelta;
+    private final Set<Integer> stamped = new LinkedHashSet<>();
     /**
      * The last data key read from RocksDB in this entry and what it held: an applier reads a key and
      * then writes it (SET, INCR, APPEND), and the write needs the old value again for the key count.
@@ -127,22 +129,14 @@ public final class BatchView implements KvView {
     }
 
 
-    /**
-     * Stamps {@code bucket}'s last write: the entry's leader stamp (for `cairn bucket doubled`), then the
-     * entry's index (the bucket's version for WATCH, {@code ReplicasetState.bucketVersion}).
-     */
-    public void stampLastWrite(int bucket, long stampMs, long index) {
-        try {
-            batch.put(store.system, lastWriteKey(bucket), ByteBuffer.allocate(16).putLong(stampMs).putLong(index).array());
-        } catch (RocksDBException e) {
-            throw new RocksStore.StorageFailure("batch put failed", e);
-        }
+    /** Notes that this entry wrote {@code bucket}: its last-write stamp moves to the entry's ({@code ReplicasetState}'s bucket stamps). */
+    public void stampLastWrite(int bucket) {
+        stamped.add(bucket);
     }
 
-    private static final byte[] LAST_WRITE_PREFIX = RocksStore.bytes("last-write/");
-
-    public static byte[] lastWriteKey(int bucket) {
-        return ByteBuffer.allocate(LAST_WRITE_PREFIX.length + 4).put(LAST_WRITE_PREFIX).putInt(bucket).array();
+    /** The buckets this entry wrote, in the order first written. */
+    public Set<Integer> stamped() {
+        return stamped;
     }
 
     private Map<ByteBuffer, byte[]> written(int bucket) {

@@ -75,6 +75,7 @@ public final class ReplicasetState {
     private final BucketHistory history;
     private final MoveTally tally = new MoveTally();
     private final CallReplies callReplies;
+    private final BucketStamps stamps;
     /** The stamp of the entry being applied (apply thread only): "now" for the ledger's ref check. */
     private long applyingStampMs;
     /** The index of the entry being applied (apply thread only): a bucket's version (WATCH) is the last one that wrote it. */
@@ -104,6 +105,7 @@ public final class ReplicasetState {
         refs = StorageRefs.load(store);
         callReplies = new CallReplies(store);
         history = new BucketHistory(store);
+        stamps = new BucketStamps(store);
     }
 
     StorageRefs refs() {
@@ -197,8 +199,8 @@ public final class ReplicasetState {
 
     /** The leader stamp of the last entry that wrote to {@code bucket}, or -1 when none since this was tracked. */
     public long lastWriteMs(int bucket) {
-        byte[] v = store.get(store.system, BatchView.lastWriteKey(bucket));
-        return v == null ? -1 : ByteBuffer.wrap(v).getLong();
+        BucketStamps.Stamp stamp = stamps.of(bucket);
+        return stamp == null ? -1 : stamp.ms();
     }
 
     /** When {@code bucket} was last read on this member (0: not since it started); may be later than the truth, never earlier. */
@@ -261,6 +263,7 @@ public final class ReplicasetState {
             applyingIndex = index;
             BatchView view = new BatchView(store, batch, this::marksChanges);
             reply = kind == StorageRequest.Kind.ONCE ? applyOnce(entry, batch, view, stampMs) : applyKind(kind, entry, batch, view, stampMs);
+            if (!view.stamped().isEmpty()) stamps.record(batch, view.stamped(), stampMs, index);
             putLong(batch, RocksStore.APPLIED_TERM, term);
             putLong(batch, RocksStore.APPLIED_INDEX, index);
             writeLockingDroppedBuckets(batch, view);
@@ -319,11 +322,10 @@ public final class ReplicasetState {
 
     private byte[] applyWrites(List<KvOp> ops, BatchView view, long nowMs) {
         List<OpResult> results = new ArrayList<>(ops.size());
-        Set<Integer> written = new HashSet<>();
         for (int i = 0; i < ops.size(); i++) {
             KvOp op = ops.get(i);
             OpResult refusal = refusal(op);
-            if (op.type() == KvOp.Type.TX_GUARD && refusal == null && !guardHolds(op, written)) {
+            if (op.type() == KvOp.Type.TX_GUARD && refusal == null && !guardHolds(op, view.stamped())) {
                 // A watched bucket was written since WATCH: the transaction's operations are skipped, each answered nil.
                 int skipped = Math.min(KvOp.txGuarded(op), ops.size() - i - 1);
                 for (int j = 0; j <= skipped; j++) results.add(OpResult.NIL);
@@ -336,10 +338,9 @@ public final class ReplicasetState {
                     : applier.apply(op, view, nowMs);
             results.add(result);
             if (op.type() == KvOp.Type.DEL_IF_EXPIRED && !result.isError() && result.number() == 1) expiredKeys.increment();
-            if (!op.readOnly() && !result.isError() && op.type() != KvOp.Type.TX_GUARD) written.add(op.bucket());
+            // the entry's stamp dates the bucket's copy (doubled buckets) and versions it for WATCH
+            if (!op.readOnly() && !result.isError() && op.type() != KvOp.Type.TX_GUARD) view.stampLastWrite(op.bucket());
         }
-        // One small system key per bucket written in this entry: cheap, lets an operator compare doubled copies, and versions the bucket for WATCH.
-        for (int bucket : written) view.stampLastWrite(bucket, nowMs, applyingIndex);
         return OpCodec.encodeResults(results);
     }
 
@@ -354,9 +355,8 @@ public final class ReplicasetState {
      * since) never matches. The same on every replica at the same applied index.
      */
     long bucketVersion(int bucket) {
-        byte[] v = store.get(store.system, BatchView.lastWriteKey(bucket));
-        long index = v == null || v.length < 16 ? 0 : ByteBuffer.wrap(v).getLong(8);
-        return Long.rotateLeft(incarnation, 29) ^ index;
+        BucketStamps.Stamp stamp = stamps.of(bucket);
+        return Long.rotateLeft(incarnation, 29) ^ (stamp == null ? 0 : stamp.index());
     }
 
     private byte[] applyMove(ByteBuffer entry, MoveLedgerStore ledgerStore) {
@@ -404,7 +404,7 @@ public final class ReplicasetState {
             boolean flushable = r.state().isRoutable() && r.state() != BucketState.READONLY;
             if (flushable && (r.flags() & BucketRecord.FLAG_DATA_DROPPED) == 0) {
                 view.dropBucket(r.id());
-                view.stampLastWrite(r.id(), stampMs, applyingIndex); // a flush changes every watched key
+                view.stampLastWrite(r.id()); // a flush changes every watched key
             }
             // An archived bucket is emptied by forgetting its archive (never restored again: no resurrection);
             // one being archived loses its archive in progress (its FinishArchive finds the record changed).
@@ -443,6 +443,7 @@ public final class ReplicasetState {
         }
         try {
             store.write(batch);
+            stamps.written();
         } finally {
             held.forEach(Lock::unlock);
         }
