@@ -4,6 +4,7 @@ import io.cairn.raftbench.Member;
 import io.cairn.raftbench.MemberSpec;
 import io.cairn.raftbench.RocksApplier;
 import io.cairn.raftbench.Workload;
+import io.microraft.exception.NotLeaderException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -71,8 +72,7 @@ class MicroRaftEngineTest {
         closeGroup();
 
         startGroup(); // same folders, new ports: each member restores its term, vote and log
-        MicroRaftMember leader = awaitLeader();
-        proposeInBatches(leader, 5, 10);
+        proposeRetryingRefused(5, 10);
         // Entries replayed from the restored logs are at or below the applied index RocksDB kept: skipped.
         awaitTrue(() -> appliers.stream().allMatch(a -> a.appliedWrites() == 50L * WRITES), 10_000, "every member applying 50 new entries");
         for (RocksApplier a : appliers) assertThat(a.appliedIndex()).isGreaterThan(appliedIndex + 50);
@@ -109,6 +109,30 @@ class MicroRaftEngineTest {
             for (int i = 0; i < perBatch; i++) batch.add(leader.propose(Workload.entry(WRITES)));
             CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
             assertThat(batch).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+        }
+    }
+
+    /**
+     * Like {@link #proposeInBatches}, but a restarted group may elect again under load (CI's two busy
+     * cores): entries a member refused as not the leader (nothing appended) go to the next leader.
+     */
+    private void proposeRetryingRefused(int batches, int perBatch) throws Exception {
+        for (int b = 0; b < batches; b++) {
+            int left = perBatch;
+            for (int attempt = 1; left > 0; attempt++) {
+                Member leader = awaitLeader();
+                List<CompletableFuture<Void>> batch = new ArrayList<>();
+                for (int i = 0; i < left; i++) batch.add(leader.propose(Workload.entry(WRITES)));
+                left = 0;
+                for (CompletableFuture<Void> f : batch) {
+                    try {
+                        f.get(10, TimeUnit.SECONDS);
+                    } catch (ExecutionException e) {
+                        if (!(e.getCause() instanceof NotLeaderException) || attempt >= 10) throw e;
+                        left++;
+                    }
+                }
+            }
         }
     }
 
