@@ -31,7 +31,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -78,8 +77,6 @@ public final class ReplicasetState {
     private final BucketStamps stamps;
     /** The stamp of the entry being applied (apply thread only): "now" for the ledger's ref check. */
     private long applyingStampMs;
-    /** The index of the entry being applied (apply thread only): a bucket's version (WATCH) is the last one that wrote it. */
-    private long applyingIndex;
     /**
      * When each bucket was last read here (the query's clock), for the archive tier's idle check; lossy
      * on purpose (buckets share a slot modulo its size), which can only make a bucket look busier.
@@ -260,7 +257,6 @@ public final class ReplicasetState {
             }
             entry.position(1 + 8);
             applyingStampMs = stampMs;
-            applyingIndex = index;
             BatchView view = new BatchView(store, batch, this::marksChanges);
             reply = kind == StorageRequest.Kind.ONCE ? applyOnce(entry, batch, view, stampMs) : applyKind(kind, entry, batch, view, stampMs);
             if (!view.stamped().isEmpty()) stamps.record(batch, view.stamped(), stampMs, index);
