@@ -138,9 +138,10 @@ final class MicroRaftReplica implements Replica {
         WireCodec codec = new WireCodec(config.groupId(), config.maxEntryBytes() + FRAME_OVERHEAD, snapshots);
         transport = new NettyTransport(selfId, config.selfAddress(), peers, codec, loops);
         long followerWindowMillis = TimeUnit.SECONDS.toMillis(config.leaderTimeout().toSeconds());
-        lease = new LeaderLease(transport, selfId, config.initialVoters().keySet(), followerWindowMillis, System::nanoTime);
-        reports = new ReportTracker(transport::learnAddress, lease::votersChanged);
         raftThread = new RaftThread(config.groupId(), selfId);
+        IdleAppendHold hold = new IdleAppendHold(transport, raftThread, IdleAppendHold.HOLD_MICROS);
+        lease = new LeaderLease(hold, selfId, config.initialVoters().keySet(), followerWindowMillis, System::nanoTime);
+        reports = new ReportTracker(transport::learnAddress, lease::votersChanged);
         // a member back from a restart forgot when it last heard from its leader: it stays out of elections for one
         // follower window, as it would have had it not restarted, so that no leader's lease is cut short (LeaderLease)
         long quietMillis = store.restoredState() != null ? followerWindowMillis : 0;
