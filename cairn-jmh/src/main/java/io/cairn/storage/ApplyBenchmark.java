@@ -2,6 +2,7 @@ package io.cairn.storage;
 
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.wire.StorageRequest;
+import io.cairn.jmh.BenchDirs;
 import io.cairn.storage.rocks.RocksStore;
 import io.cairn.storage.state.ReplicasetState;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -26,11 +27,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * One member applying a committed entry of SETs, as `bench/redis-compare.sh` sends them (100-byte
@@ -72,9 +71,7 @@ public class ApplyBenchmark {
     @TearDown(Level.Trial)
     public void close() throws IOException {
         store.close();
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
-        }
+        BenchDirs.delete(dir);
     }
 
     @Benchmark

@@ -1,6 +1,7 @@
 package io.cairn.replication.microraft;
 
 import org.openjdk.jmh.annotations.AuxCounters;
+import io.cairn.jmh.BenchDirs;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -20,9 +21,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * What a Raft member does per entry to its log: append one record of an entry's size, write it and force it
@@ -71,9 +70,7 @@ public class LogForceBenchmark {
     @TearDown(Level.Trial)
     public void close() throws IOException {
         log.close();
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
-        }
+        BenchDirs.delete(dir);
     }
 
     @Benchmark
