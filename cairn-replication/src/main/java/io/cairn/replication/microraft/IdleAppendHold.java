@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 final class IdleAppendHold implements Transport {
     /**
      * Long enough for the next entry of a busy group (the router sends its next batch as the previous one is
-     * answered), short against anything that waits for a follower to apply. Measured: 0.89x the CPU per SET of
+     * answered), short against anything that waits for a follower to apply. Measured: 0.89-0.97x the CPU per SET of
      * sending every idle append (docs/benchmarks.md, "Idle appends held").
      */
     static final long HOLD_MICROS = 1_000;
