@@ -13,7 +13,6 @@ import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.StorageRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rocksdb.RocksIterator;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.cairn.storage.state.ReplicaUnderTest.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -39,11 +39,11 @@ class CollectionStorageTest {
             r.result(write(push(KvOp.Type.RPUSH, "list", 0, 300)), 2_000);
             r.result(write(sadd("set", 200)), 2_000);
             assertThat(r.state.keyCount()).isEqualTo(2);
-            assertThat(storedFields(r)).isEqualTo(500);
+            assertThat(r.storedFields()).isEqualTo(500);
             assertThat(r.result(write(KvOp.of(KvOp.Type.DEL, BUCKET, b("list"))), 3_000).number()).isEqualTo(1);
             // SET over a set replaces it whatever its type: its members go too.
             r.result(write(KvOp.set(BUCKET, b("set"), b("now a string"))), 3_000);
-            assertThat(storedFields(r)).as("no element survives its key").isZero();
+            assertThat(r.storedFields()).as("no element survives its key").isZero();
             assertThat(r.state.keyCount()).isEqualTo(1);
         }
     }
@@ -65,8 +65,8 @@ class CollectionStorageTest {
             List<String> popped = new ArrayList<>();
             for (int i = 0; i < results.size(); i++) if (i != 300) popped.add(new String(results.get(i).bytes(), StandardCharsets.UTF_8));
             assertThat(popped).as("each pop answers a member, none twice").doesNotHaveDuplicates().allMatch(m -> m.startsWith("m") || m.startsWith("zz"));
-            assertThat(read(r, op(KvOp.Type.SCARD, "s", 0)).number()).isEqualTo(1_001 - 400);
-            for (String m : popped) assertThat(read(r, op(KvOp.Type.SISMEMBER, "s", 0, m)).number()).as("%s was removed", m).isZero();
+            assertThat(r.read(op(KvOp.Type.SCARD, "s", 0)).number()).isEqualTo(1_001 - 400);
+            for (String m : popped) assertThat(r.read(op(KvOp.Type.SISMEMBER, "s", 0, m)).number()).as("%s was removed", m).isZero();
             // members m0..m999 in byte order: the first 300 of that order are m0, m1, m10, m100..m109, ...: picks must reach past them
             long late = popped.stream().filter(m -> m.startsWith("m") && m.compareTo("m5") >= 0).count();
             assertThat(late).as("picks spread over the names (%s)", popped.subList(0, 20)).isGreaterThan(100);
@@ -85,8 +85,8 @@ class CollectionStorageTest {
                     op(KvOp.Type.LRANGE, "l", 0, longs(0, -1)))), 3_000);
             List<OpResult> results = OpCodec.decodeResults(ByteBuffer.wrap(reply));
             assertThat(strings(results.get(4))).containsExactly("head", "second", "e0", "e1");
-            assertThat(strings(read(r, op(KvOp.Type.LRANGE, "l", 0, longs(0, -1))))).containsExactly("head", "second", "e0", "e1");
-            assertThat(storedFields(r)).isEqualTo(4);
+            assertThat(strings(r.read(op(KvOp.Type.LRANGE, "l", 0, longs(0, -1))))).containsExactly("head", "second", "e0", "e1");
+            assertThat(r.storedFields()).isEqualTo(4);
         }
     }
 
@@ -101,20 +101,20 @@ class CollectionStorageTest {
                 pairs[2 * i + 1] = "m" + score;
             }
             r.result(write(op(KvOp.Type.ZADD, "z", 0, pairs)), 2_000);
-            assertThat(read(r, op(KvOp.Type.ZCOUNT, "z", 0, "-100", "(200")).number()).isEqualTo(300);
-            assertThat(read(r, op(KvOp.Type.ZCOUNT, "z", 0, "(-inf", "+inf")).number()).isEqualTo(1_000);
-            List<String> all = strings(read(r, byScore("-inf", "+inf", 0, -1)));
+            assertThat(r.read(op(KvOp.Type.ZCOUNT, "z", 0, "-100", "(200")).number()).isEqualTo(300);
+            assertThat(r.read(op(KvOp.Type.ZCOUNT, "z", 0, "(-inf", "+inf")).number()).isEqualTo(1_000);
+            List<String> all = strings(r.read(byScore("-inf", "+inf", 0, -1)));
             assertThat(all).hasSize(1_000);
             for (int i = 0; i < all.size(); i++) assertThat(all.get(i)).isEqualTo("m" + (i - 500));
-            assertThat(strings(read(r, byScore("(250", "(260", 0, -1)))).containsExactly("m251", "m252", "m253", "m254", "m255", "m256", "m257", "m258", "m259");
+            assertThat(strings(r.read(byScore("(250", "(260", 0, -1)))).containsExactly("m251", "m252", "m253", "m254", "m255", "m256", "m257", "m258", "m259");
             // From -1.5 the matches are -1, 0, 1, ...: LIMIT 300 3 skips 300 of them.
-            assertThat(strings(read(r, byScore("-1.5", "+inf", 300, 3)))).containsExactly("m299", "m300", "m301");
-            assertThat(read(r, byScore("-1.5", "+inf", 600, 3)).elements()).isEmpty();
+            assertThat(strings(r.read(byScore("-1.5", "+inf", 300, 3)))).containsExactly("m299", "m300", "m301");
+            assertThat(r.read(byScore("-1.5", "+inf", 600, 3)).elements()).isEmpty();
             KvOp remove = new KvOp(KvOp.Type.ZREMRANGE, BUCKET, b("z"), Packed.encode(List.of(b("-inf"), b("(0"))), 0, KvOp.FLAG_BYSCORE);
             assertThat(r.result(write(remove), 3_000).number()).isEqualTo(500);
-            assertThat(read(r, op(KvOp.Type.ZCARD, "z", 0)).number()).isEqualTo(500);
-            assertThat(strings(read(r, byScore("-inf", "+inf", 0, 2)))).containsExactly("m0", "m1");
-            assertThat(storedFields(r)).isEqualTo(1_000);
+            assertThat(r.read(op(KvOp.Type.ZCARD, "z", 0)).number()).isEqualTo(500);
+            assertThat(strings(r.read(byScore("-inf", "+inf", 0, 2)))).containsExactly("m0", "m1");
+            assertThat(r.storedFields()).isEqualTo(1_000);
         }
     }
 
@@ -136,9 +136,9 @@ class CollectionStorageTest {
             List<OpResult> results = OpCodec.decodeResults(ByteBuffer.wrap(reply));
             assertThat(results.get(2).number()).as("10 .. 300 less the three removed, plus new").isEqualTo(291 - 3 + 1);
             assertThat(results.get(3).number()).isEqualTo(600 - 3 + 2 - 289);
-            assertThat(strings(read(r, byScore("8", "(302", 0, -1)))).containsExactly("m8", "m9", "m301");
-            assertThat(strings(read(r, byScore("699", "+inf", 0, -1)))).containsExactly("top");
-            assertThat(storedFields(r)).isEqualTo(2 * (600 - 3 + 2 - 289));
+            assertThat(strings(r.read(byScore("8", "(302", 0, -1)))).containsExactly("m8", "m9", "m301");
+            assertThat(strings(r.read(byScore("699", "+inf", 0, -1)))).containsExactly("top");
+            assertThat(r.storedFields()).isEqualTo(2 * (600 - 3 + 2 - 289));
         }
     }
 
@@ -161,11 +161,11 @@ class CollectionStorageTest {
             assertThat(results.get(1).number()).isEqualTo(2);
             assertThat(strings(results.get(2))).containsExactly("m1", "m299");
             assertThat(strings(results.get(3))).containsExactly("extra", "1", "m1", "4", "m299", "600");
-            List<byte[]> scores = read(r, op(KvOp.Type.ZMSCORE, "d", 0, "m1", "m2", "m299")).elements();
+            List<byte[]> scores = r.read(op(KvOp.Type.ZMSCORE, "d", 0, "m1", "m2", "m299")).elements();
             assertThat(scores.get(0)).isEqualTo(b("3"));
             assertThat(scores.get(1)).as("m2 is not in the intersection").isNull();
             assertThat(scores.get(2)).isEqualTo(b("599"));
-            assertThat(storedFields(r)).as("the set's 3 members and 2 entries for each of d's 2").isEqualTo(7);
+            assertThat(r.storedFields()).as("the set's 3 members and 2 entries for each of d's 2").isEqualTo(7);
             assertThat(r.state.keyCount()).isEqualTo(2);
         }
     }
@@ -180,10 +180,10 @@ class CollectionStorageTest {
         try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
             r.result(write(push(KvOp.Type.LPUSH, "l", 0, 300)), 2_000);
             r.result(write(new KvOp(KvOp.Type.PEXPIRE, BUCKET, b("l"), null, 100, 0)), 2_000);
-            assertThat(read(r, op(KvOp.Type.LLEN, "l", 0), 2_050).number()).isEqualTo(300);
-            assertThat(read(r, op(KvOp.Type.LLEN, "l", 0), 2_100).number()).isZero();
+            assertThat(r.read(op(KvOp.Type.LLEN, "l", 0), 2_050).number()).isEqualTo(300);
+            assertThat(r.read(op(KvOp.Type.LLEN, "l", 0), 2_100).number()).isZero();
             assertThat(r.result(write(KvOp.of(KvOp.Type.DEL_IF_EXPIRED, BUCKET, b("l"))), 2_200).number()).isEqualTo(1);
-            assertThat(storedFields(r)).isZero();
+            assertThat(r.storedFields()).isZero();
             assertThat(r.state.keyCount()).isZero();
         }
     }
@@ -202,27 +202,27 @@ class CollectionStorageTest {
             source.result(write(new KvOp(KvOp.Type.PEXPIRE, BUCKET, b("s"), null, 2_000_000, 0)), 2_000);
             moveBucket(source, dest, 3_000);
             assertThat(dest.state.keyCount()).isEqualTo(3);
-            List<String> list = strings(read(dest, op(KvOp.Type.LRANGE, "l", 0, longs(0, -1))));
+            List<String> list = strings(dest.read(op(KvOp.Type.LRANGE, "l", 0, longs(0, -1))));
             assertThat(list).hasSize(1_000);
             for (int i = 0; i < 500; i++) assertThat(list.get(i)).isEqualTo("e" + (499 - i));
             for (int i = 500; i < 1_000; i++) assertThat(list.get(i)).isEqualTo("e" + i);
-            assertThat(read(dest, op(KvOp.Type.LINDEX, "l", -1)).bytes()).isEqualTo(b("e999"));
-            assertThat(read(dest, op(KvOp.Type.SCARD, "s", 0)).number()).isEqualTo(700);
-            assertThat(read(dest, op(KvOp.Type.SISMEMBER, "s", 0, "m699")).number()).isEqualTo(1);
-            assertThat(read(dest, KvOp.of(KvOp.Type.PTTL, BUCKET, b("l")), 5_000).number()).isEqualTo(1_002_000 - 5_000);
-            assertThat(read(dest, KvOp.of(KvOp.Type.PTTL, BUCKET, b("s")), 5_000).number()).isEqualTo(2_002_000 - 5_000);
-            assertThat(new String(read(dest, KvOp.of(KvOp.Type.TYPE, BUCKET, b("l"))).bytes(), StandardCharsets.UTF_8)).isEqualTo("list");
-            assertThat(read(dest, op(KvOp.Type.ZCARD, "z", 0)).number()).isEqualTo(600);
+            assertThat(dest.read(op(KvOp.Type.LINDEX, "l", -1)).bytes()).isEqualTo(b("e999"));
+            assertThat(dest.read(op(KvOp.Type.SCARD, "s", 0)).number()).isEqualTo(700);
+            assertThat(dest.read(op(KvOp.Type.SISMEMBER, "s", 0, "m699")).number()).isEqualTo(1);
+            assertThat(dest.read(KvOp.of(KvOp.Type.PTTL, BUCKET, b("l")), 5_000).number()).isEqualTo(1_002_000 - 5_000);
+            assertThat(dest.read(KvOp.of(KvOp.Type.PTTL, BUCKET, b("s")), 5_000).number()).isEqualTo(2_002_000 - 5_000);
+            assertThat(new String(dest.read(KvOp.of(KvOp.Type.TYPE, BUCKET, b("l"))).bytes(), StandardCharsets.UTF_8)).isEqualTo("list");
+            assertThat(dest.read(op(KvOp.Type.ZCARD, "z", 0)).number()).isEqualTo(600);
             // Scores 599 - i: the member with the lowest score is the last one added, rank 0 after the move.
-            assertThat(strings(read(dest, new KvOp(KvOp.Type.ZRANGE, BUCKET, b("z"), Packed.encode(List.of(longs(0, 1))), 0, KvOp.FLAG_WITHVALUES))))
+            assertThat(strings(dest.read(new KvOp(KvOp.Type.ZRANGE, BUCKET, b("z"), Packed.encode(List.of(longs(0, 1))), 0, KvOp.FLAG_WITHVALUES))))
                     .containsExactly("z599", "0", "z598", "1");
-            assertThat(read(dest, op(KvOp.Type.ZSCORE, "z", 0, "z0")).bytes()).isEqualTo(b("599"));
-            assertThat(read(dest, KvOp.of(KvOp.Type.PTTL, BUCKET, b("z")), 5_000).number()).isEqualTo(3_002_000 - 5_000);
-            assertThat(new String(read(dest, KvOp.of(KvOp.Type.TYPE, BUCKET, b("z"))).bytes(), StandardCharsets.UTF_8)).isEqualTo("zset");
-            assertThat(storedFields(dest)).as("1,000 list elements, 700 set members, 2 entries per sorted set member").isEqualTo(1_000 + 700 + 1_200);
+            assertThat(dest.read(op(KvOp.Type.ZSCORE, "z", 0, "z0")).bytes()).isEqualTo(b("599"));
+            assertThat(dest.read(KvOp.of(KvOp.Type.PTTL, BUCKET, b("z")), 5_000).number()).isEqualTo(3_002_000 - 5_000);
+            assertThat(new String(dest.read(KvOp.of(KvOp.Type.TYPE, BUCKET, b("z"))).bytes(), StandardCharsets.UTF_8)).isEqualTo("zset");
+            assertThat(dest.storedFields()).as("1,000 list elements, 700 set members, 2 entries per sorted set member").isEqualTo(1_000 + 700 + 1_200);
             // The moved list keeps working at both ends.
             dest.result(write(push(KvOp.Type.LPUSH, "l", 2_000, 1)), 6_000);
-            assertThat(read(dest, op(KvOp.Type.LINDEX, "l", 0)).bytes()).isEqualTo(b("e2000"));
+            assertThat(dest.read(op(KvOp.Type.LINDEX, "l", 0)).bytes()).isEqualTo(b("e2000"));
         }
     }
 
@@ -244,13 +244,13 @@ class CollectionStorageTest {
             assertThat(first.entries().get(0).isPiece()).as("a set of 2,000 members does not fit 4 KiB").isTrue();
             assertThat(first.last()).isFalse();
             assertThat(dest.move(new MoveCommand.ReceiveChunk(BUCKET, "rs1", generation, 0, first.entries()), 4_000).isOk()).isTrue();
-            assertThat(storedFields(dest)).as("the first piece's members are held").isPositive().isLessThan(2_000);
+            assertThat(dest.storedFields()).as("the first piece's members are held").isPositive().isLessThan(2_000);
 
             MoveQuery.BucketDigest digest = MoveQueries.digest(BUCKET, source.state);
             MoveReply verdict = dest.move(new MoveCommand.FinishReceive(BUCKET, generation, digest.keyCount(), digest.checksum(), false), 5_000);
             assertThat(verdict.outcome()).isEqualTo(MoveReply.Outcome.ABORTED);
             assertThat(dest.state.record(BUCKET).state()).isEqualTo(BucketState.GARBAGE);
-            assertThat(storedFields(dest)).as("no element of the half copy is left").isZero();
+            assertThat(dest.storedFields()).as("no element of the half copy is left").isZero();
             assertThat(dest.state.keyCount()).isZero();
         }
     }
@@ -335,24 +335,6 @@ class CollectionStorageTest {
     }
 
     private static KvOp op(KvOp.Type type, String key, long arg, String... args) {
-        List<byte[]> packed = new ArrayList<>();
-        for (String a : args) packed.add(b(a));
-        return new KvOp(type, BUCKET, b(key), Packed.encode(packed), arg, 0);
-    }
-
-    private static byte[] write(KvOp op) {
-        return StorageRequest.write(List.of(op));
-    }
-
-    private static OpResult read(ReplicaUnderTest r, KvOp op) {
-        return read(r, op, 2_000);
-    }
-
-    private static OpResult read(ReplicaUnderTest r, KvOp op, long nowMs) {
-        return r.read(op, nowMs);
-    }
-
-    private static int storedFields(ReplicaUnderTest r) {
-        return r.storedFields();
+        return ReplicaUnderTest.op(type, BUCKET, key, arg, args);
     }
 }

@@ -4,7 +4,6 @@ import io.cairn.core.BucketState;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
-import io.cairn.core.kv.Packed;
 import io.cairn.core.move.ChunkEntry;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveQuery;
@@ -12,7 +11,6 @@ import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.StorageRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rocksdb.RocksIterator;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.cairn.storage.state.ReplicaUnderTest.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Hashes on RocksDB: one key record plus one entry per field, counted, deleted and moved as one key. */
@@ -37,10 +36,10 @@ class HashStorageTest {
             r.result(write(hset("small", 10)), 2_000);
             assertThat(r.state.keyCount()).isEqualTo(2);
             assertThat(r.store.countKeys(BUCKET)).isEqualTo(2);
-            assertThat(storedFields(r)).isEqualTo(210);
+            assertThat(r.storedFields()).isEqualTo(210);
             assertThat(r.result(write(KvOp.of(KvOp.Type.DEL, BUCKET, b("big"))), 3_000).number()).isEqualTo(1);
             assertThat(r.result(write(KvOp.of(KvOp.Type.DEL, BUCKET, b("small"))), 3_000).number()).isEqualTo(1);
-            assertThat(storedFields(r)).as("no field survives its key").isZero();
+            assertThat(r.storedFields()).as("no field survives its key").isZero();
             assertThat(r.state.keyCount()).isZero();
         }
     }
@@ -52,9 +51,9 @@ class HashStorageTest {
             r.result(write(hset("target", 100)), 2_000); // replaced: its fields go by one range tombstone
             assertThat(r.result(write(new KvOp(KvOp.Type.RENAME, BUCKET, b("big"), b("target"), 0, 0)), 3_000)).isEqualTo(OpResult.OK);
             assertThat(r.state.keyCount()).isEqualTo(1);
-            assertThat(storedFields(r)).as("the 200 fields, once").isEqualTo(200);
-            assertThat(read(r, op(KvOp.Type.HLEN, "target", 0)).number()).isEqualTo(200);
-            assertThat(read(r, op(KvOp.Type.EXISTS, "big", 0)).number()).isZero();
+            assertThat(r.storedFields()).as("the 200 fields, once").isEqualTo(200);
+            assertThat(r.read(op(KvOp.Type.HLEN, "target", 0)).number()).isEqualTo(200);
+            assertThat(r.read(op(KvOp.Type.EXISTS, "big", 0)).number()).isZero();
         }
     }
 
@@ -67,8 +66,8 @@ class HashStorageTest {
                     op(KvOp.Type.HSET, "h", 0, "fresh", "1"),
                     op(KvOp.Type.HLEN, "h", 0))), 3_000);
             assertThat(OpCodec.decodeResults(ByteBuffer.wrap(reply)).get(2).number()).isEqualTo(1);
-            assertThat(read(r, op(KvOp.Type.HKEYS, "h", 0)).elements()).extracting(e -> new String(e, StandardCharsets.UTF_8)).containsExactly("fresh");
-            assertThat(storedFields(r)).isEqualTo(1);
+            assertThat(r.read(op(KvOp.Type.HKEYS, "h", 0)).elements()).extracting(e -> new String(e, StandardCharsets.UTF_8)).containsExactly("fresh");
+            assertThat(r.storedFields()).isEqualTo(1);
         }
     }
 
@@ -77,10 +76,10 @@ class HashStorageTest {
         try (ReplicaUnderTest r = ReplicaUnderTest.bootstrapped(dir.resolve("db"), 10)) {
             r.result(write(hset("h", 300)), 2_000);
             r.result(write(new KvOp(KvOp.Type.PEXPIRE, BUCKET, b("h"), null, 100, 0)), 2_000);
-            assertThat(read(r, op(KvOp.Type.HLEN, "h", 0), 2_050).number()).isEqualTo(300);
-            assertThat(read(r, op(KvOp.Type.HLEN, "h", 0), 2_100).number()).isZero();
+            assertThat(r.read(op(KvOp.Type.HLEN, "h", 0), 2_050).number()).isEqualTo(300);
+            assertThat(r.read(op(KvOp.Type.HLEN, "h", 0), 2_100).number()).isZero();
             assertThat(r.result(write(KvOp.of(KvOp.Type.DEL_IF_EXPIRED, BUCKET, b("h"))), 2_200).number()).isEqualTo(1);
-            assertThat(storedFields(r)).isZero();
+            assertThat(r.storedFields()).isZero();
             assertThat(r.state.keyCount()).isZero();
         }
     }
@@ -117,15 +116,15 @@ class HashStorageTest {
             assertThat(dest.move(new MoveCommand.Activate(BUCKET, generation + 1), 4_000).isOk()).isTrue();
             assertThat(dest.state.record(BUCKET).state()).isEqualTo(BucketState.ACTIVE);
             assertThat(dest.state.keyCount()).isEqualTo(2);
-            assertThat(read(dest, op(KvOp.Type.HLEN, "h", 0)).number()).isEqualTo(1_000);
-            List<byte[]> pairs = read(dest, op(KvOp.Type.HGETALL, "h", 0)).elements();
+            assertThat(dest.read(op(KvOp.Type.HLEN, "h", 0)).number()).isEqualTo(1_000);
+            List<byte[]> pairs = dest.read(op(KvOp.Type.HGETALL, "h", 0)).elements();
             for (int i = 0; i < pairs.size(); i += 2) {
                 String field = new String(pairs.get(i), StandardCharsets.UTF_8);
                 assertThat(new String(pairs.get(i + 1), StandardCharsets.UTF_8)).isEqualTo("value-" + field);
             }
             assertThat(pairs).hasSize(2_000);
-            assertThat(read(dest, KvOp.of(KvOp.Type.PTTL, BUCKET, b("h")), 5_000).number()).isEqualTo(1_002_000 - 5_000);
-            assertThat(storedFields(dest)).isEqualTo(1_000);
+            assertThat(dest.read(KvOp.of(KvOp.Type.PTTL, BUCKET, b("h")), 5_000).number()).isEqualTo(1_002_000 - 5_000);
+            assertThat(dest.storedFields()).isEqualTo(1_000);
         }
     }
 
@@ -153,11 +152,11 @@ class HashStorageTest {
                     changes.keyCount(), changes.checksum(), true), 2_500);
             assertThat(verdict.outcome()).as(verdict.message()).isEqualTo(MoveReply.Outcome.COMPLETE);
 
-            assertThat(read(dest, op(KvOp.Type.HLEN, "h", 0)).number()).isEqualTo(100);
-            assertThat(read(dest, op(KvOp.Type.HMGET, "h", 0, "f1", "f2", "added", "f3")).elements())
+            assertThat(dest.read(op(KvOp.Type.HLEN, "h", 0)).number()).isEqualTo(100);
+            assertThat(dest.read(op(KvOp.Type.HMGET, "h", 0, "f1", "f2", "added", "f3")).elements())
                     .extracting(e -> e == null ? null : new String(e, StandardCharsets.UTF_8)).containsExactly("changed", null, "new", "value-f3");
-            assertThat(read(dest, KvOp.of(KvOp.Type.EXISTS, BUCKET, b("gone"))).number()).isZero();
-            assertThat(storedFields(dest)).as("the deleted hash left no field behind").isEqualTo(100);
+            assertThat(dest.read(KvOp.of(KvOp.Type.EXISTS, BUCKET, b("gone"))).number()).isZero();
+            assertThat(dest.storedFields()).as("the deleted hash left no field behind").isEqualTo(100);
             assertThat(dest.state.keyCount()).isEqualTo(1);
         }
     }
@@ -176,24 +175,6 @@ class HashStorageTest {
     }
 
     private static KvOp op(KvOp.Type type, String key, long arg, String... args) {
-        List<byte[]> packed = new ArrayList<>();
-        for (String a : args) packed.add(b(a));
-        return new KvOp(type, BUCKET, b(key), Packed.encode(packed), arg, 0);
-    }
-
-    private static byte[] write(KvOp op) {
-        return StorageRequest.write(List.of(op));
-    }
-
-    private static OpResult read(ReplicaUnderTest r, KvOp op) {
-        return read(r, op, 2_000);
-    }
-
-    private static OpResult read(ReplicaUnderTest r, KvOp op, long nowMs) {
-        return r.read(op, nowMs);
-    }
-
-    private static int storedFields(ReplicaUnderTest r) {
-        return r.storedFields();
+        return ReplicaUnderTest.op(type, BUCKET, key, arg, args);
     }
 }

@@ -1,16 +1,22 @@
 package io.cairn.storage.state;
 
+import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
+import io.cairn.core.kv.Packed;
 import io.cairn.core.move.MoveCodec;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.storage.rocks.RocksStore;
+import org.rocksdb.RocksIterator;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /** One replicaset member's state without Raft: entries are applied one by one with the stamps a test chooses. */
 final class ReplicaUnderTest implements AutoCloseable {
@@ -50,15 +56,33 @@ final class ReplicaUnderTest implements AutoCloseable {
         return MoveCodec.decodeReply(ByteBuffer.wrap(apply(StorageRequest.move(command), stampMs)));
     }
 
+    /** An op on {@code key} in {@code bucket}, {@code args} packed as its value. */
+    static KvOp op(KvOp.Type type, int bucket, String key, long arg, String... args) {
+        List<byte[]> packed = new ArrayList<>();
+        for (String a : args) packed.add(a.getBytes(StandardCharsets.UTF_8));
+        return new KvOp(type, bucket, key.getBytes(StandardCharsets.UTF_8),
+                Packed.encode(packed), arg, 0);
+    }
+
+    /** The log entry that writes {@code op} alone. */
+    static byte[] write(KvOp op) {
+        return StorageRequest.write(List.of(op));
+    }
+
+    /** {@code op} answered as a query at 2,000 ms (after every stamp the tests apply with). */
+    OpResult read(KvOp op) {
+        return read(op, 2_000);
+    }
+
     /** {@code op} answered as a query (a read, not logged) at {@code nowMs}. */
-    OpResult read(io.cairn.core.kv.KvOp op, long nowMs) {
-        return OpCodec.decodeResults(ByteBuffer.wrap(state.query(ByteBuffer.wrap(StorageRequest.read(java.util.List.of(op))), nowMs))).get(0);
+    OpResult read(KvOp op, long nowMs) {
+        return OpCodec.decodeResults(ByteBuffer.wrap(state.query(ByteBuffer.wrap(StorageRequest.read(List.of(op))), nowMs))).get(0);
     }
 
     /** Entries in the fields column, whatever key they belong to. */
     int storedFields() {
         int n = 0;
-        try (org.rocksdb.RocksIterator it = store.newIterator(store.fields)) {
+        try (RocksIterator it = store.newIterator(store.fields)) {
             for (it.seekToFirst(); it.isValid(); it.next()) n++;
         }
         return n;
