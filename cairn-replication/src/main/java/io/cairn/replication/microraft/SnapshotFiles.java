@@ -1,6 +1,7 @@
 package io.cairn.replication.microraft;
 
 import io.cairn.replication.ReplicaStateMachine;
+import io.cairn.core.topology.MemberIds;
 import io.netty.buffer.ByteBuf;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -193,8 +194,10 @@ final class SnapshotFiles {
         return name;
     }
 
+    /** A member id as a folder name: a node's id, or a node's id and its disk ({@link MemberIds}), nothing that leaves the folder. */
     private static String checkedName(String id) {
-        if (id.isEmpty() || !id.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '-' || c == '_' || c == '.') || id.startsWith(".")) {
+        if (id.isEmpty() || id.startsWith(".") || !id.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '-' || c == '_' || c == '.'
+                || c == MemberIds.SEPARATOR)) {
             throw new IllegalArgumentException("not a member id fit for a folder name: " + id);
         }
         return id;

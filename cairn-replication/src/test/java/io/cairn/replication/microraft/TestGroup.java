@@ -42,11 +42,16 @@ final class TestGroup implements AutoCloseable {
     EventLoopGroup sharedLoops;
 
     TestGroup(String groupId, Path root, int members, int snapshotEvery) throws IOException {
+        this(groupId, root, members, snapshotEvery, "");
+    }
+
+    /** @param idSuffix after each member's id ("m0", "m1", ...), e.g. the disk of a member back on a new one */
+    TestGroup(String groupId, Path root, int members, int snapshotEvery, String idSuffix) throws IOException {
         this.groupId = groupId;
         this.root = root;
         this.snapshotEvery = snapshotEvery;
         List<Integer> ports = freePorts(members);
-        for (int i = 0; i < members; i++) voters.put("m" + i, "127.0.0.1:" + ports.get(i));
+        for (int i = 0; i < members; i++) voters.put("m" + i + idSuffix, "127.0.0.1:" + ports.get(i));
     }
 
     void startAll() throws IOException {
