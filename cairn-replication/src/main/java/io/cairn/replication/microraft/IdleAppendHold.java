@@ -56,7 +56,7 @@ final class IdleAppendHold implements Transport {
         transport.send(target, message);
     }
 
-    static boolean isIdleAppend(RaftMessage message) {
+    private static boolean isIdleAppend(RaftMessage message) {
         return message instanceof AppendEntriesRequest append && append.getLogEntries().isEmpty()
                 && append.getFlowControlSequenceNumber() <= 0;
     }

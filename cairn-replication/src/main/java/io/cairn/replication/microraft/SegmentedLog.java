@@ -55,7 +55,7 @@ final class SegmentedLog implements AutoCloseable {
     /** Where the current segment's data ends (a direct segment's file goes on in zeros up to {@link #zeroedTo}). */
     private long end;
     private long zeroedTo;
-    /** Direct writes: block-aligned staging for the last partial block and what follows it. */
+    /** Direct writes: block-aligned staging (a whole number of blocks) for the last partial block and what follows it. */
     private ByteBuffer aligned;
     private ByteBuffer zeros;
     private long bufferedMaxIndex;
@@ -261,7 +261,7 @@ final class SegmentedLog implements AutoCloseable {
         if (block > 0) {
             writeDirect(data);
         } else {
-            for (long at = end; data.hasRemaining(); ) at += current.write(data, at);
+            writeFully(data, end);
         }
         end += length;
         buffer.clear();
@@ -270,27 +270,34 @@ final class SegmentedLog implements AutoCloseable {
     }
 
     /**
-     * Writes {@code data} after the segment's data in whole blocks: the partial last block (kept at the
-     * front of {@link #aligned}) again, then the data, then zeros to the block's end.
+     * Writes {@code data} after the segment's data in whole blocks, through {@link #aligned} a buffer at a time:
+     * the partial last block (kept at its front) again, then the data, then zeros to the last block's end.
      */
     private void writeDirect(ByteBuffer data) throws IOException {
         int head = (int) (end % block);
-        long from = end - head;
-        int total = head + data.remaining();
-        int padded = (int) roundUp(total);
-        if (aligned.capacity() < padded) {
-            ByteBuffer bigger = alignedBuffer(Math.max(padded, 2 * aligned.capacity()));
-            bigger.put(aligned.duplicate().position(0).limit(head)).clear();
-            aligned = bigger;
-        }
+        long at = end - head;
+        zeroAhead(roundUp(end + data.remaining()));
         aligned.clear().position(head);
-        aligned.put(data);
-        aligned.put(zeros.duplicate().position(0).limit(padded - total));
-        aligned.flip();
-        zeroAhead(from + padded);
-        for (long at = from; aligned.hasRemaining(); ) at += current.write(aligned, at);
-        int newHead = total % block;
+        while (true) {
+            int n = Math.min(data.remaining(), aligned.remaining());
+            aligned.put(data.slice(data.position(), n));
+            data.position(data.position() + n);
+            if (!data.hasRemaining()) break;
+            at = writeFully(aligned.flip(), at); // a full buffer: whole blocks
+            aligned.clear();
+        }
+        int filled = aligned.position();
+        int padded = (int) roundUp(filled);
+        aligned.put(zeros.duplicate().position(0).limit(padded - filled)).flip();
+        writeFully(aligned, at);
+        int newHead = filled % block;
         if (newHead > 0) aligned.put(0, aligned, padded - block, newHead);
+    }
+
+    /** Writes all of {@code b} at {@code at}; where it ends. */
+    private long writeFully(ByteBuffer b, long at) throws IOException {
+        while (b.hasRemaining()) at += current.write(b, at);
+        return at;
     }
 
     /** Lays down zeros past the data up to at least {@code limit}, {@link #ZEROED_AHEAD} at a time. */
@@ -299,7 +306,7 @@ final class SegmentedLog implements AutoCloseable {
         long to = Math.max(limit, zeroedTo + ZEROED_AHEAD);
         while (zeroedTo < to) {
             ByteBuffer z = zeros.duplicate().position(0).limit((int) Math.min(zeros.capacity(), to - zeroedTo));
-            while (z.hasRemaining()) zeroedTo += current.write(z, zeroedTo);
+            zeroedTo = writeFully(z, zeroedTo);
         }
     }
 
