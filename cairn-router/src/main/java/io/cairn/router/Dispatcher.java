@@ -215,8 +215,7 @@ final class Dispatcher {
     private static boolean sentAgain(ErrorCode code, KvOp op) {
         return switch (code.retry) {
             // WRONG_BUCKET. NOT_LEADER never ends here (the data-plane client follows the leader it names).
-            // STALE_READ here is a follower's refusal of an archived bucket: its class says "ask the leader", but
-            // this loop never did (it would send the read to a follower again); the client gets TRYAGAIN, as before.
+            // STALE_READ never ends here either: ReplicasetClient asks the leader when a follower refuses an op with it.
             case REROUTE -> code == ErrorCode.WRONG_BUCKET;
             case RETRY_LATER -> switch (code) {
                 // the replicaset did not answer: a read is safe to send again, a write may have been applied

@@ -184,20 +184,23 @@ final class ReplicasetClient implements AutoCloseable {
      * Asks {@code member} for a follower read of {@code read}: it answers once it has applied
      * {@code minIndex} (the highest index this router knows committed) if it heard from its leader within the
      * engine's bound (Ratis: StorageStateMachine.queryStale); when it refuses, is unreachable or
-     * does not answer within {@link #FOLLOWER_READ_TIMEOUT_MS}, the leader answers (same bytes).
+     * does not answer within {@link #FOLLOWER_READ_TIMEOUT_MS}, the leader answers (same bytes). So it
+     * does when the follower refuses an op of the read with {@link ErrorCode#STALE_READ} (an archived
+     * bucket, which only its leader restores).
      */
     CompletableFuture<List<OpResult>> followerRead(String member, byte[] read, long minIndex, long deadlineNs) {
         long followerDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FOLLOWER_READ_TIMEOUT_MS);
         return dataPlane.staleRead(member, minIndex, read, deadlineNs - followerDeadlineNs < 0 ? deadlineNs : followerDeadlineNs)
-                .thenApply(reply -> {
-                    List<OpResult> results = OpCodec.decodeResults(reply.body());
-                    followerReadsServed.increment();
-                    return results;
-                })
-                .exceptionallyCompose(e -> {
-                    if (e instanceof CairnException || e.getCause() instanceof CairnException) followerReadsRefused.increment();
+                .handle((reply, e) -> {
+                    List<OpResult> results = e == null ? OpCodec.decodeResults(reply.body()) : null;
+                    if (results != null && results.stream().noneMatch(r -> r.isError() && r.error() == ErrorCode.STALE_READ)) {
+                        followerReadsServed.increment();
+                        return CompletableFuture.completedFuture(results);
+                    }
+                    if (results != null || e instanceof CairnException || e.getCause() instanceof CairnException) followerReadsRefused.increment();
                     return leaderRead(read, deadlineNs);
-                });
+                })
+                .thenCompose(answer -> answer);
     }
 
     /** Results for every op of a batch that failed as a whole. */

@@ -69,6 +69,17 @@ class ArchiveLiveTest {
         }
     }
 
+    /** A follower refuses a read of an archived bucket (only the leader restores it): the router asks the leader, the client never sees it. */
+    @Test
+    void withFollowerReadsAnArchivedBucketIsServedThroughItsLeader() throws Exception {
+        try (LocalCluster cluster = start(1, Map.of("router", Map.of("followerReads", true))); Jedis jedis = TestClusters.jedis(cluster)) {
+            Loaded l = load(jedis, cluster, "follower", 100);
+            archiveAndCheck(cluster, "rs1", l);
+            assertServed(jedis, l);
+            assertThat(leaderOf(cluster, "rs1").archives().counts().restored()).isEqualTo(1);
+        }
+    }
+
     @Test
     void flushAllForgetsAnArchiveSoItsKeysNeverComeBack() throws Exception {
         try (LocalCluster cluster = start(1, Map.of()); Jedis jedis = TestClusters.jedis(cluster)) {
