@@ -29,6 +29,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -54,7 +55,9 @@ public class ApplyBenchmark {
     private Path dir;
     private RocksStore store;
     private ReplicasetState state;
+    private static final UUID ROUTER = new UUID(7, 7);
     private long index;
+    private long callId;
     private final SplittableRandom random = new SplittableRandom(42);
     private final byte[][] keys = new byte[KEYS][];
     private final byte[] value = "x".repeat(100).getBytes(StandardCharsets.US_ASCII);
@@ -82,6 +85,17 @@ public class ApplyBenchmark {
             ops.add(new KvOp(KvOp.Type.SET, 1 + k % BUCKETS, keys[k], value, 0, 0));
         }
         return apply(StorageRequest.write(ops));
+    }
+
+    /** The same entry as a router sends it: wrapped in ONCE with its call (looked up, recorded, old ones collected). */
+    @Benchmark
+    public byte[] cairnApplyOnce() {
+        List<KvOp> ops = new ArrayList<>(writesPerEntry);
+        for (int i = 0; i < writesPerEntry; i++) {
+            int k = random.nextInt(KEYS);
+            ops.add(new KvOp(KvOp.Type.SET, 1 + k % BUCKETS, keys[k], value, 0, 0));
+        }
+        return apply(StorageRequest.once(ROUTER, ++callId, StorageRequest.write(ops)));
     }
 
     @Benchmark
