@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -136,8 +136,9 @@ final class MicroRaftReplica implements Replica {
         Map<String, String> peers = new HashMap<>(config.initialVoters());
         peers.putAll(config.initialLearners());
         WireCodec codec = new WireCodec(config.groupId(), config.maxEntryBytes() + FRAME_OVERHEAD, snapshots);
-        transport = new NettyTransport(selfId, config.selfAddress(), peers, codec, loops);
         long followerWindowMillis = TimeUnit.SECONDS.toMillis(config.leaderTimeout().toSeconds());
+        // a leader sends at least every half leader timeout (its heartbeat), and every message is answered
+        transport = new NettyTransport(selfId, config.selfAddress(), peers, codec, loops, Duration.ofMillis(followerWindowMillis + 1_000));
         raftThread = new RaftThread(config.groupId(), selfId);
         IdleAppendHold hold = new IdleAppendHold(transport, raftThread, IdleAppendHold.HOLD_MICROS);
         lease = new LeaderLease(hold, selfId, config.initialVoters().keySet(), followerWindowMillis, System::nanoTime);

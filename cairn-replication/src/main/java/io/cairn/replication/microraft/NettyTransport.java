@@ -25,14 +25,17 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.MessageToByteEncoder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,6 +63,10 @@ import java.util.function.Consumer;
  * encoded, so at most one frame goes past the mark. Raft sends again, so a drop costs time, never
  * safety; a follower that reads again catches up from the leader's log or a snapshot.
  *
+ * <p>A peer silent for the silence limit while it is sent to is dialled again, and its connections
+ * to this member are closed too so that it dials again as well ({@link PeerLink}: a connection
+ * across a healed partition can hang for seconds).
+ *
  * <p>With cluster TLS ({@link ClusterTls#current()} when the transport is made) every connection, both
  * ways, starts with a mutually authenticated TLS handshake: a process without a certificate of the
  * cluster CA cannot send a vote or an entry, nor receive one (issue 26).
@@ -76,6 +83,11 @@ final class NettyTransport implements Transport, AutoCloseable {
     private final Map<String, String> addresses = new ConcurrentHashMap<>();
     private final Map<String, PeerLink> links = new ConcurrentHashMap<>();
     private final ChannelGroup inbound = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    /** The sender an inbound connection's hello named. */
+    private static final AttributeKey<String> PEER = AttributeKey.valueOf("cairn.raft.peer");
+    private static final long SILENCE_CHECK_MILLIS = 250;
+    private final long silenceLimitNanos;
+    private volatile ScheduledFuture<?> silenceCheck;
     /** Unsent bytes per peer connection past which messages to that peer are dropped, and below which they flow again. */
     static final int HIGH_WATER_BYTES = 32 << 20;
     static final int LOW_WATER_BYTES = 8 << 20;
@@ -90,8 +102,13 @@ final class NettyTransport implements Transport, AutoCloseable {
     private final ClusterTls tls = ClusterTls.current();
     private volatile boolean closed;
 
-    NettyTransport(String selfId, String selfAddress, Map<String, String> peers, WireCodec codec, EventLoopGroup injected) {
+    /**
+     * @param silenceLimit how long a peer may say nothing while it is sent to before its connections
+     *                     are closed and dialled again: longer than the leader's heartbeat period
+     */
+    NettyTransport(String selfId, String selfAddress, Map<String, String> peers, WireCodec codec, EventLoopGroup injected, Duration silenceLimit) {
         this.selfId = selfId;
+        this.silenceLimitNanos = silenceLimit.toNanos();
         this.bindAddress = Endpoint.socketAddress(selfAddress);
         this.codec = codec;
         this.ownLoops = injected == null;
@@ -115,7 +132,7 @@ final class NettyTransport implements Transport, AutoCloseable {
                 ch.pipeline().addLast(new Encoder(peerId, queued), new Outgoing(peerId));
             }
         });
-        return new PeerLink(selfId, peerId, Endpoint.socketAddress(address), bootstrap, queued, dropped, droppedBackedUp);
+        return new PeerLink(selfId, peerId, Endpoint.socketAddress(address), bootstrap, queued, dropped, droppedBackedUp, silenceLimitNanos);
     }
 
     /** Binds the listener; every message received goes to {@code received} on an I/O thread. */
@@ -140,6 +157,17 @@ final class NettyTransport implements Transport, AutoCloseable {
                     }
                 })
                 .bind(bindAddress).syncUninterruptibly().channel();
+        silenceCheck = loops.next().scheduleWithFixedDelay(this::redialSilentPeers, SILENCE_CHECK_MILLIS, SILENCE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void redialSilentPeers() {
+        long now = System.nanoTime();
+        links.forEach((peerId, link) -> {
+            if (closed || !link.isConnected() || !link.overdue(now)) return;
+            LOG.info("{}: nothing heard from {} for {} ms while sending to it: connecting again", selfId, peerId, silenceLimitNanos / 1_000_000);
+            link.redial();
+            for (Channel ch : inbound) if (peerId.equals(ch.attr(PEER).get())) ch.close();
+        });
     }
 
     /** A peer without a certificate of the cluster CA (or not speaking TLS): it sends and receives nothing. */
@@ -216,6 +244,8 @@ final class NettyTransport implements Transport, AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        ScheduledFuture<?> check = silenceCheck;
+        if (check != null) check.cancel(false);
         links.values().forEach(PeerLink::close);
         Channel s = server;
         if (s != null) s.close().syncUninterruptibly();
@@ -326,9 +356,12 @@ final class NettyTransport implements Transport, AutoCloseable {
             try {
                 if (peer == null) {
                     peer = codec.readHello(frame);
+                    ctx.channel().attr(PEER).set(peer);
                     frames.helloAccepted();
                     return;
                 }
+                PeerLink link = links.get(peer);
+                if (link != null) link.heard();
                 RaftMessage message = codec.decode(frame);
                 if (frame.isReadable()) throw new IllegalArgumentException(frame.readableBytes() + " bytes left after the message");
                 if (message != null && !closed) received.accept(message);

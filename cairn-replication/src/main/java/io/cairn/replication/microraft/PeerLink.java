@@ -22,6 +22,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #MAX_PENDING} while a dial is under way. Anything more is dropped and counted: Raft sends again (heartbeats, append retries), so a drop costs time,
  * never safety. A peer that cannot be reached is dialled again after a backoff that doubles up to
  * {@link #MAX_BACKOFF_NANOS}; a message sent before then is dropped.
+ *
+ * <p>A connection can hang without closing: across a network partition the kernel keeps
+ * retransmitting what it holds, backing off to several seconds between tries, and after the
+ * partition heals it sends again only when its next try is due (after an outage of 8 s, up to
+ * 6 s later). So a link that has sent and heard nothing back from its peer (on any connection)
+ * for the silence limit is {@link #overdue}: the transport closes it and the next message dials
+ * afresh, which reaches a healed peer at once.
  */
 final class PeerLink {
     private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
@@ -45,6 +52,9 @@ final class PeerLink {
     private long nextDialNanos = System.nanoTime();
     private long backoffNanos = MIN_BACKOFF_NANOS;
     private final ArrayDeque<RaftMessage> pending = new ArrayDeque<>();
+    private final long silenceLimitNanos;
+    /** When the first message since the peer was last heard went out; 0 while none is waiting. */
+    private volatile long waitingSinceNanos;
 
     /**
      * @param queued  messages handed to the connection and not yet encoded; its encoder counts down
@@ -52,7 +62,8 @@ final class PeerLink {
      * @param droppedBackedUp the transport's count of messages dropped because the connection held too much unsent
      */
     PeerLink(String selfId, String peerId, InetSocketAddress address, Bootstrap bootstrap, AtomicInteger queued, AtomicLong dropped,
-             AtomicLong droppedBackedUp) {
+             AtomicLong droppedBackedUp, long silenceLimitNanos) {
+        this.silenceLimitNanos = silenceLimitNanos;
         this.selfId = selfId;
         this.peerId = peerId;
         this.address = address;
@@ -112,6 +123,34 @@ final class PeerLink {
         }
         queued.incrementAndGet();
         ch.writeAndFlush(message, ch.voidPromise());
+        sent(System.nanoTime());
+    }
+
+    /** A message went out on the connection at {@code nowNanos}. */
+    void sent(long nowNanos) {
+        if (waitingSinceNanos == 0) waitingSinceNanos = nowNanos == 0 ? 1 : nowNanos;
+    }
+
+    /** A message came from the peer, on whichever connection. */
+    void heard() {
+        if (waitingSinceNanos != 0) waitingSinceNanos = 0;
+    }
+
+    /**
+     * Whether the peer has been silent for the silence limit since a message went out to it; the wait
+     * starts again, so the answer is yes once per limit.
+     */
+    boolean overdue(long nowNanos) {
+        long since = waitingSinceNanos;
+        if (since == 0 || nowNanos - since <= silenceLimitNanos) return false;
+        waitingSinceNanos = nowNanos;
+        return true;
+    }
+
+    /** Closes the connection (a hung one: {@link #overdue}); the next message dials the peer again. */
+    void redial() {
+        Channel ch = channel;
+        if (ch != null) ch.close();
     }
 
     /** Whether this link was ever up: before that, failures to dial are a peer still starting. */
