@@ -13,10 +13,10 @@ import io.cairn.core.move.MoveCommand.*;
 import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
 import io.cairn.storage.rocks.RocksStore;
+import io.cairn.storage.rocks.StoreIterator;
 import io.cairn.storage.state.ArchivedAccess;
 import io.cairn.storage.state.MoveQueries;
 import io.cairn.storage.state.ReplicasetState;
-import org.rocksdb.RocksIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -471,7 +471,7 @@ public final class BucketArchives implements ArchivedAccess, AutoCloseable {
     private static final class Snapshot implements Iterator<ArchiveEntry>, AutoCloseable {
         private final RocksStore store;
         private final int bucket;
-        private final RocksIterator it;
+        private final StoreIterator it;
         long checksum;
         private boolean closedIt;
 

@@ -15,9 +15,9 @@ import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.DiscoveryPage;
 import io.cairn.storage.rocks.RocksStore;
+import io.cairn.storage.rocks.StoreIterator;
 import io.cairn.storage.state.ReplicasetState;
 import org.rocksdb.ReadOptions;
-import org.rocksdb.RocksIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -166,7 +166,7 @@ public final class BucketBackups {
         private final RocksStore store;
         private final int bucket;
         private final ReadOptions options;
-        private final RocksIterator it;
+        private final StoreIterator it;
         private boolean done;
 
         SnapshotEntries(RocksStore store, int bucket, ReadOptions options) {

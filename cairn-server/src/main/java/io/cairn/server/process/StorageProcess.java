@@ -21,6 +21,7 @@ import io.cairn.storage.RemovedPrefixSweeper;
 import io.cairn.storage.StorageAdmin;
 import io.cairn.storage.StorageConfig;
 import io.cairn.storage.StorageNode;
+import io.cairn.storage.rocks.RocksStore;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -225,22 +226,39 @@ public final class StorageProcess implements AutoCloseable {
             if (archive != null) archive.topology(state.topology());
         });
         doubled.start();
-        timer.scheduleWithFixedDelay(() -> {
+        every(0, BOOTSTRAP_CHECK_MS, () -> {
             if (!bootstrap.done()) bootstrap.runOnce();
-        }, 0, BOOTSTRAP_CHECK_MS, TimeUnit.MILLISECONDS);
+        });
         // records in the folder when a rejoining node has caught up (and so votes again after a restart)
         if (node.rejoining()) {
-            timer.scheduleWithFixedDelay(node::rejoining, 1, 1, TimeUnit.SECONDS);
+            every(1_000, 1_000, node::rejoining);
             timer.execute(this::checkRestart);
         }
-        timer.scheduleWithFixedDelay(this::reportAcknowledged, 1, 1, TimeUnit.SECONDS);
-        timer.scheduleWithFixedDelay(this::recordDiskInReplicaset, 1, 1, TimeUnit.SECONDS);
-        if (archive != null) timer.scheduleWithFixedDelay(this::followArchiveRates, 1, 1, TimeUnit.SECONDS);
-        timer.scheduleWithFixedDelay(this::sweepExpired, EXPIRY_SWEEP_MS, EXPIRY_SWEEP_MS, TimeUnit.MILLISECONDS);
+        every(1_000, 1_000, this::reportAcknowledged);
+        every(1_000, 1_000, this::recordDiskInReplicaset);
+        if (archive != null) every(1_000, 1_000, this::followArchiveRates);
+        every(EXPIRY_SWEEP_MS, EXPIRY_SWEEP_MS, this::sweepExpired);
         // Checked a few times per retention window (at most once a minute): a tombstone lives at most ~1.25x the retention.
         long collectEveryMs = Math.min(60_000, Math.max(250, tombstoneRetentionMs / 4));
-        timer.scheduleWithFixedDelay(this::collectTombstones, collectEveryMs, collectEveryMs, TimeUnit.MILLISECONDS);
+        every(collectEveryMs, collectEveryMs, this::collectTombstones);
         return this;
+    }
+
+    /**
+     * Runs {@code task} on the timer after {@code firstMs}, then every {@code periodMs}, through whatever one run
+     * throws: an exception would end a periodic task for good. A read that meets the database closed under it (a
+     * snapshot being installed) is expected and tried again at the next run.
+     */
+    private void every(long firstMs, long periodMs, Runnable task) {
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                task.run();
+            } catch (RocksStore.StorageFailure e) {
+                log.debug("storage node {}: a periodic task met the database closed: {}", self.id(), e.getMessage());
+            } catch (RuntimeException e) {
+                log.warn("storage node {}: a periodic task failed, tried again in {} ms: {}", self.id(), periodMs, e.toString());
+            }
+        }, firstMs, periodMs, TimeUnit.MILLISECONDS);
     }
 
     /**

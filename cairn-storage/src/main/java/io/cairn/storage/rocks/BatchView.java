@@ -3,7 +3,6 @@ package io.cairn.storage.rocks;
 import io.cairn.core.kv.KvView;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
@@ -113,7 +112,7 @@ public final class BatchView implements KvView {
         Map<ByteBuffer, byte[]> written = overlay.get(bucket);
         if (written != null) for (ByteBuffer dataKey : written.keySet()) markChanged(bucket, RocksStore.userKey(dataKey.array()));
         if (droppedBuckets.contains(bucket)) return;
-        try (RocksIterator it = store.newIterator(store.data)) {
+        try (StoreIterator it = store.newIterator(store.data)) {
             for (it.seek(RocksStore.dataKey(bucket, new byte[0])); it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
                 markChanged(bucket, RocksStore.userKey(it.key()));
             }

@@ -3,7 +3,21 @@ package io.cairn.storage.rocks;
 import io.cairn.core.BucketRecord;
 import io.cairn.core.kv.KvView;
 import io.cairn.core.wire.DiscoveryPage;
-import org.rocksdb.*;
+import org.rocksdb.AbstractImmutableNativeReference;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.Snapshot;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,6 +27,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -48,6 +67,8 @@ public final class RocksStore implements AutoCloseable {
         RocksDB.loadLibrary();
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
+
     private final Path dir;
     private final DBOptions dbOptions;
     private final ColumnFamilyOptions cfOptions;
@@ -60,6 +81,10 @@ public final class RocksStore implements AutoCloseable {
     public final ColumnFamilyHandle history;
     public final ColumnFamilyHandle fields;
     private final WriteOptions writeOptions = new WriteOptions();
+    /** Calls into the database under way (see {@link #enter}); the close waits for them. */
+    private final LongAdder inUse = new LongAdder();
+    private volatile boolean closing;
+    private final Set<StoreIterator> openIterators = ConcurrentHashMap.newKeySet();
     static final int MAX_MEMTABLE_RANGE_DELETIONS = 64;
 
     public RocksStore(Path dir) throws IOException {
@@ -96,10 +121,13 @@ public final class RocksStore implements AutoCloseable {
     }
 
     public byte[] get(ColumnFamilyHandle cf, byte[] key) {
+        enter();
         try {
             return db.get(cf, key);
         } catch (RocksDBException e) {
             throw new StorageFailure("read failed", e);
+        } finally {
+            exit();
         }
     }
 
@@ -109,10 +137,13 @@ public final class RocksStore implements AutoCloseable {
     }
 
     public byte[] get(ColumnFamilyHandle cf, byte[] key, ReadOptions options) {
+        enter();
         try {
             return db.get(cf, options, key);
         } catch (RocksDBException e) {
             throw new StorageFailure("read failed", e);
+        } finally {
+            exit();
         }
     }
 
@@ -123,19 +154,27 @@ public final class RocksStore implements AutoCloseable {
 
     /** Runs {@code reader} against one consistent snapshot, so it sees no half of a later batch. */
     public <T> T consistent(Function<ReadOptions, T> reader) {
-        Snapshot snapshot = db.getSnapshot();
-        try (ReadOptions options = new ReadOptions().setSnapshot(snapshot)) {
-            return reader.apply(options);
+        enter(); // held throughout: the snapshot must be released before the database closes
+        try {
+            Snapshot snapshot = db.getSnapshot();
+            try (ReadOptions options = new ReadOptions().setSnapshot(snapshot)) {
+                return reader.apply(options);
+            } finally {
+                db.releaseSnapshot(snapshot);
+            }
         } finally {
-            db.releaseSnapshot(snapshot);
+            exit();
         }
     }
 
     public void write(WriteBatch batch) {
+        enter();
         try {
             db.write(writeOptions, batch);
         } catch (RocksDBException e) {
             throw new StorageFailure("write failed", e);
+        } finally {
+            exit();
         }
     }
 
@@ -153,7 +192,7 @@ public final class RocksStore implements AutoCloseable {
 
     public List<BucketRecord> allBuckets(ReadOptions options) {
         List<BucketRecord> out = new ArrayList<>();
-        try (RocksIterator it = db.newIterator(buckets, options)) {
+        try (StoreIterator it = newIterator(buckets, options)) {
             for (it.seekToFirst(); it.isValid(); it.next()) out.add(DiscoveryPage.decodeRecord(ByteBuffer.wrap(it.value())));
         }
         return out;
@@ -162,7 +201,7 @@ public final class RocksStore implements AutoCloseable {
     /** Records whose BSN is greater than {@code afterBsn}, in BSN order, at most {@code limit}. */
     public List<BucketRecord> bucketsAfter(long afterBsn, int limit, ReadOptions options) {
         List<BucketRecord> out = new ArrayList<>();
-        try (RocksIterator it = db.newIterator(bsnIndex, options)) {
+        try (StoreIterator it = newIterator(bsnIndex, options)) {
             for (it.seek(longKey(afterBsn + 1)); it.isValid() && out.size() < limit; it.next()) {
                 byte[] v = it.value();
                 if (v.length == 4) v = get(buckets, v, options); // written before the index held whole records
@@ -181,7 +220,7 @@ public final class RocksStore implements AutoCloseable {
 
     public long countKeys(int bucket, ReadOptions options) {
         long n = 0;
-        try (RocksIterator it = db.newIterator(data, options)) {
+        try (StoreIterator it = newIterator(data, options)) {
             for (it.seek(dataKey(bucket, new byte[0])); it.isValid() && bucketOf(it.key()) == bucket; it.next()) n++;
         }
         return n;
@@ -192,19 +231,50 @@ public final class RocksStore implements AutoCloseable {
     }
 
     /** The caller must close the iterator. */
-    public RocksIterator newIterator(ColumnFamilyHandle cf) {
-        return db.newIterator(cf);
+    public StoreIterator newIterator(ColumnFamilyHandle cf) {
+        try (ReadOptions latest = new ReadOptions()) {
+            return newIterator(cf, latest);
+        }
     }
 
-    public RocksIterator newIterator(ColumnFamilyHandle cf, ReadOptions options) {
-        return db.newIterator(cf, options);
+    public StoreIterator newIterator(ColumnFamilyHandle cf, ReadOptions options) {
+        enter();
+        try {
+            StoreIterator it = new StoreIterator(this, db.newIterator(cf, options));
+            openIterators.add(it);
+            return it;
+        } finally {
+            exit();
+        }
+    }
+
+    /** Whether {@code it} was still open here (its native part is then the caller's to free). */
+    boolean forget(StoreIterator it) {
+        return openIterators.remove(it);
+    }
+
+    /**
+     * Marks a call into the database, refused once the store is closing. A member installing a snapshot
+     * closes its database while other threads may read it (admin, timers, follower reads): without this,
+     * a read after the close touches freed native memory and kills the process.
+     */
+    void enter() {
+        inUse.increment();
+        if (closing) {
+            inUse.decrement();
+            throw new StorageFailure("the database at " + dir + " is closed (replaced by a snapshot, or the node is stopping)", null);
+        }
+    }
+
+    void exit() {
+        inUse.decrement();
     }
 
     /** Every field of {@code key}'s hash as stored, in field order. */
     public List<KvView.Field> fields(int bucket, byte[] key, ReadOptions options) {
         byte[] prefix = fieldPrefix(bucket, key);
         List<KvView.Field> out = new ArrayList<>();
-        try (RocksIterator it = db.newIterator(fields, options)) {
+        try (StoreIterator it = newIterator(fields, options)) {
             for (it.seek(prefix); it.isValid(); it.next()) {
                 byte[] k = it.key();
                 if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
@@ -219,7 +289,7 @@ public final class RocksStore implements AutoCloseable {
         byte[] prefix = fieldPrefix(bucket, key);
         List<KvView.Field> out = new ArrayList<>();
         long skipped = 0;
-        try (RocksIterator it = db.newIterator(fields, options)) {
+        try (StoreIterator it = newIterator(fields, options)) {
             for (it.seek(prefix); it.isValid() && out.size() < limit; it.next()) {
                 byte[] k = it.key();
                 if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
@@ -239,7 +309,7 @@ public final class RocksStore implements AutoCloseable {
     public List<KvView.Field> fieldsFrom(int bucket, byte[] key, byte[] from, int limit, Predicate<byte[]> skip, ReadOptions options) {
         byte[] prefix = fieldPrefix(bucket, key);
         List<KvView.Field> out = new ArrayList<>();
-        try (RocksIterator it = db.newIterator(fields, options)) {
+        try (StoreIterator it = newIterator(fields, options)) {
             for (it.seek(fieldKey(bucket, key, from)); it.isValid() && out.size() < limit; it.next()) {
                 byte[] k = it.key();
                 if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) break;
@@ -259,7 +329,7 @@ public final class RocksStore implements AutoCloseable {
         while (i >= 0 && end[i] == (byte) 0xFF) end[i--] = 0;
         if (i < 0) return null;
         end[i]++;
-        try (RocksIterator it = db.newIterator(fields, options)) {
+        try (StoreIterator it = newIterator(fields, options)) {
             for (it.seekForPrev(end); it.isValid(); it.prev()) {
                 byte[] k = it.key();
                 if (Arrays.equals(k, end)) continue;
@@ -300,16 +370,33 @@ public final class RocksStore implements AutoCloseable {
 
     /** A consistent on-disk copy made of hard links (cheap); the target must not exist. */
     public void checkpoint(Path target) {
+        enter();
         try (Checkpoint cp = Checkpoint.create(db)) {
             db.flushWal(true);
             cp.createCheckpoint(target.toString());
         } catch (RocksDBException e) {
             throw new StorageFailure("checkpoint to " + target + " failed", e);
+        } finally {
+            exit();
         }
     }
 
+    /** Refuses new calls, waits for those under way, frees the iterators left open, then closes the database. */
     @Override
     public void close() {
+        closing = true;
+        long waitedFrom = System.nanoTime();
+        long warnedAt = waitedFrom;
+        while (inUse.sum() != 0) {
+            LockSupport.parkNanos(100_000);
+            if (System.nanoTime() - warnedAt > TimeUnit.SECONDS.toNanos(10)) {
+                warnedAt = System.nanoTime();
+                LOG.warn("closing the database at {}: still waiting for calls under way after {} s", dir,
+                        TimeUnit.NANOSECONDS.toSeconds(warnedAt - waitedFrom));
+            }
+        }
+        for (StoreIterator it : openIterators) it.closeNative();
+        openIterators.clear();
         handles.forEach(AbstractImmutableNativeReference::close);
         db.close();
         writeOptions.close();
@@ -334,7 +421,7 @@ public final class RocksStore implements AutoCloseable {
      */
     public void forEachChanged(int bucket, byte[] afterKey, Predicate<byte[]> visitor) {
         byte[] prefix = changedKey(bucket, new byte[0]);
-        try (RocksIterator it = db.newIterator(system)) {
+        try (StoreIterator it = newIterator(system)) {
             for (it.seek(changedKey(bucket, afterKey)); it.isValid(); it.next()) {
                 byte[] k = it.key();
                 if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length)) return;
@@ -362,10 +449,10 @@ public final class RocksStore implements AutoCloseable {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** RocksDB failed underneath us: the node cannot continue applying safely. */
+    /** RocksDB failed underneath us (the node cannot continue applying safely), or the database was closed. */
     public static final class StorageFailure extends RuntimeException {
         public StorageFailure(String message, Throwable cause) {
-            super(message + ": " + cause.getMessage(), cause);
+            super(cause == null ? message : message + ": " + cause.getMessage(), cause);
         }
     }
 }

@@ -1,8 +1,8 @@
 package io.cairn.storage.state;
 
 import io.cairn.storage.rocks.RocksStore;
+import io.cairn.storage.rocks.StoreIterator;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
@@ -121,7 +121,7 @@ final class BucketStamps {
     }
 
     private void forEachWithPrefix(byte[] prefix, KeyValue visitor) {
-        try (RocksIterator it = store.newIterator(store.system)) {
+        try (StoreIterator it = store.newIterator(store.system)) {
             for (it.seek(prefix); it.isValid(); it.next()) {
                 byte[] key = it.key();
                 if (key.length < prefix.length || !Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) break;

@@ -1,10 +1,10 @@
 package io.cairn.storage.state;
 
 import io.cairn.storage.rocks.RocksStore;
+import io.cairn.storage.rocks.StoreIterator;
 
 
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
@@ -99,7 +99,7 @@ final class CallReplies {
         if (oldestStampMs != UNKNOWN && oldestStampMs >= cutoff) return 0;
         int collected = 0;
         long oldestLeft = NO_RECORD;
-        try (RocksIterator it = store.newIterator(store.system)) {
+        try (StoreIterator it = store.newIterator(store.system)) {
             for (it.seek(AGE); it.isValid(); it.next()) {
                 byte[] key = it.key();
                 if (!startsWith(key, AGE)) break;
@@ -127,7 +127,7 @@ final class CallReplies {
         long highest;
         byte[] last = ByteBuffer.allocate(REPLY.length + ID_BYTES).put(REPLY).putLong(client.getMostSignificantBits())
                 .putLong(client.getLeastSignificantBits()).putLong(-1L).array();
-        try (RocksIterator it = store.newIterator(store.system)) {
+        try (StoreIterator it = store.newIterator(store.system)) {
             it.seekForPrev(last);
             byte[] key = it.isValid() ? it.key() : null;
             if (key == null || key.length != last.length || !Arrays.equals(key, 0, last.length - 8, last, 0, last.length - 8)) highest = 0;

@@ -3,7 +3,7 @@ package io.cairn.storage.state;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.kv.StoredValue;
 import io.cairn.storage.rocks.RocksStore;
-import org.rocksdb.RocksIterator;
+import io.cairn.storage.rocks.StoreIterator;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -40,7 +40,7 @@ public final class ExpiryScanner {
     /** Examines at most {@code scanLimit} keys; returns the expired ones as conditional deletes. */
     public List<KvOp> next(RocksStore store, int scanLimit, long nowMs) {
         List<KvOp> expired = new ArrayList<>();
-        try (RocksIterator it = store.newIterator(store.data)) {
+        try (StoreIterator it = store.newIterator(store.data)) {
             it.seek(cursor);
             int scanned = 0;
             for (; it.isValid() && scanned < scanLimit; it.next(), scanned++) {

@@ -9,7 +9,7 @@ import io.cairn.core.wire.KeyPage.Position;
 import io.cairn.core.wire.KeyPage;
 import io.cairn.core.wire.KeyQuery;
 import io.cairn.storage.rocks.RocksStore;
-import org.rocksdb.RocksIterator;
+import io.cairn.storage.rocks.StoreIterator;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -120,7 +120,7 @@ final class KeyQueries {
 
         /** Adds the live keys of {@code bucket} after {@code after}; false when the page is full (stoppedAt is set). */
         boolean readBucket(RocksStore store, int bucket, byte[] after, long nowMs) {
-            try (RocksIterator it = store.newIterator(store.data)) {
+            try (StoreIterator it = store.newIterator(store.data)) {
                 it.seek(RocksStore.dataKey(bucket, after == null ? new byte[0] : after));
                 if (after != null && it.isValid() && RocksStore.bucketOf(it.key()) == bucket && Arrays.equals(RocksStore.userKey(it.key()), after)) it.next();
                 for (; it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {

@@ -10,7 +10,7 @@ import io.cairn.core.move.MoveQuery.*;
 import io.cairn.core.move.MoveQuery;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.storage.rocks.RocksStore;
-import org.rocksdb.RocksIterator;
+import io.cairn.storage.rocks.StoreIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,7 +107,7 @@ public final class MoveQueries {
         @Override
         public void forEachEntry(int bucket, byte[] afterKey, Predicate<ChunkEntry> visitor) {
             RocksStore store = state.store();
-            try (RocksIterator it = store.newIterator(store.data)) {
+            try (StoreIterator it = store.newIterator(store.data)) {
                 it.seek(RocksStore.dataKey(bucket, afterKey));
                 if (it.isValid() && afterKey.length > 0 && Arrays.equals(RocksStore.userKey(it.key()), afterKey)) it.next();
                 for (; it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {
@@ -120,7 +120,7 @@ public final class MoveQueries {
         @Override
         public void forEachRecord(int bucket, byte[] afterKey, BiPredicate<byte[], byte[]> visitor) {
             RocksStore store = state.store();
-            try (RocksIterator it = store.newIterator(store.data)) {
+            try (StoreIterator it = store.newIterator(store.data)) {
                 it.seek(RocksStore.dataKey(bucket, afterKey));
                 if (it.isValid() && afterKey.length > 0 && Arrays.equals(RocksStore.userKey(it.key()), afterKey)) it.next();
                 for (; it.isValid() && RocksStore.bucketOf(it.key()) == bucket; it.next()) {

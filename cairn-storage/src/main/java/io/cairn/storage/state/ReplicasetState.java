@@ -23,8 +23,8 @@ import io.cairn.storage.StorageConfig;
 import io.cairn.storage.rocks.BatchView;
 import io.cairn.storage.rocks.ReadOnlyView;
 import io.cairn.storage.rocks.RocksStore;
+import io.cairn.storage.rocks.StoreIterator;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
@@ -145,7 +145,7 @@ public final class ReplicasetState {
      */
     public List<Integer> adoptedArchived() {
         List<Integer> out = new ArrayList<>();
-        try (RocksIterator it = store.newIterator(store.system)) {
+        try (StoreIterator it = store.newIterator(store.system)) {
             for (it.seek(ADOPTED_PREFIX); it.isValid(); it.next()) {
                 byte[] key = it.key();
                 if (key.length != ADOPTED_PREFIX.length + 4 || !Arrays.equals(key, 0, ADOPTED_PREFIX.length, ADOPTED_PREFIX, 0, ADOPTED_PREFIX.length)) break;

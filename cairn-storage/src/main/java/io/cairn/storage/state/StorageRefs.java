@@ -6,8 +6,8 @@ import io.cairn.core.ErrorCode;
 import io.cairn.core.WireCodes;
 import io.cairn.core.kv.OpResult;
 import io.cairn.storage.rocks.RocksStore;
+import io.cairn.storage.rocks.StoreIterator;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
@@ -72,7 +72,7 @@ final class StorageRefs {
 
     static StorageRefs load(RocksStore store) {
         StorageRefs refs = new StorageRefs(store);
-        try (RocksIterator it = store.newIterator(store.system)) {
+        try (StoreIterator it = store.newIterator(store.system)) {
             for (it.seek(REF_PREFIX); it.isValid() && startsWith(it.key(), REF_PREFIX); it.next()) {
                 refs.expiryByRef.put(ByteBuffer.wrap(it.key(), REF_PREFIX.length, 8).getLong(), ByteBuffer.wrap(it.value()).getLong());
             }

@@ -3,9 +3,9 @@ package io.cairn.storage.state;
 import io.cairn.core.kv.KvOp;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.storage.rocks.RocksStore;
+import io.cairn.storage.rocks.StoreIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
@@ -113,7 +113,7 @@ class BucketStampsTest {
     private static int count(RocksStore store, String prefix) {
         byte[] p = prefix.getBytes(StandardCharsets.US_ASCII);
         int n = 0;
-        try (RocksIterator it = store.newIterator(store.system)) {
+        try (StoreIterator it = store.newIterator(store.system)) {
             for (it.seek(p); it.isValid() && new String(it.key(), StandardCharsets.ISO_8859_1).startsWith(prefix); it.next()) n++;
         }
         return n;

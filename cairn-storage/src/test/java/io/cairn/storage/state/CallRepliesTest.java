@@ -5,9 +5,9 @@ import io.cairn.core.kv.OpCodec;
 import io.cairn.core.kv.OpResult;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.storage.rocks.RocksStore;
+import io.cairn.storage.rocks.StoreIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
@@ -128,7 +128,7 @@ class CallRepliesTest {
 
     private static List<String> callRecords(RocksStore store) {
         List<String> keys = new ArrayList<>();
-        try (RocksIterator it = store.newIterator(store.system)) {
+        try (StoreIterator it = store.newIterator(store.system)) {
             for (it.seekToFirst(); it.isValid(); it.next()) keys.add(java.util.HexFormat.of().formatHex(it.key()));
         }
         return keys;

@@ -9,7 +9,7 @@ import io.cairn.core.move.MoveCommand;
 import io.cairn.core.move.MoveReply;
 import io.cairn.core.wire.StorageRequest;
 import io.cairn.storage.rocks.RocksStore;
-import org.rocksdb.RocksIterator;
+import io.cairn.storage.rocks.StoreIterator;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -82,7 +82,7 @@ final class ReplicaUnderTest implements AutoCloseable {
     /** Entries in the fields column, whatever key they belong to. */
     int storedFields() {
         int n = 0;
-        try (RocksIterator it = store.newIterator(store.fields)) {
+        try (StoreIterator it = store.newIterator(store.fields)) {
             for (it.seekToFirst(); it.isValid(); it.next()) n++;
         }
         return n;
