@@ -65,6 +65,7 @@ final class Faults {
     record Injected(Kind kind, String detail, List<String> replicasets, long startNs, long healedNs, boolean confirmed) {}
 
     private static final Duration HEAL = Duration.ofSeconds(180);
+    private static final Duration CAUGHT_UP = Duration.ofSeconds(60);
 
     private final ProcessCluster cluster;
     private final Random random;
@@ -116,8 +117,19 @@ final class Faults {
         } finally {
             network.heal(node);
         }
-        return healed(kind, node + " (" + role + ") cut off for " + lengthMs + " ms", node, start, true);
+        long healedNs = System.nanoTime();
+        String rs = replicasetOf(node);
+        long target = cluster.members(rs).stream().filter(id -> !id.equals(node)).mapToLong(this::appliedIndex).max().orElse(0);
+        String caughtUp;
+        try {
+            await().atMost(CAUGHT_UP).pollInterval(Duration.ofMillis(20)).ignoreExceptions().until(() -> appliedIndex(node) >= target);
+            caughtUp = "applied what the others had at the heal " + (System.nanoTime() - healedNs) / 1_000_000 + " ms after it";
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            caughtUp = "had not applied what the others had at the heal " + CAUGHT_UP.toMillis() + " ms after it";
+        }
+        return healed(kind, node + " (" + role + ") cut off for " + lengthMs + " ms; " + caughtUp, node, start, true);
     }
+
 
     // ---- the faults -----------------------------------------------------------------------------
 
