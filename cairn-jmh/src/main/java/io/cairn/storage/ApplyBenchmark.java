@@ -79,23 +79,22 @@ public class ApplyBenchmark {
 
     @Benchmark
     public byte[] cairnApply() {
-        List<KvOp> ops = new ArrayList<>(writesPerEntry);
-        for (int i = 0; i < writesPerEntry; i++) {
-            int k = random.nextInt(KEYS);
-            ops.add(new KvOp(KvOp.Type.SET, 1 + k % BUCKETS, keys[k], value, 0, 0));
-        }
-        return apply(StorageRequest.write(ops));
+        return apply(StorageRequest.write(randomSets()));
     }
 
     /** The same entry as a router sends it: wrapped in ONCE with its call (looked up, recorded, old ones collected). */
     @Benchmark
     public byte[] cairnApplyOnce() {
+        return apply(StorageRequest.once(ROUTER, ++callId, StorageRequest.write(randomSets())));
+    }
+
+    private List<KvOp> randomSets() {
         List<KvOp> ops = new ArrayList<>(writesPerEntry);
         for (int i = 0; i < writesPerEntry; i++) {
             int k = random.nextInt(KEYS);
             ops.add(new KvOp(KvOp.Type.SET, 1 + k % BUCKETS, keys[k], value, 0, 0));
         }
-        return apply(StorageRequest.once(ROUTER, ++callId, StorageRequest.write(ops)));
+        return ops;
     }
 
     @Benchmark

@@ -191,8 +191,16 @@ final class ReplicasetClient implements AutoCloseable {
     CompletableFuture<List<OpResult>> followerRead(String member, byte[] read, long minIndex, long deadlineNs) {
         long followerDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FOLLOWER_READ_TIMEOUT_MS);
         return dataPlane.staleRead(member, minIndex, read, deadlineNs - followerDeadlineNs < 0 ? deadlineNs : followerDeadlineNs)
-                .handle((reply, e) -> {
-                    List<OpResult> results = e == null ? OpCodec.decodeResults(reply.body()) : null;
+                .handle((reply, error) -> {
+                    Throwable e = error;
+                    List<OpResult> results = null;
+                    if (e == null) {
+                        try {
+                            results = OpCodec.decodeResults(reply.body());
+                        } catch (RuntimeException malformed) {
+                            e = malformed;
+                        }
+                    }
                     if (results != null && results.stream().noneMatch(r -> r.isError() && r.error() == ErrorCode.STALE_READ)) {
                         followerReadsServed.increment();
                         return CompletableFuture.completedFuture(results);
