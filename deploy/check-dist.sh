@@ -16,15 +16,28 @@ for f in deploy/systemd/cairn-coordinator@.service deploy/systemd/cairn-storage@
          deploy/cluster.example.yaml deploy/docker/Dockerfile deploy/prometheus/cairn-rules.yml; do
   [[ -f "$home/$f" ]] || { echo "check-dist: $f missing from the archive" >&2; exit 1; }
 done
-port=$(( 20000 + RANDOM % 20000 ))
-"$home/bin/cairn" up --dir "$work/data" --port "$port" --base-port $(( port + 1 )) > "$work/up.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 120); do
+# Ports below the kernel's ephemeral range, so that no outgoing connection holds one of them; a clash with
+# another listener is tried again on other ports (at most three times).
+ephemeral_low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+for attempt in 1 2 3; do
+  port=$(( 10000 + RANDOM % (ephemeral_low - 10100) ))
+  rm -rf "$work/data"
+  "$home/bin/cairn" up --dir "$work/data" --port "$port" --base-port $(( port + 1 )) > "$work/up.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 120); do
+    grep -q "cairn is up" "$work/up.log" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 1
+  done
   grep -q "cairn is up" "$work/up.log" && break
-  kill -0 "$pid" 2>/dev/null || { cat "$work/up.log" >&2; echo "check-dist: cairn up exited" >&2; exit 1; }
-  sleep 1
+  if kill -0 "$pid" 2>/dev/null; then cat "$work/up.log" >&2; echo "check-dist: not up within 120 s" >&2; exit 1; fi
+  pid=
+  if [[ $attempt -lt 3 ]] && grep -qE "Address already in use| is in use" "$work/up.log"; then
+    echo "check-dist: a port from $port on was taken; trying other ports" >&2
+    continue
+  fi
+  cat "$work/up.log" >&2; echo "check-dist: cairn up exited" >&2; exit 1
 done
-grep -q "cairn is up" "$work/up.log" || { cat "$work/up.log" >&2; echo "check-dist: not up within 120 s" >&2; exit 1; }
 [[ "$(redis-cli -p "$port" set dist-check ok)" == "OK" ]]
 [[ "$(redis-cli -p "$port" get dist-check)" == "ok" ]]
 kill -TERM "$pid"
