@@ -232,15 +232,14 @@ public final class RocksStore implements AutoCloseable {
 
     /** The caller must close the iterator. */
     public StoreIterator newIterator(ColumnFamilyHandle cf) {
-        try (ReadOptions latest = new ReadOptions()) {
-            return newIterator(cf, latest);
-        }
+        return newIterator(cf, null);
     }
 
+    /** {@code options} null: RocksDB's defaults (the latest data). */
     public StoreIterator newIterator(ColumnFamilyHandle cf, ReadOptions options) {
         enter();
         try {
-            StoreIterator it = new StoreIterator(this, db.newIterator(cf, options));
+            StoreIterator it = new StoreIterator(this, options == null ? db.newIterator(cf) : db.newIterator(cf, options));
             openIterators.add(it);
             return it;
         } finally {
